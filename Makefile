@@ -1,0 +1,45 @@
+# The two commands a new user needs: `make demo` and `make test`. Both build .venv on first use.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+
+.PHONY: demo test test-full lint train evaluate bench clean
+
+$(STAMP): pyproject.toml
+	@scripts/ensure-venv-support.sh $(PYTHON)
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@rm -f $(VENV)/.installed-*
+	@touch $@
+
+demo: $(STAMP)
+	$(BIN)/tableref judge tempus samples/tempus-row.jpg
+
+test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/pytest
+
+# Everything, including the long accuracy runs over the held-out render set.
+test-full: $(STAMP)
+	$(BIN)/pytest -m ''
+
+lint: $(STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+# Reproduces the committed ONNX models on the CPU (needs the `train` extra: torch, onnx).
+train: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,train]'
+	$(BIN)/python -m models.train_cards
+
+evaluate: $(STAMP)
+	$(BIN)/tableref evaluate cards
+
+bench: $(STAMP)
+	$(BIN)/tableref bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,1 @@
+"""The play mat: markers, table homography, player zones, camera intrinsics."""

@@ -1,0 +1,1 @@
+"""ONNX models, their manifests and model cards, and the scripts that train them."""

@@ -1,0 +1,1 @@
+"""The application: command line, session loop, storage, web app."""

@@ -1,0 +1,1 @@
+"""Frames in, what lies on the table out: cards, dominoes, sticks."""
