@@ -1,0 +1,161 @@
+"""Tempus Digit: race to restore a shuffled deck to pi order, judged card by card from the Starter."""
+
+from dataclasses import dataclass, field
+
+from rules.pi import PI_DECIMALS
+
+SECONDS_PER_TEN_DIGITS = 30.0
+
+
+class TempusError(ValueError):
+    """A Tempus Digit option or input that cannot be judged."""
+
+
+@dataclass(frozen=True, slots=True)
+class FirstError:
+    index: int  # 0-based position after the Starter
+    expected: int
+    got: int
+
+    def to_json(self) -> dict:
+        return {"index": self.index, "expected": self.expected, "got": self.got}
+
+
+@dataclass(frozen=True, slots=True)
+class TempusOptions:
+    """`digits`: the beginner house rule (only the first N decimals); `seconds_per_ten`: the time limit rate."""
+
+    digits: int = len(PI_DECIMALS)
+    seconds_per_ten: float = SECONDS_PER_TEN_DIGITS
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.digits <= len(PI_DECIMALS):
+            raise TempusError(f"digits must be 1..{len(PI_DECIMALS)}, got {self.digits}")
+        if self.seconds_per_ten <= 0:
+            raise TempusError(f"seconds_per_ten must be positive, got {self.seconds_per_ten}")
+
+    @property
+    def target(self) -> tuple[int, ...]:
+        return PI_DECIMALS[: self.digits]
+
+    @property
+    def time_limit(self) -> float:
+        """The recommended limit: 30 s for each 10 digits, pro rata."""
+        return self.seconds_per_ten * self.digits / 10
+
+
+@dataclass(frozen=True, slots=True)
+class TempusVerdict:
+    cards: tuple[int, ...]
+    consecutive_correct: int
+    first_error: FirstError | None
+    digits: int
+    complete: bool  # every digit of the deck placed in order, nothing extra
+
+    def to_json(self) -> dict:
+        return {
+            "cards": list(self.cards),
+            "consecutive_correct": self.consecutive_correct,
+            "first_error": self.first_error.to_json() if self.first_error else None,
+            "digits": self.digits,
+            "complete": self.complete,
+        }
+
+
+def judge(cards: list[int] | tuple[int, ...], options: TempusOptions | None = None) -> TempusVerdict:
+    """Judge the digits placed after the Starter, in order.
+
+    A card beyond the deck's last digit is an error too: the deck has no such card.
+    """
+    options = options or TempusOptions()
+    cards = tuple(cards)
+    if any(not isinstance(c, int) or not 0 <= c <= 9 for c in cards):
+        raise TempusError(f"cards must be digits 0..9, got {list(cards)}")
+    target = options.target
+    correct = 0
+    for got, expected in zip(cards, target, strict=False):
+        if got != expected:
+            break
+        correct += 1
+    first_error = None
+    if correct < len(cards):
+        expected = target[correct] if correct < len(target) else None
+        if expected is None:
+            first_error = FirstError(index=correct, expected=-1, got=cards[correct])
+        else:
+            first_error = FirstError(index=correct, expected=expected, got=cards[correct])
+    return TempusVerdict(
+        cards=cards,
+        consecutive_correct=correct,
+        first_error=first_error,
+        digits=options.digits,
+        complete=correct == len(target) and len(cards) == len(target),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RaceEntry:
+    player: str
+    verdict: TempusVerdict
+    finished_at: float | None  # seconds from the start signal; None if the player never finished
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    rank: int
+    player: str
+    consecutive_correct: int
+    finished_at: float | None
+    within_time: bool
+
+    def to_json(self) -> dict:
+        return {
+            "rank": self.rank,
+            "player": self.player,
+            "consecutive_correct": self.consecutive_correct,
+            "finished_at": self.finished_at,
+            "within_time": self.within_time,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RaceResult:
+    standings: tuple[Standing, ...] = field(default_factory=tuple)
+
+    @property
+    def winner(self) -> str | None:
+        return self.standings[0].player if self.standings else None
+
+    def to_json(self) -> dict:
+        return {"winner": self.winner, "standings": [s.to_json() for s in self.standings]}
+
+
+def rank(entries: list[RaceEntry], options: TempusOptions | None = None) -> RaceResult:
+    """Most consecutive correct cards wins; a tie goes to whoever finished sorting first.
+
+    A finish time past the limit still ranks (the sheet says sorting stops at the limit, so what is on the
+    table then is what counts); `within_time` tells the page to show it. Equal count and equal time share
+    a rank.
+    """
+    options = options or TempusOptions()
+    names = [e.player for e in entries]
+    if len(set(names)) != len(names):
+        raise TempusError(f"player names must be unique, got {names}")
+
+    def key(e: RaceEntry) -> tuple[int, float]:
+        return (-e.verdict.consecutive_correct, e.finished_at if e.finished_at is not None else float("inf"))
+
+    ordered = sorted(entries, key=key)
+    standings: list[Standing] = []
+    for position, entry in enumerate(ordered):
+        tied = standings and key(ordered[position - 1]) == key(entry)
+        standings.append(
+            Standing(
+                rank=standings[-1].rank if tied else position + 1,
+                player=entry.player,
+                consecutive_correct=entry.verdict.consecutive_correct,
+                finished_at=entry.finished_at,
+                within_time=entry.finished_at is not None and entry.finished_at <= options.time_limit,
+            )
+        )
+    return RaceResult(tuple(standings))
