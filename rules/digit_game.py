@@ -212,9 +212,7 @@ def formed_card(layout: Layout, symmetry: Symmetry = Symmetry.ALL_EIGHT) -> int 
     return None if layout.status() else card_number(layout, symmetry)
 
 
-def matching_cards(
-    layout: Layout, cards: Iterable[int], symmetry: Symmetry = Symmetry.ALL_EIGHT
-) -> tuple[int, ...]:
+def matching_cards(layout: Layout, cards: Iterable[int], symmetry: Symmetry = Symmetry.ALL_EIGHT) -> tuple[int, ...]:
     """Which of `cards` (a hand, the model card, numbers typed in) the layout matches, in their order."""
     numbers = list(dict.fromkeys(cards))
     for number in numbers:
@@ -223,9 +221,7 @@ def matching_cards(
     return tuple(number for number in numbers if number == formed)
 
 
-def one_move_away(
-    layout: Iterable[Edge], symmetry: Symmetry = Symmetry.ALL_EIGHT
-) -> list[tuple[int, StickMove]]:
+def one_move_away(layout: Iterable[Edge], symmetry: Symmetry = Symmetry.ALL_EIGHT) -> list[tuple[int, StickMove]]:
     """Every legal one-stick move from the layout that forms a card, with that card; sorted.
 
     A move whose result is the layout shifted is left out, as `judge_move` cannot tell it from no move.

@@ -282,9 +282,7 @@ def _canonical_key(shape: Iterable[Edge], transforms: tuple[Transform, ...]) -> 
         moved = [(t(p), t(q)) for p, q in ends]
         mx = min(min(p[0], q[0]) for p, q in moved)
         my = min(min(p[1], q[1]) for p, q in moved)
-        images.append(
-            tuple(sorted((min(p[1], q[1]) - my, min(p[0], q[0]) - mx, abs(p[1] - q[1])) for p, q in moved))
-        )
+        images.append(tuple(sorted((min(p[1], q[1]) - my, min(p[0], q[0]) - mx, abs(p[1] - q[1])) for p, q in moved)))
     return min(images)
 
 

@@ -188,10 +188,7 @@ def test_a_diagonal_in_layout_json_is_not_an_edge():
         (layout("0,0h 1,0h 2,0h 3,0h 4,0h 2,0v"), Status.WRONG_STICK_COUNT),
         (
             Layout([*parse_shape("0,0h 1,0h 2,0h 9,9v"), Edge.parse("9,9v"), Edge.parse("7,0v")], False),
-            Status.WRONG_STICK_COUNT
-            | Status.OFF_LATTICE
-            | Status.PATTERN_BROKEN
-            | Status.SEVERAL_STICKS_MOVED,
+            Status.WRONG_STICK_COUNT | Status.OFF_LATTICE | Status.PATTERN_BROKEN | Status.SEVERAL_STICKS_MOVED,
         ),
     ],
 )
@@ -220,9 +217,7 @@ def test_move_verdicts_agree_with_a_brute_force_referee(change):
     assert verdict.status == _expected_status(before, after)
     # The reported difference explains the new table exactly.
     dx, dy = verdict.translation
-    rebuilt = Counter(e.translated(dx, dy) for e in before) - Counter(
-        e.translated(dx, dy) for e in verdict.removed
-    )
+    rebuilt = Counter(e.translated(dx, dy) for e in before) - Counter(e.translated(dx, dy) for e in verdict.removed)
     assert rebuilt + Counter(verdict.added) == Counter(after)
     assert not (Counter(verdict.removed) - Counter(before))
     assert len(before) - len(verdict.removed) == _most_kept(before, after)
@@ -269,9 +264,7 @@ def test_a_layout_matches_its_card_among_those_given(card, t, dx, dy, others):
     hand = [*others, card, *others]
     assert matching_cards(table, hand) == (card,)
     assert matching_cards(table, [c for c in others if c != card]) == ()
-    mirror_symmetric = any(
-        normalize(transform(shape_for_card(card), r)) == normalize(table) for r in SYMMETRIES[:4]
-    )
+    mirror_symmetric = any(normalize(transform(shape_for_card(card), r)) == normalize(table) for r in SYMMETRIES[:4])
     expected = (card,) if mirror_symmetric else ()
     assert matching_cards(table, hand, Symmetry.ROTATIONS_ONLY) == expected
     assert formed_card(table) == card
@@ -327,9 +320,7 @@ def test_move_graph_matches_shapes_sharing_four_sticks(symmetry):
     def ends(shape):
         return [(e.a[0], e.a[1], e.horizontal) for e in shape]
 
-    images = {
-        n: [ends(transform(shape, t)) for t in symmetry.transforms] for n, shape in enumerate(PENTASTICKS, 1)
-    }
+    images = {n: [ends(transform(shape, t)) for t in symmetry.transforms] for n, shape in enumerate(PENTASTICKS, 1)}
     for a, shape in enumerate(PENTASTICKS, 1):
         mine = ends(shape)
         for b in range(1, 56):
@@ -551,9 +542,7 @@ def test_a_seed_replays_the_deal():
     _check_cards(one)
 
 
-@pytest.mark.parametrize(
-    "game_type, players", [(StandardGame, 1), (StandardGame, 11), (PlusGame, 0), (PlusGame, 2.0)]
-)
+@pytest.mark.parametrize("game_type, players", [(StandardGame, 1), (StandardGame, 11), (PlusGame, 0), (PlusGame, 2.0)])
 def test_the_deck_serves_two_to_ten_players(game_type, players):
     with pytest.raises(GameSetupError):
         game_type(players, rng=random.Random(0))
@@ -577,8 +566,7 @@ def test_under_rotations_only_the_mirrored_model_is_refused():
     game = next(
         g
         for g in (StandardGame(2, rng=random.Random(s), symmetry=Symmetry.ROTATIONS_ONLY) for s in range(100))
-        if card_number(transform(shape_for_card(g.model_card), SYMMETRIES[4]), Symmetry.ROTATIONS_ONLY)
-        is None
+        if card_number(transform(shape_for_card(g.model_card), SYMMETRIES[4]), Symmetry.ROTATIONS_ONLY) is None
     )
     assert game.start(placed(game.model_card, 4)).status == Status.WRONG_PATTERN
     assert game.start(placed(game.model_card, 1)).accepted

@@ -5,6 +5,7 @@ from hypothesis import strategies as st
 
 from rules.pi import BLOCKS, DIGIT_COUNTS, PI_DECIMALS, WILD_PAIRS, occurrence_marks, wild_pair
 
+
 # pi to 50 decimals, computed here by Machin's formula rather than copied from the module under test.
 def machin_pi_decimals(n: int) -> list[int]:
     scale = 10 ** (n + 10)

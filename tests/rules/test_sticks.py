@@ -109,9 +109,7 @@ def test_malformed_codes_are_syntax_errors(code):
 
 def test_syntax_and_illegal_errors_are_distinct_value_errors():
     assert issubclass(StickSyntaxError, ValueError) and issubclass(NotAnEdgeError, ValueError)
-    assert not issubclass(StickSyntaxError, NotAnEdgeError) and not issubclass(
-        NotAnEdgeError, StickSyntaxError
-    )
+    assert not issubclass(StickSyntaxError, NotAnEdgeError) and not issubclass(NotAnEdgeError, StickSyntaxError)
 
 
 @quick
@@ -160,11 +158,7 @@ def test_connectivity_examples():
 
 @quick
 @given(
-    st.sets(
-        st.builds(
-            Edge.parse, st.sampled_from([f"{x},{y}{d}" for x in range(3) for y in range(3) for d in "hv"])
-        )
-    )
+    st.sets(st.builds(Edge.parse, st.sampled_from([f"{x},{y}{d}" for x in range(3) for y in range(3) for d in "hv"])))
 )
 def test_connectivity_agrees_with_a_flood_fill(edges):
     assert is_connected(edges) == _connected(edges)

@@ -1,3 +1,5 @@
+from itertools import pairwise
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -24,7 +26,11 @@ def test_the_first_wrong_card_stops_the_count(n: int, wrong: int, tail: list[int
     verdict = judge([*PI_DECIMALS[:n], wrong, *tail])
     assert verdict.consecutive_correct == n
     assert verdict.first_error is not None
-    assert (verdict.first_error.index, verdict.first_error.expected, verdict.first_error.got) == (n, expected, wrong)
+    assert (verdict.first_error.index, verdict.first_error.expected, verdict.first_error.got) == (
+        n,
+        expected,
+        wrong,
+    )
     assert not verdict.complete
 
 
@@ -73,7 +79,7 @@ def test_ranking_orders_by_count_then_finish_time(players: list[tuple[int, float
     standings = result.standings
     assert sorted(s.player for s in standings) == sorted(e.player for e in entries)
     inf = float("inf")
-    for a, b in zip(standings, standings[1:], strict=False):
+    for a, b in pairwise(standings):
         assert a.consecutive_correct >= b.consecutive_correct
         if a.consecutive_correct == b.consecutive_correct:
             ta = inf if a.finished_at is None else a.finished_at
