@@ -1,0 +1,97 @@
+"""Accuracy of the card recogniser on held-out renders (fonts, designs and tables training never used)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from rich.console import Console
+from rich.progress import track
+from rich.table import Table
+
+from models.synth.scenes import Scene, render_scene
+from models.train_cards import training_spec
+from vision.cards.recognize import Card, CardRecognizer
+from vision.geometry import quad_iou
+
+
+@dataclass
+class CardScore:
+    cards: int = 0
+    found: int = 0
+    read_right: int = 0  # found, right face, right way up
+    detections: int = 0
+    false_detections: int = 0
+    confusions: dict[str, int] = field(default_factory=dict)
+
+    def add(self, other: CardScore) -> None:
+        self.cards += other.cards
+        self.found += other.found
+        self.read_right += other.read_right
+        self.detections += other.detections
+        self.false_detections += other.false_detections
+        for k, v in other.confusions.items():
+            self.confusions[k] = self.confusions.get(k, 0) + v
+
+    @property
+    def accuracy(self) -> float:
+        return self.read_right / self.cards if self.cards else 1.0
+
+    @property
+    def false_rate(self) -> float:
+        return self.false_detections / self.detections if self.detections else 0.0
+
+
+def score_scene(scene: Scene, cards: list[Card]) -> CardScore:
+    """Match readings to the truth one to one by outline overlap."""
+    score = CardScore(cards=len(scene.cards), detections=len(cards))
+    unmatched = list(cards)
+    for truth in scene.cards:
+        best = max(unmatched, key=lambda c: quad_iou(c.corners, truth.corners), default=None)
+        if best is None or quad_iou(best.corners, truth.corners) < 0.5:
+            score.confusions[f"{truth.face.label}->missed"] = score.confusions.get(f"{truth.face.label}->missed", 0) + 1
+            continue
+        unmatched.remove(best)
+        score.found += 1
+        upright = np.linalg.norm(best.corners[0] - truth.corners[0]) < np.linalg.norm(
+            best.corners[2] - truth.corners[0]
+        )
+        if best.face == truth.face and upright:
+            score.read_right += 1
+        else:
+            key = f"{truth.face.label}->{best.face.label}{'' if upright else '@180'}"
+            score.confusions[key] = score.confusions.get(key, 0) + 1
+    score.false_detections = len(unmatched)
+    return score
+
+
+def evaluate_cards(scenes: int, seed: int, recognizer: CardRecognizer | None = None, quiet: bool = False) -> CardScore:
+    recognizer = recognizer or CardRecognizer()
+    total = CardScore()
+    kinds: dict[str, CardScore] = {}
+    seeds = range(seed, seed + scenes)
+    for s in seeds if quiet else track(seeds, description="reading held-out scenes"):
+        spec = training_spec(s, split="heldout")
+        kind = spec.layout if spec.layout != "scatter" else ("close-up" if spec.card_px[0] >= 120 else "scatter")
+        scene = render_scene(s, spec)
+        result = score_scene(scene, recognizer(scene.image))
+        total.add(result)
+        kinds.setdefault(kind, CardScore()).add(result)
+    if not quiet:
+        table = Table(title=f"Digit cards, {scenes} held-out scenes (seeds {seed}..{seed + scenes - 1})")
+        for column in ("scenes", "cards", "found", "read right", "false detections"):
+            table.add_column(column, justify="right")
+        for name, sc in [*sorted(kinds.items()), ("all", total)]:
+            table.add_row(
+                name,
+                str(sc.cards),
+                f"{sc.found / max(sc.cards, 1):.2%}",
+                f"{sc.accuracy:.2%}",
+                f"{sc.false_detections} ({sc.false_rate:.2%})",
+            )
+        console = Console()
+        console.print(table)
+        worst = sorted(total.confusions.items(), key=lambda kv: -kv[1])[:12]
+        if worst:
+            console.print("most frequent errors: " + ", ".join(f"{k} x{v}" for k, v in worst))
+    return total

@@ -1,0 +1,1 @@
+"""Synthetic table scenes with ground truth, for training, evaluation and tests."""

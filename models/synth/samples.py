@@ -1,0 +1,48 @@
+"""Write the sample pictures in samples/ (the demo photo and the bench set). Run: python -m models.synth.samples"""
+
+from pathlib import Path
+
+import cv2
+
+from models.synth.scenes import SceneSpec, render_scene
+from rules.pi import PI_DECIMALS
+from vision.cards.artwork import CardFace, decko_style
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+
+
+def tempus_faces(correct: int, wrong: tuple[int, ...]) -> tuple[CardFace, ...]:
+    """The Starter, `correct` right digits of pi, then the given digits."""
+    digits = (*PI_DECIMALS[:correct], *wrong)
+    return (CardFace("starter", (3,)), *(CardFace("digit", (d,)) for d in digits))
+
+
+SAMPLE_SCENES = {
+    # A race in progress with the project's printed deck: twelve digits right, then a 9 and a 7 swapped.
+    "tempus-row.jpg": (
+        11,
+        SceneSpec(
+            layout="grid",
+            faces=tempus_faces(12, (9, 7)),
+            deck_style=decko_style(),
+            table="wood",
+            card_px=(100, 110),
+            max_tilt=30,
+            distractors=False,
+        ),
+    ),
+    "table-12-cards.jpg": (12, SceneSpec(split="heldout", n_cards=(12, 12), card_px=(80, 120))),
+    "close-up.jpg": (13, SceneSpec(split="heldout", n_cards=(1, 2), card_px=(380, 520), max_tilt=25)),
+}
+
+
+def main() -> None:
+    SAMPLES.mkdir(exist_ok=True)
+    for name, (seed, spec) in SAMPLE_SCENES.items():
+        scene = render_scene(seed, spec)
+        cv2.imwrite(str(SAMPLES / name), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 88])
+        print(f"wrote samples/{name}: {len(scene.cards)} cards")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,205 @@
+"""Train the card-core segmentation network on synthetic scenes and export it to ONNX.
+
+    python -m models.train_card_mask [--scenes 2400] [--epochs 16]
+
+Targets are each card's core (see vision/cards/segment.py) drawn on the network's output grid. The
+reference card and blank notes are in the scenes and are not cards, so the network learns what a card
+face is, not just what a light rectangle is. Needs the `train` extra.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import typer
+from rich.progress import Progress
+
+from models.synth.scenes import render_scene
+from models.train_cards import DATA_DIR, training_spec
+from vision.cards.segment import INPUT_SIZE, MASK_MODEL_PATH, OUTPUT_STRIDE, core_quad, letterbox, to_input
+
+OUT_SIZE = (INPUT_SIZE[0] // OUTPUT_STRIDE, INPUT_SIZE[1] // OUTPUT_STRIDE)
+
+
+def scene_sample(seed: int, split: str = "train") -> tuple[np.ndarray, np.ndarray]:
+    """One letterboxed frame and its card-core target."""
+    scene = render_scene(seed, training_spec(seed, split))
+    canvas, scale = letterbox(scene.image)
+    target = np.zeros((OUT_SIZE[1], OUT_SIZE[0]), np.uint8)
+    for card in scene.cards:
+        quad = (core_quad(card.corners) + 0.5) * scale / OUTPUT_STRIDE - 0.5
+        cv2.fillConvexPoly(target, np.round(quad * 16).astype(np.int32), 1, lineType=cv2.LINE_8, shift=4)
+    return canvas, target
+
+
+def _heldout_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    return scene_sample(seed, "heldout")
+
+
+def build(first_seed: int, scenes: int, name: str, split: str) -> tuple[np.ndarray, np.ndarray]:
+    DATA_DIR.mkdir(exist_ok=True)
+    path = DATA_DIR / f"{name}-{first_seed}-{scenes}.npz"
+    if path.is_file():
+        data = np.load(path)
+        return data["x"], data["y"]
+    worker = scene_sample if split == "train" else _heldout_sample
+    xs, ys = [], []
+    with multiprocessing.Pool() as pool, Progress() as progress:
+        task = progress.add_task(f"rendering {name} scenes", total=scenes)
+        for x, y in pool.imap(worker, range(first_seed, first_seed + scenes), chunksize=4):
+            xs.append(x)
+            ys.append(y)
+            progress.advance(task)
+    x, y = np.stack(xs), np.stack(ys)
+    np.savez(path, x=x, y=y)
+    return x, y
+
+
+def make_model():
+    import torch
+    import torch.nn as nn
+
+    def sep(cin: int, cout: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
+        """Depthwise-separable 3x3: most of the receptive field for little arithmetic."""
+        return nn.Sequential(
+            nn.Conv2d(cin, cin, 3, stride, padding=dilation, dilation=dilation, groups=cin, bias=False),
+            nn.BatchNorm2d(cin),
+            nn.ReLU(),
+            nn.Conv2d(cin, cout, 1, bias=False),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(),
+        )
+
+    class CoreNet(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, 2, 1, bias=False), nn.BatchNorm2d(16), nn.ReLU())  # /2
+            self.s4 = nn.Sequential(sep(16, 24, 2), sep(24, 24))  # /4
+            self.s8 = nn.Sequential(sep(24, 48, 2), sep(48, 48, dilation=2), sep(48, 48, dilation=2))  # /8
+            self.s16 = nn.Sequential(sep(48, 64, 2), sep(64, 64, dilation=2), sep(64, 64, dilation=4))  # /16
+            self.up8 = sep(64 + 48, 48)
+            self.up4 = sep(48 + 24, 24)
+            self.up2 = sep(24 + 16, 16)
+            self.head = nn.Conv2d(16, 1, 1)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            up = nn.functional.interpolate
+            a = self.stem(x)
+            b = self.s4(a)
+            c = self.s8(b)
+            d = self.s16(c)
+            c = self.up8(torch.cat([up(d, scale_factor=2.0, mode="nearest"), c], 1))
+            b = self.up4(torch.cat([up(c, scale_factor=2.0, mode="nearest"), b], 1))
+            a = self.up2(torch.cat([up(b, scale_factor=2.0, mode="nearest"), a], 1))
+            return self.head(a)
+
+    return CoreNet()
+
+
+def main(
+    scenes: int = typer.Option(2400, help="training scenes to render"),
+    val_scenes: int = typer.Option(200, help="validation scenes (held-out fonts, designs, tables)"),
+    epochs: int = typer.Option(16),
+    seed: int = typer.Option(0),
+    out: Path = typer.Option(MASK_MODEL_PATH, help="where to write the ONNX model"),
+) -> None:
+    """Render, train, export."""
+    import torch
+    import torch.nn.functional as F
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(max(1, multiprocessing.cpu_count()))
+    x_train, y_train = build(30_000_000, scenes, "mask-train", "train")
+    x_val, y_val = build(40_000_000, val_scenes, "mask-val-heldout", "heldout")
+    model = make_model()
+    opt = torch.optim.AdamW(model.parameters(), lr=4e-3, weight_decay=1e-4)
+    batch = 16
+    steps = epochs * ((len(x_train) + batch - 1) // batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-3, total_steps=steps)
+    gen = np.random.default_rng(seed)
+    started = time.time()
+
+    def tensors(idx: np.ndarray, x: np.ndarray, y: np.ndarray, augment: bool) -> tuple:
+        imgs, masks = x[idx], y[idx]
+        if augment:
+            flip = gen.random(len(idx)) < 0.5
+            imgs = np.where(flip[:, None, None, None], imgs[:, :, ::-1], imgs)
+            masks = np.where(flip[:, None, None], masks[:, :, ::-1], masks)
+        xt = torch.from_numpy(np.concatenate([to_input(i) for i in imgs]))
+        if augment:
+            xt = xt * (1 + 0.3 * (torch.rand(len(idx), 1, 1, 1) - 0.5)) + 0.2 * (torch.rand(len(idx), 3, 1, 1) - 0.5)
+        return xt, torch.from_numpy(masks.astype(np.float32))[:, None]
+
+    def loss_fn(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        p = torch.sigmoid(logits)
+        dice = 1 - (2 * (p * target).sum() + 1) / (p.sum() + target.sum() + 1)
+        return F.binary_cross_entropy_with_logits(logits, target) + dice
+
+    with Progress() as progress:
+        task = progress.add_task("training", total=steps)
+        for epoch in range(epochs):
+            model.train()
+            order = gen.permutation(len(x_train))
+            for i in range(0, len(order), batch):
+                xt, yt = tensors(order[i : i + batch], x_train, y_train, augment=True)
+                loss = loss_fn(model(xt), yt)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                sched.step()
+                progress.advance(task)
+            model.eval()
+            inter = union = 0.0
+            with torch.no_grad():
+                for i in range(0, len(x_val), 32):
+                    xt, yt = tensors(np.arange(i, min(i + 32, len(x_val))), x_val, y_val, augment=False)
+                    pred = (model(xt) > 0).float()
+                    inter += (pred * yt).sum().item()
+                    union += ((pred + yt) > 0).float().sum().item()
+            iou = inter / max(union, 1)
+            progress.console.print(f"epoch {epoch + 1}: loss {loss.item():.3f}  held-out core IoU {iou:.4f}")
+
+    model.eval()
+    dummy = torch.zeros(1, 3, INPUT_SIZE[1], INPUT_SIZE[0])
+    torch.onnx.export(
+        model,
+        dummy,
+        str(out),
+        input_names=["frame"],
+        output_names=["core_logits"],
+        opset_version=17,
+        dynamo=False,
+    )
+    manifest = {
+        "model": out.name,
+        "input": {
+            "name": "frame",
+            "shape": [1, 3, INPUT_SIZE[1], INPUT_SIZE[0]],
+            "layout": "NCHW BGR",
+            "normalisation": "x / 127.5 - 1; frame letterboxed into the input, top-left aligned",
+        },
+        "output": {
+            "name": "core_logits",
+            "stride": OUTPUT_STRIDE,
+            "meaning": "logit that the cell lies in a card's core (the card scaled by 0.75 about its centre)",
+        },
+        "training": {
+            "scenes": scenes,
+            "epochs": epochs,
+            "seed": seed,
+            "data": "models/synth renders, split=train; validation split=heldout (fonts, designs, tables)",
+            "heldout_core_iou": round(iou, 4),
+            "seconds": round(time.time() - started),
+        },
+    }
+    out.with_suffix(".json").write_text(json.dumps(manifest, indent=2) + "\n")
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) and its manifest")
+
+
+if __name__ == "__main__":
+    typer.run(main)

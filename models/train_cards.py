@@ -1,0 +1,252 @@
+"""Train the digit-card classifier on synthetic renders and export it to ONNX.
+
+    python -m models.train_cards [--scenes 1500] [--epochs 10]
+
+Crops come from rendered training scenes (train fonts, designs and tables only): card outlines from the
+truth with a little corner jitter, the same outlines read the wrong way round, the locator's own
+proposals (so the model sees the outlines it will be given at run time) and everything else the locator
+proposes as "not a card". Needs the `train` extra (torch, onnx); the runtime never imports torch.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+import typer
+from rich.progress import Progress
+
+from models.synth.scenes import SceneSpec, render_scene, split_fonts
+from rules.pi import PI_DECIMALS
+from vision.cards.artwork import FACE_CLASSES, CardFace
+from vision.cards.classify import (
+    CROP_SIZE,
+    MODEL_PATH,
+    N_CLASSES,
+    N_FACES,
+    NOT_CARD,
+    SIDEWAYS,
+    class_names,
+    crop_card,
+    to_tensor,
+)
+from vision.cards.locate import locate_card_quads
+from vision.geometry import order_clockwise, portrait_order, quad_iou
+
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"
+FACE_INDEX = {f: i for i, f in enumerate(FACE_CLASSES)}
+
+
+def training_spec(seed: int, split: str = "train") -> SceneSpec:
+    """The mix of scenes: scattered tables, Tempus rows and grids, close-ups."""
+    rng = random.Random(seed * 7919)
+    kind = rng.random()
+    if kind < 0.4:
+        return SceneSpec(split=split)
+    if kind < 0.7:
+        start = rng.randint(0, 30)
+        n = rng.randint(5, 20)
+        faces = (
+            CardFace("starter", (3,)),
+            *(CardFace("digit", (d,)) for d in PI_DECIMALS[start : start + n]),
+        )
+        layout = "row" if n <= 10 and rng.random() < 0.5 else "grid"
+        return SceneSpec(split=split, layout=layout, faces=faces, one_deck_style=True)
+    if kind < 0.85:
+        return SceneSpec(split=split, n_cards=(2, 8), card_px=(120, 320), max_tilt=45)
+    return SceneSpec(split=split, n_cards=(1, 3), card_px=(250, 620), max_tilt=35)
+
+
+def _jitter(rng: random.Random, quad: np.ndarray, amount: float) -> np.ndarray:
+    size = np.sqrt(abs(np.cross(quad[1] - quad[0], quad[3] - quad[0])))
+    return (quad + np.array([[rng.gauss(0, amount * size) for _ in range(2)] for _ in range(4)])).astype(np.float32)
+
+
+def scene_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Labelled crops from one training scene."""
+    rng = random.Random(seed)
+    scene = render_scene(seed, training_spec(seed))
+    image = scene.image
+    crops, labels = [], []
+
+    def add(quad: np.ndarray, label: int) -> None:
+        crops.append(crop_card(image, quad))
+        labels.append(label)
+
+    for card in scene.cards:
+        face = FACE_INDEX[card.face]
+        add(_jitter(rng, card.corners, 0.02), face)
+        add(_jitter(rng, np.roll(card.corners, 2, axis=0), 0.02), face + N_FACES)
+        if rng.random() < 0.5:
+            add(_jitter(rng, np.roll(card.corners, rng.choice((1, 3)), axis=0), 0.02), SIDEWAYS)
+    for quad in scene.distractors:
+        add(np.roll(quad, rng.randint(0, 3), axis=0), NOT_CARD)
+    truths = [c.corners for c in scene.cards]
+    for quad in locate_card_quads(image):
+        ious = [quad_iou(quad, t) for t in truths]
+        best = int(np.argmax(ious)) if ious else -1
+        if best >= 0 and ious[best] > 0.8:
+            truth = scene.cards[best]
+            # Put the proposal's corners in the card's own order, as the classifier will need to.
+            start = int(np.argmin([np.linalg.norm(truth.corners[0] - p) for p in quad]))
+            add(np.roll(quad, -start, axis=0), FACE_INDEX[truth.face])
+        elif not ious or max(ious) < 0.25:
+            add(portrait_order(quad), NOT_CARD)
+    h, w = image.shape[:2]
+    for _ in range(4):  # plain table, or a box around several cards
+        cx, cy, s = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(40, 400)
+        quad = np.array(
+            [
+                [cx - s * 0.36, cy - s / 2],
+                [cx + s * 0.36, cy - s / 2],
+                [cx + s * 0.36, cy + s / 2],
+                [cx - s * 0.36, cy + s / 2],
+            ],
+            np.float32,
+        )
+        quad = order_clockwise(_jitter(rng, quad, 0.08))
+        if all(quad_iou(quad, t) < 0.25 for t in truths):
+            add(quad, NOT_CARD)
+    return np.stack(crops), np.array(labels, np.int64)
+
+
+def build_dataset(first_seed: int, scenes: int, name: str) -> tuple[np.ndarray, np.ndarray]:
+    DATA_DIR.mkdir(exist_ok=True)
+    path = DATA_DIR / f"{name}-{first_seed}-{scenes}.npz"
+    if path.is_file():
+        data = np.load(path)
+        return data["x"], data["y"]
+    xs, ys = [], []
+    with multiprocessing.Pool() as pool, Progress() as progress:
+        task = progress.add_task(f"rendering {name} scenes", total=scenes)
+        for x, y in pool.imap_unordered(scene_crops, range(first_seed, first_seed + scenes), chunksize=4):
+            xs.append(x)
+            ys.append(y)
+            progress.advance(task)
+    x, y = np.concatenate(xs), np.concatenate(ys)
+    np.savez(path, x=x, y=y)
+    return x, y
+
+
+def make_model():
+    import torch.nn as nn
+
+    def block(cin: int, cout: int) -> nn.Sequential:
+        return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU())
+
+    return nn.Sequential(
+        block(3, 16),
+        nn.MaxPool2d(2),  # 32x24
+        block(16, 32),
+        nn.MaxPool2d(2),  # 16x12
+        block(32, 48),
+        block(48, 48),
+        nn.MaxPool2d(2),  # 8x6
+        block(48, 96),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Dropout(0.2),
+        nn.Linear(96, N_CLASSES),
+    )
+
+
+def augment(x, generator):
+    """Cheap on-the-fly variety on top of the renders: contrast, inversion of polarity is not done (it
+    would turn a dark card into a light one that the deck may not have)."""
+    import torch
+
+    gain = 1 + 0.25 * (torch.rand(x.shape[0], 1, 1, 1, generator=generator) - 0.5)
+    noise = 0.08 * torch.randn(x.shape, generator=generator)
+    return x * gain + noise
+
+
+def main(
+    scenes: int = typer.Option(1500, help="training scenes to render"),
+    val_scenes: int = typer.Option(300, help="validation scenes (held-out fonts, designs, tables)"),
+    epochs: int = typer.Option(10),
+    seed: int = typer.Option(0),
+    out: Path = typer.Option(MODEL_PATH, help="where to write the ONNX model"),
+) -> None:
+    """Render, train, export."""
+    import torch
+    import torch.nn.functional as F
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(max(1, multiprocessing.cpu_count()))
+    x_train, y_train = build_dataset(1, scenes, "cards-train")
+    x_val, y_val = build_dataset(10_000_000, val_scenes, "cards-val-heldout")
+    print(f"train crops {len(x_train)}, validation crops {len(x_val)}")
+    xt = torch.from_numpy(to_tensor(x_train))
+    yt = torch.from_numpy(y_train)
+    xv = torch.from_numpy(to_tensor(x_val))
+    yv = torch.from_numpy(y_val)
+
+    model = make_model()
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    steps = epochs * (len(xt) // 128 + 1)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    gen = torch.Generator().manual_seed(seed)
+    started = time.time()
+    with Progress() as progress:
+        task = progress.add_task("training", total=steps)
+        for epoch in range(epochs):
+            model.train()
+            order = torch.randperm(len(xt), generator=gen)
+            for i in range(0, len(xt), 128):
+                idx = order[i : i + 128]
+                loss = F.cross_entropy(model(augment(xt[idx], gen)), yt[idx], label_smoothing=0.05)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                sched.step()
+                progress.advance(task)
+            model.eval()
+            with torch.no_grad():
+                pred = torch.cat([model(xv[i : i + 512]).argmax(1) for i in range(0, len(xv), 512)])
+            acc = (pred == yv).float().mean().item()
+            progress.console.print(f"epoch {epoch + 1}: loss {loss.item():.3f}  held-out crop accuracy {acc:.4f}")
+
+    model.eval()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    dummy = torch.zeros(1, 3, CROP_SIZE[1], CROP_SIZE[0])
+    torch.onnx.export(
+        model,
+        dummy,
+        str(out),
+        input_names=["crops"],
+        output_names=["logits"],
+        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    manifest = {
+        "model": out.name,
+        "input": {
+            "name": "crops",
+            "shape": ["n", 3, CROP_SIZE[1], CROP_SIZE[0]],
+            "layout": "NCHW BGR",
+            "normalisation": "per crop: (x - mean) / (std + 8), over all pixels and channels",
+        },
+        "classes": class_names(),
+        "training": {
+            "scenes": scenes,
+            "crops": len(x_train),
+            "epochs": epochs,
+            "seed": seed,
+            "fonts": len(split_fonts("train")),
+            "heldout_fonts": len(split_fonts("heldout")),
+            "data": "models/synth renders, split=train; validation split=heldout (fonts, designs, tables)",
+            "heldout_crop_accuracy": round(acc, 4),
+            "seconds": round(time.time() - started),
+        },
+    }
+    out.with_suffix(".json").write_text(json.dumps(manifest, indent=2) + "\n")
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) and its manifest")
+
+
+if __name__ == "__main__":
+    typer.run(main)

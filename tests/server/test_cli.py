@@ -1,0 +1,112 @@
+"""The command line as a user meets it: exit codes, stderr lines, JSON shapes."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from models.synth.samples import SAMPLE_SCENES
+from models.synth.scenes import render_scene
+from rules.pi import PI_DECIMALS
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+
+
+def tableref(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "server", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_every_command_has_help() -> None:
+    for command in (
+        [],
+        ["recognize"],
+        ["judge"],
+        ["judge", "tempus"],
+        ["kit"],
+        ["kit", "digits"],
+        ["bench"],
+        ["evaluate"],
+    ):
+        result = tableref(*command, "--help")
+        assert result.returncode == 0, (command, result.stderr)
+        assert "Usage" in result.stdout
+
+
+def test_version() -> None:
+    result = tableref("--version")
+    assert result.returncode == 0
+    assert result.stdout.startswith("tableref ")
+
+
+def test_recognize_json_follows_the_contract_and_bad_files_do_not_stop_the_rest(tmp_path) -> None:
+    text = tmp_path / "notes.jpg"
+    text.write_text("not a picture")
+    empty = tmp_path / "empty.png"
+    Image.fromarray(np.full((240, 320, 3), 90, np.uint8)).save(empty)
+    missing = tmp_path / "missing.png"
+    sample = SAMPLES / "table-12-cards.jpg"
+    result = tableref("recognize", "--json", str(sample), str(text), str(missing), str(empty))
+    assert result.returncode == 1
+    errors = result.stderr.strip().splitlines()
+    assert len(errors) == 2
+    assert str(text) in errors[0] and str(missing) in errors[1]
+    lines = [json.loads(line) for line in result.stdout.strip().splitlines()]
+    assert [o["source"] for o in lines] == [str(sample), str(empty)]
+    first, blank = lines
+    assert (first["width"], first["height"]) == (1280, 720)
+    assert set(first) == {"source", "width", "height", "cards", "dominoes", "sticks", "polysticks"}
+    assert blank["cards"] == [] and blank["dominoes"] == [] and blank["sticks"] == []
+    card = first["cards"][0]
+    assert set(card) == {"kind", "digits", "center", "corners", "confidence"}
+    assert len(card["corners"]) == 4 and 0 <= card["confidence"] <= 1
+    truth = sorted(c.face.label for c in render_scene(*SAMPLE_SCENES["table-12-cards.jpg"]).cards)
+    read = sorted(
+        "/".join(map(str, c["digits"]))
+        if c["kind"] == "wild"
+        else ("3." if c["kind"] == "starter" else str(c["digits"][0]))
+        for c in first["cards"]
+    )
+    assert read == truth
+
+
+def test_recognize_annotates(tmp_path) -> None:
+    out = tmp_path / "seen.png"
+    result = tableref("recognize", str(SAMPLES / "close-up.jpg"), "--annotate", str(out))
+    assert result.returncode == 0, result.stderr
+    assert Image.open(out).size == (1280, 720)
+    assert "cards" in result.stdout
+
+
+def test_judge_tempus_on_the_demo_photo() -> None:
+    result = tableref("judge", "tempus", str(SAMPLES / "tempus-row.jpg"), "--json")
+    assert result.returncode == 0, result.stderr
+    verdict = json.loads(result.stdout)
+    # The sample lays twelve right digits, then the next two swapped.
+    assert verdict["consecutive_correct"] == 12
+    assert verdict["first_error"] == {"index": 12, "expected": PI_DECIMALS[12], "got": PI_DECIMALS[13]}
+    assert verdict["cards"] == [*PI_DECIMALS[:12], PI_DECIMALS[13], PI_DECIMALS[12]]
+
+
+@pytest.mark.parametrize(("typed", "count"), [("14159", 5), ("3.1415926", 7), ("1415", 4), ("2", 0)])
+def test_judge_tempus_typed(typed: str, count: int) -> None:
+    result = tableref("judge", "tempus", "--digits", typed, "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["consecutive_correct"] == count
+
+
+def test_judge_tempus_refuses_nonsense() -> None:
+    result = tableref("judge", "tempus", "--digits", "14x59")
+    assert result.returncode == 2
+    assert "digits only" in result.stderr
+
+
+def test_judge_tempus_without_a_starter_says_what_to_do(tmp_path) -> None:
+    blank = tmp_path / "blank.png"
+    Image.fromarray(np.full((240, 320, 3), 120, np.uint8)).save(blank)
+    result = tableref("judge", "tempus", str(blank))
+    assert result.returncode == 1
+    assert "Starter" in result.stderr

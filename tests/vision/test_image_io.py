@@ -1,0 +1,48 @@
+import numpy as np
+import pytest
+from PIL import Image
+
+from vision.image_io import ImageLoadError, load_image
+
+
+def test_reads_a_png(tmp_path) -> None:
+    path = tmp_path / "ok.png"
+    Image.fromarray(np.full((20, 30, 3), 200, np.uint8)).save(path)
+    image = load_image(path)
+    assert image.shape == (20, 30, 3)
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda p: None, "no such file"),
+        (lambda p: p.write_text("hello, not a picture"), "not an image"),
+        (lambda p: p.write_bytes(b""), "not an image"),
+        (lambda p: p.mkdir(), "is a folder"),
+    ],
+)
+def test_bad_inputs_name_the_file_and_the_remedy(tmp_path, make, message) -> None:
+    path = tmp_path / "input.jpg"
+    make(path)
+    with pytest.raises(ImageLoadError) as info:
+        load_image(path)
+    assert str(path) in str(info.value)
+    assert message in str(info.value)
+
+
+def test_a_decompression_bomb_is_refused_before_decoding(tmp_path) -> None:
+    path = tmp_path / "bomb.png"
+    Image.new("1", (9000, 9000)).save(path)  # 81 megapixels in a few kilobytes
+    assert path.stat().st_size < 100_000
+    with pytest.raises(ImageLoadError, match="megapixel limit"):
+        load_image(path)
+
+
+def test_a_truncated_jpeg_is_refused(tmp_path) -> None:
+    whole = tmp_path / "whole.jpg"
+    Image.fromarray(np.random.default_rng(0).integers(0, 255, (200, 200, 3), np.uint8)).save(whole)
+    cut = tmp_path / "cut.jpg"
+    data = whole.read_bytes()
+    cut.write_bytes(data[: len(data) * 6 // 10])
+    with pytest.raises(ImageLoadError, match="damaged or truncated"):
+        load_image(cut)

@@ -1,0 +1,1 @@
+"""Digit cards: artwork, locating, classifying and reading order."""

@@ -1,0 +1,101 @@
+"""Read a card from its outline: warp to an upright crop, classify with the ONNX model.
+
+The model answers face and orientation at once: each face upright, each face half-turned, "sideways"
+(the outline was taken the wrong way round, which a steep view can cause) and "not a card".
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+
+from vision.cards.artwork import FACE_CLASSES, CardFace
+from vision.geometry import portrait_order, quad_aspect, warp_quad
+
+CROP_SIZE = (48, 64)  # width, height: a portrait card
+N_FACES = len(FACE_CLASSES)
+SIDEWAYS = 2 * N_FACES
+NOT_CARD = 2 * N_FACES + 1
+N_CLASSES = NOT_CARD + 1
+# Below this long/short ratio the view may have swapped the card's sides: try both readings.
+AMBIGUOUS_ASPECT = 1.3
+
+MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "digit_cards.onnx"
+
+
+def crop_card(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    return warp_quad(image, quad, CROP_SIZE)
+
+
+def to_tensor(crops: list[np.ndarray] | np.ndarray) -> np.ndarray:
+    """uint8 BGR crops (N, H, W, 3) -> float32 (N, 3, H, W), each crop standardised on its own.
+
+    Per-crop standardisation takes out the exposure and colour of the light, which the model then need
+    not learn.
+    """
+    x = np.asarray(crops, dtype=np.float32)
+    mean = x.mean(axis=(1, 2, 3), keepdims=True)
+    std = x.std(axis=(1, 2, 3), keepdims=True)
+    x = (x - mean) / (std + 8.0)
+    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    face: CardFace
+    corners: np.ndarray  # the card's own top-left, top-right, bottom-right, bottom-left in image pixels
+    confidence: float
+
+
+class CardClassifier:
+    """The digit-card model, loaded once and run on batches of outlines."""
+
+    def __init__(self, model_path: Path = MODEL_PATH, threads: int = 1) -> None:
+        if not model_path.is_file():
+            raise FileNotFoundError(f"card model not found at {model_path}; run `make train` to build it")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        self.session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+        self.input_name = self.session.get_inputs()[0].name
+        manifest = json.loads(model_path.with_suffix(".json").read_text())
+        if manifest["classes"] != class_names():
+            raise ValueError(f"{model_path.name} was trained for other classes; run `make train`")
+
+    def probabilities(self, crops: list[np.ndarray]) -> np.ndarray:
+        if not crops:
+            return np.zeros((0, N_CLASSES), np.float32)
+        logits = self.session.run(None, {self.input_name: to_tensor(crops)})[0]
+        logits = logits - logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        return p / p.sum(axis=1, keepdims=True)
+
+    def read(self, image: np.ndarray, quads: list[np.ndarray]) -> list[Reading | None]:
+        """One reading per outline, or None where the outline is not a card."""
+        candidates: list[tuple[int, np.ndarray]] = []
+        for i, quad in enumerate(quads):
+            upright = portrait_order(quad)
+            candidates.append((i, upright))
+            if quad_aspect(quad) < AMBIGUOUS_ASPECT:
+                candidates.append((i, np.roll(upright, -1, axis=0)))
+        probs = self.probabilities([crop_card(image, q) for _, q in candidates])
+        best: list[Reading | None] = [None] * len(quads)
+        for (i, quad), p in zip(candidates, probs, strict=True):
+            cls = int(np.argmax(p))
+            if cls >= SIDEWAYS:
+                continue
+            face_index, half_turned = cls % N_FACES, cls >= N_FACES
+            corners = np.roll(quad, -2, axis=0) if half_turned else quad
+            reading = Reading(FACE_CLASSES[face_index], corners.astype(np.float32), float(p[cls]))
+            if best[i] is None or reading.confidence > best[i].confidence:
+                best[i] = reading
+        return best
+
+
+def class_names() -> list[str]:
+    faces = [f.label for f in FACE_CLASSES]
+    return [*faces, *(f"{label}@180" for label in faces), "sideways", "not_card"]

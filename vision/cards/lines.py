@@ -1,0 +1,89 @@
+"""The order cards were laid in: a row from the Starter, wrapping into a grid in reading order.
+
+Each step looks from the current card along that card's own axes (its right for the next card in the row,
+its down for the next row), measured in that card's size. Local steps follow the line whatever the camera's
+angle: under perspective the far cards are smaller and their axes turn, and so do the steps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.cards.recognize import Card
+
+# How far the next card may sit, in the current card's widths along the row and heights across it.
+ROW_STEP = (0.55, 2.4)
+ROW_DRIFT = 0.5
+# The next row's first card: below the current row's first card, in card heights.
+NEXT_ROW_STEP = (0.55, 2.6)
+NEXT_ROW_DRIFT = 0.5
+
+
+class NoStarterError(ValueError):
+    """There is no Starter card to read the line from."""
+
+
+@dataclass(frozen=True)
+class CardLine:
+    starter: Card
+    cards: list[Card]  # after the Starter, in reading order
+    rows: list[list[Card]]  # the same cards by row; the first row starts right after the Starter
+    stray: list[Card]  # cards that are not part of the line
+
+
+def _local(card: Card, other: Card) -> tuple[float, float]:
+    """`other`'s centre in `card`'s frame: (along its right, in widths; along its down, in heights).
+
+    Perspective skews a card's axes in the image, so this solves in that skewed basis rather than
+    projecting onto each axis."""
+    basis = np.column_stack([card.right, -card.up]).astype(np.float64)
+    if abs(np.linalg.det(basis)) < 1e-6:
+        return float("inf"), float("inf")
+    a, b = np.linalg.solve(basis, (other.center - card.center).astype(np.float64))
+    return float(a), float(b)
+
+
+def _nearest(card: Card, pool: list[Card], along: tuple[float, float], drift: float, axis: int) -> Card | None:
+    """The card closest to where the next cell should be: one step ahead, straight on. Straying sideways
+    costs more than a long step, since perspective squeezes the diagonal neighbour toward the axis."""
+    best, best_score = None, float("inf")
+    for other in pool:
+        local = _local(card, other)
+        forward, sideways = local[axis], local[1 - axis]
+        if along[0] <= forward <= along[1] and abs(sideways) <= drift:
+            score = sideways**2 + 0.25 * (forward - 1) ** 2
+            if score < best_score:
+                best, best_score = other, score
+    return best
+
+
+def read_line(cards: list[Card]) -> CardLine:
+    """Order the cards from the Starter: along its row, then row by row below it."""
+    starters = [c for c in cards if c.face.kind == "starter"]
+    if not starters:
+        raise NoStarterError("no Starter card (3.) found; put it face up where the line begins")
+    starter = max(starters, key=lambda c: c.confidence)
+    pool = [c for c in cards if c is not starter]
+    rows: list[list[Card]] = []
+    row_head: Card = starter
+    current: Card = starter
+    row: list[Card] = []
+    while True:
+        following = _nearest(current, pool, ROW_STEP, ROW_DRIFT, axis=0)
+        if following is not None:
+            pool.remove(following)
+            row.append(following)
+            current = following
+            continue
+        if row:
+            rows.append(row)
+        below = _nearest(row_head, pool, NEXT_ROW_STEP, NEXT_ROW_DRIFT, axis=1)
+        if below is None:
+            break
+        pool.remove(below)
+        row_head = current = below
+        row = [below]
+    ordered = [c for r in rows for c in r]
+    return CardLine(starter, ordered, rows, pool)

@@ -1,0 +1,85 @@
+"""Find card-shaped quadrilaterals in a frame.
+
+The locator aims for recall: it proposes every convex, card-sized quad that an edge map or a brightness
+split outlines, and leaves the verdict "is this a card, and which" to the classifier. Work happens on a
+copy scaled to at most `DETECT_SIDE` pixels; the quads are returned in full-resolution pixels.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.geometry import dedupe_quads, order_clockwise, polygon_area, quad_aspect
+
+DETECT_SIDE = 800
+MIN_CARD_SIDE = 22  # shortest card side, in full-resolution pixels (a 60 px tall card is about 43 wide)
+MAX_ASPECT = 3.2  # long/short side; a steep webcam view squashes a 1.4 card a long way
+
+
+def _quads_from_contours(contours: list[np.ndarray], min_area: float, max_area: float) -> list[np.ndarray]:
+    quads = []
+    for contour in contours:
+        area = cv2.contourArea(contour)
+        if not min_area <= area <= max_area:
+            continue
+        hull = cv2.convexHull(contour)
+        hull_area = cv2.contourArea(hull)
+        if hull_area <= 0 or area / hull_area < 0.85:
+            continue
+        perimeter = cv2.arcLength(hull, True)
+        approx = None
+        for eps in (0.02, 0.035, 0.05):
+            candidate = cv2.approxPolyDP(hull, eps * perimeter, True)
+            if len(candidate) == 4:
+                approx = candidate
+                break
+        if approx is None:
+            # Rounded corners and glare chip the outline: fall back to the rotated bounding box.
+            rect = cv2.minAreaRect(hull)
+            approx = cv2.boxPoints(rect)
+            if hull_area / max(rect[1][0] * rect[1][1], 1e-6) < 0.88:
+                continue
+        quad = order_clockwise(approx.reshape(4, 2))
+        if polygon_area(quad) < min_area or quad_aspect(quad) > MAX_ASPECT:
+            continue
+        if not cv2.isContourConvex(quad.astype(np.float32)):
+            continue
+        quads.append(quad)
+    return quads
+
+
+def locate_card_quads(image: np.ndarray) -> list[np.ndarray]:
+    """Candidate card outlines (4x2 float32, clockwise from top-left) in `image` pixel coordinates."""
+    h, w = image.shape[:2]
+    scale = min(1.0, DETECT_SIDE / max(h, w))
+    small = (
+        cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA) if scale < 1 else image
+    )
+    min_side = MIN_CARD_SIDE * scale
+    min_area = min_side * min_side * 1.2
+    max_area = 0.95 * small.shape[0] * small.shape[1]
+
+    blurred = cv2.GaussianBlur(small, (5, 5), 0)
+    gray = cv2.cvtColor(blurred, cv2.COLOR_BGR2GRAY)
+    contours: list[np.ndarray] = []
+
+    # Edges of any colour: the card's rim against the table, whatever the two colours are.
+    median = float(np.median(gray))
+    edges = cv2.Canny(blurred, max(10, 0.4 * median), max(30, 1.0 * median))
+    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+    found, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    contours.extend(found)
+
+    # Light cards on a darker table, and the reverse; the local threshold copes with uneven light.
+    block = max(31, (int(min(small.shape[:2]) / 6) // 2) * 2 + 1)
+    for binary in (
+        cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1],
+        cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -8),
+    ):
+        opened = cv2.morphologyEx(binary, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        found, _ = cv2.findContours(opened, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+        contours.extend(found)
+
+    quads = _quads_from_contours(contours, min_area, max_area)
+    return dedupe_quads([q / scale for q in quads])

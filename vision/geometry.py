@@ -1,0 +1,63 @@
+"""Quadrilateral helpers shared by the recognisers and the training renderer."""
+
+import cv2
+import numpy as np
+
+
+def order_clockwise(points: np.ndarray) -> np.ndarray:
+    """Four points in clockwise image order (y down), starting from the one nearest the top-left."""
+    pts = np.asarray(points, dtype=np.float32).reshape(4, 2)
+    center = pts.mean(axis=0)
+    angles = np.arctan2(pts[:, 1] - center[1], pts[:, 0] - center[0])
+    pts = pts[np.argsort(angles)]
+    start = int(np.argmin(pts.sum(axis=1)))
+    return np.roll(pts, -start, axis=0)
+
+
+def side_lengths(quad: np.ndarray) -> np.ndarray:
+    return np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+
+
+def portrait_order(quad: np.ndarray) -> np.ndarray:
+    """Rotate a clockwise quad so its first side (top) is one of the two short sides."""
+    sides = side_lengths(quad)
+    return quad if sides[0] + sides[2] <= sides[1] + sides[3] else np.roll(quad, -1, axis=0)
+
+
+def quad_aspect(quad: np.ndarray) -> float:
+    """Long over short mean side length (1.0 for a square)."""
+    sides = side_lengths(quad)
+    a, b = sides[0] + sides[2], sides[1] + sides[3]
+    return max(a, b) / max(min(a, b), 1e-6)
+
+
+def warp_quad(image: np.ndarray, quad: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """Warp the quad (top-left, top-right, bottom-right, bottom-left) to an upright `size` (w, h) crop."""
+    w, h = size
+    target = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float32)
+    matrix = cv2.getPerspectiveTransform(np.asarray(quad, dtype=np.float32), target)
+    return cv2.warpPerspective(image, matrix, (w, h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+
+
+def polygon_area(quad: np.ndarray) -> float:
+    return float(abs(cv2.contourArea(np.asarray(quad, dtype=np.float32))))
+
+
+def point_in_quad(point: np.ndarray, quad: np.ndarray) -> bool:
+    return cv2.pointPolygonTest(np.asarray(quad, dtype=np.float32), (float(point[0]), float(point[1])), False) >= 0
+
+
+def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
+    inter, _ = cv2.intersectConvexConvex(np.asarray(a, np.float32), np.asarray(b, np.float32))
+    union = polygon_area(a) + polygon_area(b) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
+def dedupe_quads(quads: list[np.ndarray], tolerance: float = 0.06) -> list[np.ndarray]:
+    """Drop near-identical outlines (the same card found by several cues), keeping the larger."""
+    kept: list[np.ndarray] = []
+    for quad in sorted(quads, key=polygon_area, reverse=True):
+        size = np.sqrt(polygon_area(quad))
+        if all(np.abs(quad - k).max() > tolerance * size for k in kept):
+            kept.append(quad.astype(np.float32))
+    return kept

@@ -1,0 +1,53 @@
+"""Loading pictures from disk without trusting them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, UnidentifiedImageError
+
+# 64 megapixels: any phone photo passes, a decompression bomb does not.
+MAX_PIXELS = 64_000_000
+
+
+class ImageLoadError(Exception):
+    """A picture that cannot be read; the message says what to do about it."""
+
+
+def load_image(path: str | Path, max_pixels: int = MAX_PIXELS) -> np.ndarray:
+    """Read an image file as BGR uint8, checking its header before decoding a single pixel."""
+    path = Path(path)
+    if path.is_dir():
+        raise ImageLoadError(f"{path}: is a folder, not an image; pass the image files inside it")
+    if not path.exists():
+        raise ImageLoadError(f"{path}: no such file; check the path")
+    try:
+        with Image.open(path) as probe:  # reads the header only
+            width, height = probe.size
+            kind = probe.format
+    except PermissionError as exc:
+        raise ImageLoadError(f"{path}: cannot be read ({exc.strerror}); check its permissions") from exc
+    except (UnidentifiedImageError, OSError) as exc:
+        raise ImageLoadError(f"{path}: not an image OpenCV or Pillow can read (JPEG, PNG, BMP, WebP...)") from exc
+    if width * height > max_pixels:
+        raise ImageLoadError(
+            f"{path}: {width}x{height} is over the {max_pixels // 1_000_000} megapixel limit; scale it down first"
+        )
+    data = np.fromfile(path, dtype=np.uint8)
+    # OpenCV fills a cut-off JPEG with grey and says nothing: check the end marker first.
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if _complete(data.tobytes(), kind) else None
+    if image is None:
+        raise ImageLoadError(f"{path}: the image data is damaged or truncated; export or copy it again")
+    return image
+
+
+def _complete(data: bytes, kind: str | None) -> bool:
+    """Whether the file ends the way its format ends (JPEG: EOI marker; PNG: IEND chunk)."""
+    tail = data.rstrip(b"\x00\r\n")[-12:]
+    if kind == "JPEG":
+        return tail.endswith(b"\xff\xd9")
+    if kind == "PNG":
+        return b"IEND" in tail
+    return True
