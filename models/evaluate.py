@@ -19,7 +19,8 @@ from vision.geometry import quad_iou
 class CardScore:
     cards: int = 0
     found: int = 0
-    read_right: int = 0  # found, right face, right way up
+    read_right: int = 0  # found, right face
+    turned: int = 0  # read right but reported half-turned (0 and 8 often look the same either way)
     detections: int = 0
     false_detections: int = 0
     confusions: dict[str, int] = field(default_factory=dict)
@@ -28,6 +29,7 @@ class CardScore:
         self.cards += other.cards
         self.found += other.found
         self.read_right += other.read_right
+        self.turned += other.turned
         self.detections += other.detections
         self.false_detections += other.false_detections
         for k, v in other.confusions.items():
@@ -56,10 +58,11 @@ def score_scene(scene: Scene, cards: list[Card]) -> CardScore:
         upright = np.linalg.norm(best.corners[0] - truth.corners[0]) < np.linalg.norm(
             best.corners[2] - truth.corners[0]
         )
-        if best.face == truth.face and upright:
+        if best.face == truth.face:
             score.read_right += 1
+            score.turned += not upright
         else:
-            key = f"{truth.face.label}->{best.face.label}{'' if upright else '@180'}"
+            key = f"{truth.face.label}->{best.face.label}"
             score.confusions[key] = score.confusions.get(key, 0) + 1
     score.false_detections = len(unmatched)
     return score
@@ -79,7 +82,7 @@ def evaluate_cards(scenes: int, seed: int, recognizer: CardRecognizer | None = N
         kinds.setdefault(kind, CardScore()).add(result)
     if not quiet:
         table = Table(title=f"Digit cards, {scenes} held-out scenes (seeds {seed}..{seed + scenes - 1})")
-        for column in ("scenes", "cards", "found", "read right", "false detections"):
+        for column in ("scenes", "cards", "found", "read right", "turned", "false detections"):
             table.add_column(column, justify="right")
         for name, sc in [*sorted(kinds.items()), ("all", total)]:
             table.add_row(
@@ -87,6 +90,7 @@ def evaluate_cards(scenes: int, seed: int, recognizer: CardRecognizer | None = N
                 str(sc.cards),
                 f"{sc.found / max(sc.cards, 1):.2%}",
                 f"{sc.accuracy:.2%}",
+                str(sc.turned),
                 f"{sc.false_detections} ({sc.false_rate:.2%})",
             )
         console = Console()

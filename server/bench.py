@@ -48,11 +48,13 @@ def run_bench(repeat: int, samples: Path = SAMPLES) -> dict[str, dict[str, float
                 "cards": len(reading.cards),
                 "size": f"{image.shape[1]}x{image.shape[0]}",
             }
-    table = Table(title=f"tableref bench: median of {repeat} runs, one core (cpu {core})")
+    table = Table(title=f"tableref bench: milliseconds, median of {repeat} runs, one core (cpu {core})")
     columns = ["picture", "size", "cards", *runs[0].keys(), "total_ms", "fps"]
     for c in columns:
-        table.add_column(c, justify="right")
+        table.add_column(c.removesuffix("_ms"), justify="right")
     for name, r in results.items():
         table.add_row(name, *(f"{r[c]:.1f}" if isinstance(r[c], float) else str(r[c]) for c in columns[1:]))
-    Console().print(table)
+    console = Console()
+    console.width = max(console.width, 120)
+    console.print(table)
     return results

@@ -18,7 +18,8 @@ def tempus_faces(correct: int, wrong: tuple[int, ...]) -> tuple[CardFace, ...]:
 
 
 SAMPLE_SCENES = {
-    # A race in progress with the project's printed deck: twelve digits right, then a 9 and a 7 swapped.
+    # A race in progress with the project's printed deck, cards a finger apart: twelve digits right, then a
+    # 9 and a 7 swapped.
     "tempus-row.jpg": (
         11,
         SceneSpec(
@@ -28,6 +29,7 @@ SAMPLE_SCENES = {
             table="wood",
             card_px=(100, 110),
             max_tilt=30,
+            gap_mm=(10, 16),
             distractors=False,
         ),
     ),

@@ -99,6 +99,7 @@ class SceneSpec:
     card_px: tuple[float, float] = (60, 160)  # card height at the image centre
     min_card_px: float = 58  # no card in the picture is shorter than this
     layout: str = "scatter"  # scatter | row | grid
+    gap_mm: tuple[float, float] = (4, 20)  # between neighbours in rows and grids
     max_tilt: float = 50.0
     faces: tuple[CardFace, ...] | None = None  # lay exactly these (in reading order for row/grid)
     one_deck_style: bool = False  # every card in one design, as a real deck
@@ -129,7 +130,7 @@ def render_scene(seed: int, spec: SceneSpec = SceneSpec()) -> Scene:
             fov_deg=rng.uniform(50, 75),
         )
         placed = _place_cards(rng, camera, spec)
-        if placed:
+        if placed is not None:
             break
     else:
         raise RuntimeError(f"could not lay the cards of scene {seed}")
@@ -170,9 +171,12 @@ def _overlaps(quad_mm: np.ndarray, others: list[np.ndarray], gap_mm: float = 3.0
     return any(cv2.intersectConvexConvex(grown.astype(np.float32), o.astype(np.float32))[0] > 0 for o in others)
 
 
-def _place_cards(rng: random.Random, camera: Camera, spec: SceneSpec) -> list[tuple[CardFace, np.ndarray]]:
-    n = len(spec.faces) if spec.faces else rng.randint(*spec.n_cards)
-    faces = list(spec.faces) if spec.faces else _sample_faces(rng, n)
+def _place_cards(rng: random.Random, camera: Camera, spec: SceneSpec) -> list[tuple[CardFace, np.ndarray]] | None:
+    """Cards laid in table millimetres, or None when this camera cannot see them all."""
+    n = len(spec.faces) if spec.faces is not None else rng.randint(*spec.n_cards)
+    faces = list(spec.faces) if spec.faces is not None else _sample_faces(rng, n)
+    if n == 0:
+        return []
     w, h = spec.size
     if spec.layout == "scatter":
         placed: list[tuple[CardFace, np.ndarray]] = []
@@ -185,11 +189,12 @@ def _place_cards(rng: random.Random, camera: Camera, spec: SceneSpec) -> list[tu
                 ):
                     placed.append((face, quad))
                     break
-        return placed if len(placed) >= max(1, int(0.7 * n)) and (not spec.faces or len(placed) == n) else []
+        enough = len(placed) == n if spec.faces is not None else len(placed) >= max(1, int(0.7 * n))
+        return placed if enough else None
 
     # Rows and grids: the cards face the reading direction, with small human jitter.
     per_row = n if spec.layout == "row" else rng.randint(3, max(3, min(10, n)))
-    gap = rng.uniform(4, 20)
+    gap = rng.uniform(*spec.gap_mm)
     angle = rng.uniform(-math.pi, math.pi) if rng.random() < 0.7 else rng.uniform(-0.3, 0.3)
     along = np.array([math.cos(angle), math.sin(angle)])
     down = np.array([-math.sin(angle), math.cos(angle)])
@@ -203,7 +208,7 @@ def _place_cards(rng: random.Random, camera: Camera, spec: SceneSpec) -> list[tu
         center = center + np.array([rng.gauss(0, 1.5), rng.gauss(0, 1.5)])
         quad = card_outline_mm(center, angle + rng.gauss(0, 0.04))
         if not _fits(camera.project(quad), spec.size, spec.min_card_px):
-            return []
+            return None
         placed.append((face, quad))
     return placed
 

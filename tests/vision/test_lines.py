@@ -87,3 +87,21 @@ def test_without_a_starter_the_reader_says_so() -> None:
     card = Card(CardFace("digit", (1,)), card_outline_mm(np.zeros(2), 0).astype(np.float32), 0.9)
     with pytest.raises(NoStarterError):
         read_line([card])
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(2, 20), per_row=st.integers(2, 8), tilt=st.floats(0, 45), seed=st.integers(0, 1000))
+def test_misread_orientations_do_not_derail_the_line(n, per_row, tilt, seed) -> None:
+    """Any card but the Starter may come back turned by quarter turns (a 0 reads the same upside down)."""
+    rng = random.Random(seed)
+    outlines = lay_grid(n, per_row, 8, rng.uniform(-math.pi, math.pi), 1.0, rng)
+    camera = Camera.looking_at((1280, 720), card_px=100, tilt_deg=tilt, yaw_deg=rng.uniform(-180, 180), fov_deg=60)
+    center = np.mean([o.mean(axis=0) for o in outlines], axis=0)
+    cards = []
+    for i, outline in enumerate(outlines):
+        corners = camera.project(outline - center).astype(np.float32)
+        if i:
+            corners = np.roll(corners, rng.randint(0, 3), axis=0)
+        cards.append(Card(STARTER if i == 0 else CardFace("digit", (0,)), corners, 0.9))
+    line = read_line(cards[::-1])
+    assert [cards.index(c) for c in line.cards] == list(range(1, n + 1))

@@ -33,24 +33,49 @@ class CardLine:
     stray: list[Card]  # cards that are not part of the line
 
 
-def _local(card: Card, other: Card) -> tuple[float, float]:
-    """`other`'s centre in `card`'s frame: (along its right, in widths; along its down, in heights).
+def _axes(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A card outline's right and up vectors (each one card width or height long)."""
+    right = (corners[1] + corners[2] - corners[0] - corners[3]) / 2
+    up = (corners[0] + corners[1] - corners[2] - corners[3]) / 2
+    return right, up
+
+
+def _local(frame: np.ndarray, point: np.ndarray) -> tuple[float, float]:
+    """`point` in the frame of the outline `frame`: (along its right, in widths; along its down, in heights).
 
     Perspective skews a card's axes in the image, so this solves in that skewed basis rather than
     projecting onto each axis."""
-    basis = np.column_stack([card.right, -card.up]).astype(np.float64)
+    right, up = _axes(frame)
+    basis = np.column_stack([right, -up]).astype(np.float64)
     if abs(np.linalg.det(basis)) < 1e-6:
         return float("inf"), float("inf")
-    a, b = np.linalg.solve(basis, (other.center - card.center).astype(np.float64))
+    a, b = np.linalg.solve(basis, (point - frame.mean(axis=0)).astype(np.float64))
     return float(a), float(b)
 
 
-def _nearest(card: Card, pool: list[Card], along: tuple[float, float], drift: float, axis: int) -> Card | None:
+def _aligned(corners: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """The card's outline turned (by quarter turns of its corner order) to face the way `reference` faces.
+
+    A line is laid facing one way; following the neighbour rather than each card's own reading keeps
+    one misread orientation (a 0 or an 8 looks the same half-turned) from sending the walk astray."""
+    ref_right, ref_up = _axes(reference)
+    best, best_score = corners, -np.inf
+    for k in range(4):
+        candidate = np.roll(corners, -k, axis=0)
+        right, up = _axes(candidate)
+        score = right @ ref_right / (np.linalg.norm(right) * np.linalg.norm(ref_right) + 1e-9)
+        score += up @ ref_up / (np.linalg.norm(up) * np.linalg.norm(ref_up) + 1e-9)
+        if score > best_score:
+            best, best_score = candidate, score
+    return best
+
+
+def _nearest(frame: np.ndarray, pool: list[Card], along: tuple[float, float], drift: float, axis: int) -> Card | None:
     """The card closest to where the next cell should be: one step ahead, straight on. Straying sideways
     costs more than a long step, since perspective squeezes the diagonal neighbour toward the axis."""
     best, best_score = None, float("inf")
     for other in pool:
-        local = _local(card, other)
+        local = _local(frame, other.center)
         forward, sideways = local[axis], local[1 - axis]
         if along[0] <= forward <= along[1] and abs(sideways) <= drift:
             score = sideways**2 + 0.25 * (forward - 1) ** 2
@@ -67,23 +92,22 @@ def read_line(cards: list[Card]) -> CardLine:
     starter = max(starters, key=lambda c: c.confidence)
     pool = [c for c in cards if c is not starter]
     rows: list[list[Card]] = []
-    row_head: Card = starter
-    current: Card = starter
+    head_frame = frame = starter.corners
     row: list[Card] = []
     while True:
-        following = _nearest(current, pool, ROW_STEP, ROW_DRIFT, axis=0)
+        following = _nearest(frame, pool, ROW_STEP, ROW_DRIFT, axis=0)
         if following is not None:
             pool.remove(following)
             row.append(following)
-            current = following
+            frame = _aligned(following.corners, frame)
             continue
         if row:
             rows.append(row)
-        below = _nearest(row_head, pool, NEXT_ROW_STEP, NEXT_ROW_DRIFT, axis=1)
+        below = _nearest(head_frame, pool, NEXT_ROW_STEP, NEXT_ROW_DRIFT, axis=1)
         if below is None:
             break
         pool.remove(below)
-        row_head = current = below
+        head_frame = frame = _aligned(below.corners, head_frame)
         row = [below]
     ordered = [c for r in rows for c in r]
     return CardLine(starter, ordered, rows, pool)

@@ -10,6 +10,7 @@ import numpy as np
 from vision.cards.artwork import CardFace
 from vision.cards.classify import CardClassifier, Reading
 from vision.cards.locate import locate_card_quads
+from vision.cards.refine import refine_quad
 from vision.cards.segment import CardMaskNet
 from vision.geometry import dedupe_quads, order_clockwise, point_in_quad, polygon_area, quad_iou
 
@@ -29,15 +30,6 @@ class Card:
     @property
     def center(self) -> np.ndarray:
         return self.corners.mean(axis=0)
-
-    @property
-    def up(self) -> np.ndarray:
-        """Vector from the bottom edge's middle to the top edge's middle (image pixels)."""
-        return (self.corners[0] + self.corners[1] - self.corners[2] - self.corners[3]) / 2
-
-    @property
-    def right(self) -> np.ndarray:
-        return (self.corners[1] + self.corners[2] - self.corners[0] - self.corners[3]) / 2
 
     def to_json(self) -> dict:
         return {
@@ -90,7 +82,7 @@ class CardRecognizer:
         t0 = time.perf_counter()
         edge_quads = locate_card_quads(image)
         t1 = time.perf_counter()
-        mask_quads = [order_clockwise(q) for q in self.mask_net.propose(image)]
+        mask_quads = [refine_quad(image, order_clockwise(q)) for q in self.mask_net.propose(image)]
         t2 = time.perf_counter()
         quads = dedupe_quads(edge_quads + mask_quads)
         readings = [r for r in self.classifier.read(image, quads) if r is not None]
