@@ -48,24 +48,37 @@ def grow_core(quad: np.ndarray) -> np.ndarray:
     return center + (quad - center) / CORE_SCALE
 
 
-def blobs_to_quads(probability: np.ndarray, threshold: float = 0.5) -> list[np.ndarray]:
-    """Card-core probability map -> outlines in map cells."""
+def core_blobs(probability: np.ndarray, threshold: float = 0.5) -> list[np.ndarray]:
+    """Outline points (map cells) of each card-core blob."""
     mask = (probability > threshold).astype(np.uint8)
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    quads = []
-    for contour in contours:
-        if cv2.contourArea(contour) < MIN_BLOB_CELLS:
-            continue
-        hull = cv2.convexHull(contour)
-        approx = cv2.approxPolyDP(hull, 0.04 * cv2.arcLength(hull, True), True)
-        corners = approx.reshape(-1, 2) if len(approx) == 4 else cv2.boxPoints(cv2.minAreaRect(hull))
-        # Cell centres sit half a cell inside the blob's true edge.
-        quad = order_clockwise(corners.astype(np.float32))
-        center = quad.mean(axis=0)
-        direction = quad - center
-        norms = np.linalg.norm(direction, axis=1, keepdims=True)
-        quads.append(quad + direction / np.maximum(norms, 1e-6) * 0.5)
-    return quads
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    return [c.reshape(-1, 2).astype(np.float32) for c in contours if cv2.contourArea(c) >= MIN_BLOB_CELLS]
+
+
+def dominant_orientation(gray: np.ndarray) -> float | None:
+    """The angle (radians, modulo a quarter turn) of the strongest straight edges in `gray`.
+
+    A card's rim and print run along two perpendicular directions; folding gradient angles four times
+    makes both vote for one answer. None when the patch has no clear direction."""
+    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    magnitude = np.hypot(gx, gy)
+    angle = np.arctan2(gy, gx)
+    c, s = (magnitude * np.cos(4 * angle)).sum(), (magnitude * np.sin(4 * angle)).sum()
+    if np.hypot(c, s) < 0.15 * magnitude.sum():
+        return None
+    return float(np.arctan2(s, c) / 4)
+
+
+def oriented_box(points: np.ndarray, angle: float) -> np.ndarray:
+    """The rectangle at `angle` that holds `points`, as four clockwise corners."""
+    u = np.array([np.cos(angle), np.sin(angle)], np.float32)
+    v = np.array([-u[1], u[0]], np.float32)
+    a, b = points @ u, points @ v
+    corners = [
+        u * x + v * y for x, y in ((a.min(), b.min()), (a.max(), b.min()), (a.max(), b.max()), (a.min(), b.max()))
+    ]
+    return order_clockwise(np.array(corners, np.float32))
 
 
 class CardMaskNet:
@@ -86,7 +99,32 @@ class CardMaskNet:
         return 1 / (1 + np.exp(-logits)), scale
 
     def propose(self, image: np.ndarray) -> list[np.ndarray]:
-        """Proposed card outlines in `image` pixels."""
+        """Proposed card outlines in `image` pixels.
+
+        A blob's own shape is too round to say which way the card is turned, so the turn comes from the
+        image's edges around the blob, and the blob only says where and how big."""
         probability, scale = self.probability(image)
         to_image = OUTPUT_STRIDE / scale
-        return [grow_core((q + 0.5) * to_image - 0.5).astype(np.float32) for q in blobs_to_quads(probability)]
+        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        h, w = gray.shape
+        quads = []
+        for blob in core_blobs(probability):
+            points = (blob + 0.5) * to_image - 0.5
+            outline = grow_core(cv2.boxPoints(cv2.minAreaRect(points)))
+            x0, y0 = np.clip(np.floor(outline.min(axis=0)).astype(int), 0, [w - 1, h - 1])
+            x1, y1 = np.clip(np.ceil(outline.max(axis=0)).astype(int) + 1, 1, [w, h])
+            angle = dominant_orientation(gray[y0:y1, x0:x1]) if x1 - x0 > 4 and y1 - y0 > 4 else None
+            box = (
+                oriented_box(points, angle)
+                if angle is not None
+                else order_clockwise(cv2.boxPoints(cv2.minAreaRect(points)))
+            )
+            quads.append(grow_core(box + _outward(box, to_image / 2)).astype(np.float32))
+        return quads
+
+
+def _outward(quad: np.ndarray, distance: float) -> np.ndarray:
+    """Offsets pushing each corner `distance` away from the centre: blob outlines run through the centres of
+    the edge cells, half a cell inside the blob's true edge."""
+    direction = quad - quad.mean(axis=0)
+    return direction / np.maximum(np.linalg.norm(direction, axis=1, keepdims=True), 1e-6) * distance
