@@ -1,0 +1,157 @@
+"""Synthetic camera views of a flat printed sheet, with ground truth, for measuring calibration.
+
+The camera is a pinhole looking at the table from a random direction up to a given tilt off vertical,
+at any roll, from a distance that makes the sheet fill a random share of the frame. Lighting, shadow,
+sensor noise, blur, JPEG and skin-coloured occluders over chosen markers make the views hard in the
+ways a real table is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.lens import LensModel
+
+FRAME_SIZE = (1280, 720)
+
+
+@dataclass(frozen=True, eq=False)
+class View:
+    """A rendered frame and its true table->pixel homography (table mm -> frame pixels)."""
+
+    frame: np.ndarray
+    mm_to_px: np.ndarray
+    covered: tuple[int, ...]
+
+
+def camera_homography(
+    rng: np.random.Generator,
+    sheet_mm: tuple[float, float],
+    frame_size: tuple[int, int] = FRAME_SIZE,
+    max_tilt_deg: float = 45.0,
+    fill: tuple[float, float] = (0.6, 0.95),
+    focal: float | None = None,
+) -> np.ndarray:
+    """A table mm -> pixel homography K [r1 r2 t] of a random pinhole camera that sees the whole sheet.
+
+    The principal point is the frame centre; the focal length (px) is random unless given.
+    """
+    w, h = frame_size
+    corners = np.array([[0, 0], [sheet_mm[0], 0], [sheet_mm[0], sheet_mm[1]], [0, sheet_mm[1]]], dtype=float)
+    while True:
+        f = focal or w / 2 / np.tan(np.radians(rng.uniform(25, 40)))  # 50..80 degree horizontal field of view
+        k = np.array([[f, 0, (w - 1) / 2], [0, f, (h - 1) / 2], [0, 0, 1]])
+        tilt = np.radians(max_tilt_deg) * np.sqrt(rng.uniform())  # uniform over the spherical cap
+        azimuth, roll = rng.uniform(0, 2 * np.pi, size=2)
+        target = np.array([sheet_mm[0] / 2, sheet_mm[1] / 2, 0]) + np.append(rng.uniform(-0.1, 0.1, 2) * sheet_mm, 0)
+        # Table frame: x right, y down the sheet, z into the table; the camera is above, at negative z.
+        back = np.array([np.sin(tilt) * np.cos(azimuth), np.sin(tilt) * np.sin(azimuth), -np.cos(tilt)])
+        forward = -back
+        side = np.cross(forward, [np.cos(roll), np.sin(roll), 0])
+        x_axis = side / np.linalg.norm(side)
+        y_axis = np.cross(forward, x_axis)
+        rotation = np.stack([x_axis, y_axis, forward])
+        share = rng.uniform(*fill)
+        lo, hi = 50.0, 20000.0
+        for _ in range(40):  # distance by bisection: the sheet's bounding box fills `share` of the frame
+            dist = (lo + hi) / 2
+            hom = _plane_homography(k, rotation, target + dist * back)
+            pts = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), hom).reshape(-1, 2)
+            extent = max(np.ptp(pts[:, 0]) / w, np.ptp(pts[:, 1]) / h)
+            lo, hi = (dist, hi) if extent > share else (lo, dist)
+        inside = (pts.min() >= 4) and (pts[:, 0].max() <= w - 5) and (pts[:, 1].max() <= h - 5)
+        if inside:
+            return hom
+
+
+def _plane_homography(k: np.ndarray, rotation: np.ndarray, centre: np.ndarray) -> np.ndarray:
+    t = -rotation @ centre
+    return k @ np.column_stack([rotation[:, 0], rotation[:, 1], t])
+
+
+def render_view(
+    rng: np.random.Generator,
+    sheet: np.ndarray,
+    px_per_mm: float,
+    mm_to_px: np.ndarray,
+    occluders: list[np.ndarray] | None = None,
+    frame_size: tuple[int, int] = FRAME_SIZE,
+    lens: LensModel | None = None,
+) -> np.ndarray:
+    """Warp a BGR sheet image (pixel edge x*px_per_mm is x mm) into a lit, noisy camera frame.
+
+    `occluders` are quadrilaterals in table mm; each gets covered by a skin-coloured blob. With a
+    `lens`, `mm_to_px` gives undistorted pixels and the frame shows the lens's distortion.
+    """
+    to_sheet = np.array([[px_per_mm, 0, -0.5], [0, px_per_mm, -0.5], [0, 0, 1]])
+    warp = mm_to_px @ np.linalg.inv(to_sheet)
+    frame = _table_surface(rng, frame_size)
+    to_frame = _warper(warp, frame_size, lens)
+    flat = to_frame(sheet)
+    alpha = to_frame(np.ones(sheet.shape[:2], np.float32))
+    frame = cv2.blendLinear(flat.astype(np.float32), frame, alpha, 1 - alpha)
+    for quad in occluders or []:
+        pixels = cv2.perspectiveTransform(quad.reshape(-1, 1, 2).astype(float), mm_to_px).reshape(-1, 2)
+        _draw_hand(rng, frame, lens.distort_points(pixels) if lens else pixels)
+    frame = _light(rng, frame)
+    if rng.uniform() < 0.8:
+        frame = cv2.GaussianBlur(frame, (0, 0), rng.uniform(0.3, 1.3))
+    frame += rng.standard_normal(frame.shape, dtype=np.float32) * np.float32(rng.uniform(1, 6))
+    frame = np.clip(frame, 0, 255).astype(np.uint8)
+    if rng.uniform() < 0.5:
+        _, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(55, 95))])
+        frame = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return frame
+
+
+def _warper(
+    warp: np.ndarray, frame_size: tuple[int, int], lens: LensModel | None
+) -> Callable[[np.ndarray], np.ndarray]:
+    """A function that warps sheet-sized images into the frame (through the lens, if any)."""
+    w, h = frame_size
+    if lens is None:
+        return lambda image: cv2.warpPerspective(image, warp, (w, h), flags=cv2.INTER_LINEAR)
+    # Per frame pixel: where an ideal camera would have seen it, then back onto the sheet.
+    grid = np.stack(np.meshgrid(np.arange(w), np.arange(h)), axis=-1).reshape(-1, 2)
+    ideal = lens.undistort_points(grid).reshape(-1, 1, 2)
+    source = cv2.perspectiveTransform(ideal, np.linalg.inv(warp)).reshape(h, w, 2).astype(np.float32)
+    return lambda image: cv2.remap(image, source[..., 0], source[..., 1], cv2.INTER_LINEAR)
+
+
+def _table_surface(rng: np.random.Generator, frame_size: tuple[int, int]) -> np.ndarray:
+    w, h = frame_size
+    base = rng.uniform(40, 200, 3).astype(np.float32)
+    grain = rng.standard_normal((h // 16 + 1, w // 4 + 1), dtype=np.float32)
+    grain = cv2.resize(grain, (w, h), interpolation=cv2.INTER_CUBIC)
+    return base + grain[..., None] * (rng.uniform(5, 30) * rng.uniform(0.6, 1.0, 3)).astype(np.float32)
+
+
+def _draw_hand(rng: np.random.Generator, frame: np.ndarray, quad: np.ndarray) -> None:
+    pts = quad.reshape(-1, 2)
+    centre = pts.mean(axis=0) + rng.uniform(-0.15, 0.15, 2) * np.ptp(pts, axis=0)
+    radius = 0.5 * np.linalg.norm(np.ptp(pts, axis=0)) * rng.uniform(0.9, 1.3)
+    axes = (int(radius * rng.uniform(1.0, 1.6)), int(radius * rng.uniform(0.8, 1.1)))
+    skin = np.array([rng.uniform(60, 150), rng.uniform(90, 180), rng.uniform(140, 230)])
+    cv2.ellipse(frame, tuple(int(v) for v in centre), axes, rng.uniform(0, 180), 0, 360, skin.tolist(), -1)
+
+
+def _light(rng: np.random.Generator, frame: np.ndarray) -> np.ndarray:
+    h, w = frame.shape[:2]
+    step = 4  # light varies smoothly: compute it on a coarse grid, then resize
+    ys, xs = np.mgrid[0:h:step, 0:w:step].astype(np.float32) + step / 2
+    direction = rng.uniform(-1, 1, 2)
+    gain = 1 + rng.uniform(0, 0.35) * (direction[0] * (xs / w - 0.5) + direction[1] * (ys / h - 0.5))
+    spot = rng.uniform([0, 0], [w, h])
+    gain *= 1 + rng.uniform(0, 0.3) * np.exp(-((xs - spot[0]) ** 2 + (ys - spot[1]) ** 2) / (2 * (0.3 * w) ** 2))
+    if rng.uniform() < 0.5:  # a soft shadow edge across the frame
+        normal = rng.normal(size=2)
+        normal /= np.linalg.norm(normal)
+        side = (xs - rng.uniform(0, w)) * normal[0] + (ys - rng.uniform(0, h)) * normal[1]
+        gain *= 1 - rng.uniform(0.15, 0.45) / (1 + np.exp(-side / rng.uniform(5, 40)))
+    gain = cv2.resize(gain.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    tint = (rng.uniform(0.8, 1.15, 3) * rng.uniform(0.45, 1.1)).astype(np.float32)
+    return frame * gain[..., None] * tint + np.float32(rng.uniform(-10, 20))
