@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import statistics
+import time
 from pathlib import Path
 
 import cv2
+import numpy as np
 from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
@@ -57,4 +59,21 @@ def run_bench(repeat: int, samples: Path = SAMPLES) -> dict[str, dict[str, float
     console = Console()
     console.width = max(console.width, 120)
     console.print(table)
+    mat = samples / "mat-view.jpg"
+    if mat.is_file():
+        results["calibration"] = bench_calibration(load_image(mat), repeat)
+        console.print(f"calibration ({mat.name}): {results['calibration']['total_ms']:.1f} ms per frame, one core")
     return results
+
+
+def bench_calibration(frame: np.ndarray, repeat: int) -> dict[str, float]:
+    """Marker detection and homography on one frame of the mat."""
+    from calibration.homography import estimate_homography
+
+    runs = []
+    for i in range(repeat + 2):
+        t = time.perf_counter()
+        estimate_homography(frame)
+        if i >= 2:
+            runs.append((time.perf_counter() - t) * 1000)
+    return {"total_ms": statistics.median(runs)}

@@ -12,6 +12,7 @@ import typer
 
 from rules.tempus import TempusError, TempusOptions, TempusVerdict, judge
 from vision.image_io import ImageLoadError, load_image
+from vision.sources import IMAGE_SUFFIXES
 
 app = typer.Typer(
     help="tableref: reads digit cards, dominoes and sticks on a real table and referees the games.",
@@ -23,8 +24,6 @@ judge_app = typer.Typer(help="Judge a position by a game's rules.", no_args_is_h
 kit_app = typer.Typer(help="Printable game material (PDF).", no_args_is_help=True)
 app.add_typer(judge_app, name="judge")
 app.add_typer(kit_app, name="kit")
-
-IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
 
 
 def _fail(message: str) -> None:
@@ -71,11 +70,20 @@ def recognize(
     annotate: Path | None = typer.Option(
         None, "--annotate", help="Write the picture with what was read drawn on it (OUT.png)."
     ),
+    calibration: Path | None = typer.Option(
+        None, "--calibration", help="A profile from `tableref calibrate`: adds table millimetres and zones."
+    ),
 ) -> None:
     """Read every card on the table in each picture."""
+    from calibration.profile import ProfileError, load_profile
     from vision.annotate import annotate_cards
     from vision.table import TableReader
 
+    try:
+        profile = load_profile(calibration) if calibration else None
+    except ProfileError as exc:
+        _fail(f"{calibration}: {exc}")
+        raise typer.Exit(code=2) from exc
     reader = TableReader()
     sources = expand_inputs(paths)
     failed = 0
@@ -87,8 +95,15 @@ def recognize(
             failed += 1
             continue
         reading = reader.read(image, str(source))
+        if profile and tuple(profile.table.image_size) != (reading.width, reading.height):
+            w, h = profile.table.image_size
+            _fail(
+                f"{source}: is {reading.width}x{reading.height} but {calibration} was made at {w}x{h}; calibrate again"
+            )
+            failed += 1
+            continue
         if as_json:
-            typer.echo(json.dumps(reading.to_json()))
+            typer.echo(json.dumps(reading.to_json(profile)))
         else:
             _print_table(reading)
         if annotate:
@@ -200,6 +215,64 @@ def kit_digits(
 
     pages = write_digit_deck(output)
     typer.echo(f"wrote {output}: {pages} A4 pages, 9 cards a page, cut along the marks")
+
+
+@kit_app.command("mat")
+def kit_mat(
+    output: Path = typer.Option(Path("mat.pdf"), "-o", "--output", help="Where to write the PDF."),
+    a4: bool = typer.Option(False, "--a4", help="Two A4 sheets that join edge to edge instead of one A3 page."),
+) -> None:
+    """The play mat: ArUco markers, Tempus lanes, pi, stick and hand areas."""
+    from calibration.mat import render_mat, render_mat_tiles
+    from server.kit import write_pdf
+
+    pages = render_mat_tiles() if a4 else [render_mat()]
+    write_pdf(pages, output)
+    typer.echo(
+        f"wrote {output}: {'two A4 sheets, join them along the grey ticks' if a4 else 'one A3 page'}; print at 100 %"
+    )
+
+
+@kit_app.command("board")
+def kit_board(
+    output: Path = typer.Option(Path("charuco.pdf"), "-o", "--output", help="Where to write the PDF."),
+) -> None:
+    """The ChArUco board for `tableref calibrate lens`."""
+    from calibration.lens import render_board
+    from server.kit import write_pdf
+
+    write_pdf([render_board()], output)
+    typer.echo(f"wrote {output}: print at 100 % on A4 and show it to the camera from many angles")
+
+
+@app.command(no_args_is_help=True)
+def calibrate(
+    args: list[str] = typer.Argument(
+        ...,
+        metavar="SOURCE | lens SOURCE",
+        help="A camera index (0), a video or image file, or a stream URL; "
+        "`lens SOURCE` calibrates the lens from ChArUco board views.",
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the homography, marker ids and reprojection error."),
+    profile: Path = typer.Option(Path("calibration.json"), help="Where to write the calibration profile."),
+    annotate: Path = typer.Option(Path("calibration.png"), help="Where to write the annotated frame."),
+    lens: Path | None = typer.Option(None, help="A lens file from `calibrate lens`, applied before the homography."),
+    views: int = typer.Option(20, help="With `lens`: board views to take from the source."),
+    output: Path = typer.Option(Path("lens.json"), "-o", "--output", help="With `lens`: where to write it."),
+) -> None:
+    """Find the printed play mat and save the table's calibration (image pixels to table millimetres)."""
+    from server.calibrate import calibrate_camera_lens, calibrate_table
+
+    if args[0] == "lens":
+        if len(args) != 2:
+            _fail("usage: tableref calibrate lens SOURCE")
+            raise typer.Exit(code=2)
+        calibrate_camera_lens(args[1], output, views)
+    elif len(args) == 1:
+        calibrate_table(args[0], profile, annotate, as_json, lens)
+    else:
+        _fail("give one SOURCE (or `lens SOURCE`)")
+        raise typer.Exit(code=2)
 
 
 @app.command()

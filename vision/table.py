@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from calibration.profile import CalibrationProfile
 from vision.cards.recognize import Card, CardRecognizer
 
 
@@ -17,13 +18,19 @@ class TableReading:
     cards: list[Card] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
 
-    def to_json(self) -> dict:
+    def to_json(self, profile: CalibrationProfile | None = None) -> dict:
+        """The contract's object; with a calibration profile each card also gets `table_mm` and `zone`."""
+        cards = [c.to_json() for c in self.cards]
+        if profile and self.cards:
+            for card, (mm, zone) in zip(cards, profile.place(np.array([c.center for c in self.cards])), strict=True):
+                card["table_mm"] = [round(float(v), 1) for v in mm]
+                card["zone"] = zone.name if zone else None
         # Dominoes, sticks and polysticks have their own recognisers to come; the keys are part of the contract.
         return {
             "source": self.source,
             "width": self.width,
             "height": self.height,
-            "cards": [c.to_json() for c in self.cards],
+            "cards": cards,
             "dominoes": [],
             "sticks": [],
             "polysticks": [],

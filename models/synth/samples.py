@@ -39,7 +39,11 @@ SAMPLE_SCENES = {
 
 
 def main() -> None:
+    from calibration.evaluate import mat_views
+
     SAMPLES.mkdir(exist_ok=True)
+    cv2.imwrite(str(SAMPLES / "mat-view.jpg"), next(mat_views(1, seed=3)).frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    print("wrote samples/mat-view.jpg: the play mat seen by a webcam")
     for name, (seed, spec) in SAMPLE_SCENES.items():
         scene = render_scene(seed, spec)
         cv2.imwrite(str(SAMPLES / name), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 88])

@@ -1,0 +1,57 @@
+"""Where frames come from: a camera index, a video file, a stream URL, or a still image."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.image_io import ImageLoadError, load_image
+
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
+
+
+class SourceError(Exception):
+    """A source that gives no frames; the message says what to check."""
+
+
+def parse_source(spec: str) -> int | str:
+    """'0' is camera 0; anything else is a path or a URL that OpenCV can open."""
+    return int(spec) if spec.isdigit() else spec
+
+
+def frames(spec: str, count: int, timeout_s: float = 10.0) -> Iterator[np.ndarray]:
+    """Up to `count` good frames. Undecodable frames are skipped; a source that gives none in `timeout_s`
+    (a camera unplugged or busy, a dead URL) raises SourceError."""
+    source = parse_source(spec)
+    if isinstance(source, str) and Path(source).suffix.lower() in IMAGE_SUFFIXES:
+        try:
+            yield load_image(source)
+        except ImageLoadError as exc:
+            raise SourceError(str(exc)) from exc
+        return
+    if isinstance(source, str) and "://" not in source and not Path(source).exists():
+        raise SourceError(f"{source}: no such file; give a camera index (0), a video or image file, or a URL")
+    capture = cv2.VideoCapture(source)
+    try:
+        if not capture.isOpened():
+            what = f"camera {source}" if isinstance(source, int) else source
+            raise SourceError(f"{what}: cannot be opened; check that it is plugged in, free, and readable")
+        given, deadline = 0, time.monotonic() + timeout_s
+        while given < count:
+            ok, frame = capture.read()
+            if ok and frame is not None and frame.size:
+                given += 1
+                deadline = time.monotonic() + timeout_s
+                yield frame
+            elif not ok and isinstance(source, str) and "://" not in source:
+                break  # a video file has ended
+            elif time.monotonic() > deadline:
+                raise SourceError(f"{spec}: no frame for {timeout_s:.0f} s; the camera or stream stopped")
+        if given == 0:
+            raise SourceError(f"{spec}: gave no frames; is it a video OpenCV can decode?")
+    finally:
+        capture.release()
