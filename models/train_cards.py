@@ -1,6 +1,6 @@
 """Train the digit-card classifier on synthetic renders and export it to ONNX.
 
-    python -m models.train_cards [--scenes 1500] [--epochs 10]
+    python -m models.train_cards [--scenes 2500] [--mat-views 300] [--epochs 10]
 
 Crops come from rendered training scenes (train fonts, designs and tables only): card outlines from the
 truth with a little corner jitter, the same outlines read the wrong way round, the locator's own
@@ -39,6 +39,7 @@ from vision.geometry import order_clockwise, portrait_order, quad_iou
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 FACE_INDEX = {f: i for i, f in enumerate(FACE_CLASSES)}
+CHUNK = 1500
 
 
 def training_spec(seed: int, split: str = "train") -> SceneSpec:
@@ -62,7 +63,8 @@ def training_spec(seed: int, split: str = "train") -> SceneSpec:
 
 
 def _jitter(rng: random.Random, quad: np.ndarray, amount: float) -> np.ndarray:
-    size = np.sqrt(abs(np.cross(quad[1] - quad[0], quad[3] - quad[0])))
+    (ax, ay), (bx, by) = quad[1] - quad[0], quad[3] - quad[0]
+    size = np.sqrt(abs(ax * by - ay * bx))
     return (quad + np.array([[rng.gauss(0, amount * size) for _ in range(2)] for _ in range(4)])).astype(np.float32)
 
 
@@ -114,6 +116,27 @@ def scene_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return np.stack(crops), np.array(labels, np.int64)
 
 
+def mat_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Everything proposed on a view of the play mat is not a card: its markers, zones and edges.
+
+    People play on the mat, so its ArUco markers must never read as digits."""
+    from calibration.evaluate import mat_views
+    from calibration.homography import detect_markers
+
+    rng = random.Random(seed)
+    view = next(mat_views(1, seed=seed))
+    quads = locate_card_quads(view.frame)
+    for corners in detect_markers(view.frame).corners:
+        marker = order_clockwise(np.asarray(corners, np.float32).reshape(4, 2))
+        center = marker.mean(axis=0)
+        for grow in (1.0, rng.uniform(1.1, 1.8)):
+            quads.append(order_clockwise(center + (marker - center) * grow))
+    if not quads:
+        return np.zeros((0, CROP_SIZE[1], CROP_SIZE[0], 3), np.uint8), np.zeros(0, np.int64)
+    crops = [crop_card(view.frame, np.roll(portrait_order(q), 2 * rng.randint(0, 1), axis=0)) for q in quads]
+    return np.stack(crops), np.full(len(crops), NOT_CARD, np.int64)
+
+
 def build_dataset(first_seed: int, scenes: int, name: str) -> tuple[np.ndarray, np.ndarray]:
     DATA_DIR.mkdir(exist_ok=True)
     path = DATA_DIR / f"{name}-{first_seed}-{scenes}.npz"
@@ -121,9 +144,10 @@ def build_dataset(first_seed: int, scenes: int, name: str) -> tuple[np.ndarray, 
         data = np.load(path)
         return data["x"], data["y"]
     xs, ys = [], []
+    worker = mat_crops if name.startswith("mat") else scene_crops
     with multiprocessing.Pool() as pool, Progress() as progress:
         task = progress.add_task(f"rendering {name} scenes", total=scenes)
-        for x, y in pool.imap_unordered(scene_crops, range(first_seed, first_seed + scenes), chunksize=4):
+        for x, y in pool.imap_unordered(worker, range(first_seed, first_seed + scenes), chunksize=4):
             xs.append(x)
             ys.append(y)
             progress.advance(task)
@@ -165,7 +189,8 @@ def augment(x, generator):
 
 
 def main(
-    scenes: int = typer.Option(1500, help="training scenes to render"),
+    scenes: int = typer.Option(2500, help="training scenes to render"),
+    mat_views: int = typer.Option(300, help="views of the play mat, whose every proposal is not a card"),
     val_scenes: int = typer.Option(300, help="validation scenes (held-out fonts, designs, tables)"),
     epochs: int = typer.Option(10),
     seed: int = typer.Option(0),
@@ -177,7 +202,12 @@ def main(
 
     torch.manual_seed(seed)
     torch.set_num_threads(max(1, multiprocessing.cpu_count()))
-    x_train, y_train = build_dataset(1, scenes, "cards-train")
+    # Cached in chunks so that a larger run reuses what a smaller one rendered.
+    parts = [
+        build_dataset(first, min(CHUNK, scenes - first + 1), "cards-train") for first in range(1, scenes + 1, CHUNK)
+    ]
+    parts.append(build_dataset(5_000_000, mat_views, "mat-negatives"))
+    x_train, y_train = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
     x_val, y_val = build_dataset(10_000_000, val_scenes, "cards-val-heldout")
     print(f"train crops {len(x_train)}, validation crops {len(x_val)}")
     xt = torch.from_numpy(to_tensor(x_train))
@@ -234,6 +264,7 @@ def main(
         "classes": class_names(),
         "training": {
             "scenes": scenes,
+            "mat_views": mat_views,
             "crops": len(x_train),
             "epochs": epochs,
             "seed": seed,

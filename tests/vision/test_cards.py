@@ -9,9 +9,11 @@ from vision.cards.artwork import CardFace
 from vision.cards.classify import Reading
 from vision.cards.recognize import CardRecognizer, select_cards
 
-# The fast set: a few hundred cards, every run. The slow set is the README's figure.
-FAST_SCENES = 40
-HELDOUT_SEED = 50_000_000
+# The README's held-out set: read once per test run, judged three ways.
+HELDOUT_SCENES, HELDOUT_FIRST_SEED = 120, 20_000_000
+HELDOUT_SEED = 50_000_000  # other held-out renders for the focused tests below
+READ_RIGHT_WHEN_FOUND = 0.98
+RECALL_FLOOR = 0.65  # measured 67.5 % with the committed models
 
 
 @pytest.fixture(scope="module")
@@ -19,25 +21,24 @@ def recognizer() -> CardRecognizer:
     return CardRecognizer()
 
 
-def test_reads_held_out_renders(recognizer: CardRecognizer) -> None:
-    """What it reports is right, and it finds at least what it found when last measured.
-
-    The issue's bar (99.5 % of cards read right) is not met yet: outlines the locators miss are the gap,
-    so recall has its own floor here and the full bar is the slow test below."""
-    score = evaluate_cards(FAST_SCENES, HELDOUT_SEED, recognizer, quiet=True)
-    assert score.cards >= 250
-    assert score.read_right / max(score.found, 1) >= READ_RIGHT_WHEN_FOUND, score.confusions
-    assert score.found / score.cards >= RECALL_FLOOR, score.confusions
-    assert score.false_rate <= 0.01, score.confusions
+@pytest.fixture(scope="module")
+def heldout(recognizer: CardRecognizer) -> CardScore:
+    return evaluate_cards(HELDOUT_SCENES, HELDOUT_FIRST_SEED, recognizer, quiet=True)
 
 
-@pytest.mark.slow
-@pytest.mark.xfail(reason="held-out recall is about 70 %; the locators miss touching cards and busy tables (issue 2)")
-def test_reads_the_full_held_out_set(recognizer: CardRecognizer) -> None:
-    score = evaluate_cards(120, 20_000_000, recognizer, quiet=True)
-    assert score.cards >= 300
-    assert score.accuracy >= 0.995, score.confusions
-    assert score.false_rate < 0.01, score.confusions
+def test_what_it_reports_is_right(heldout: CardScore) -> None:
+    assert heldout.cards >= 300
+    assert heldout.read_right / heldout.found >= READ_RIGHT_WHEN_FOUND, heldout.confusions
+    assert heldout.false_rate < 0.01, heldout.confusions
+
+
+def test_finds_at_least_what_it_found_when_last_measured(heldout: CardScore) -> None:
+    assert heldout.found / heldout.cards >= RECALL_FLOOR, heldout.confusions
+
+
+@pytest.mark.xfail(reason="recall on held-out renders is 67.5 %: touching cards and busy tables are missed (issue 2)")
+def test_meets_the_issue_bar(heldout: CardScore) -> None:
+    assert heldout.accuracy >= 0.995, heldout.confusions
 
 
 def test_six_and_nine_at_every_rotation(recognizer: CardRecognizer) -> None:
@@ -77,5 +78,9 @@ def test_selection_keeps_the_confident_reading_when_two_disagree() -> None:
     assert [c.face for c in select_cards([a, b])] == [b.face]
 
 
-READ_RIGHT_WHEN_FOUND = 0.98
-RECALL_FLOOR = 0.7
+
+def test_the_play_mat_alone_has_no_cards(recognizer: CardRecognizer) -> None:
+    """People play on the mat: its ArUco markers and zone lines must never read as digits."""
+    from calibration.evaluate import mat_views
+
+    assert sum(len(recognizer(view.frame)) for view in mat_views(12, seed=90_000)) == 0
