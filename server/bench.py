@@ -31,7 +31,7 @@ def run_bench(repeat: int, samples: Path = SAMPLES) -> dict[str, dict[str, float
     reader = TableReader()
     pictures = sorted(p for p in samples.iterdir() if p.suffix.lower() in {".jpg", ".png"})
     results: dict[str, dict[str, float]] = {}
-    with Progress(transient=True) as progress:
+    with Progress(console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task("benchmarking", total=len(pictures) * (repeat + 2))
         for picture in pictures:
             image = load_image(picture)
