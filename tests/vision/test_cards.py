@@ -78,7 +78,6 @@ def test_selection_keeps_the_confident_reading_when_two_disagree() -> None:
     assert [c.face for c in select_cards([a, b])] == [b.face]
 
 
-
 def test_the_play_mat_alone_has_no_cards(recognizer: CardRecognizer) -> None:
     """People play on the mat: its ArUco markers and zone lines must never read as digits."""
     from calibration.evaluate import mat_views
