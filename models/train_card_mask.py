@@ -19,8 +19,9 @@ import numpy as np
 import typer
 from rich.progress import Progress
 
+from models.datasets import render_cached
 from models.synth.scenes import render_scene
-from models.train_cards import DATA_DIR, training_spec
+from models.train_cards import training_spec
 from vision.cards.segment import INPUT_SIZE, MASK_MODEL_PATH, OUTPUT_STRIDE, core_quad, letterbox, to_input
 
 OUT_SIZE = (INPUT_SIZE[0] // OUTPUT_STRIDE, INPUT_SIZE[1] // OUTPUT_STRIDE)
@@ -28,14 +29,14 @@ CROP = (256, 144)  # training crop of the letterboxed frame, in input pixels
 
 
 def scene_sample(seed: int, split: str = "train") -> tuple[np.ndarray, np.ndarray]:
-    """One letterboxed frame and its card-core target."""
+    """One letterboxed frame and its card-core target, as batches of one."""
     scene = render_scene(seed, training_spec(seed, split))
     canvas, scale = letterbox(scene.image)
     target = np.zeros((OUT_SIZE[1], OUT_SIZE[0]), np.uint8)
     for card in scene.cards:
         quad = (core_quad(card.corners) + 0.5) * scale / OUTPUT_STRIDE - 0.5
         cv2.fillConvexPoly(target, np.round(quad * 16).astype(np.int32), 1, lineType=cv2.LINE_8, shift=4)
-    return canvas, target
+    return canvas[None], target[None]
 
 
 def _heldout_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -43,22 +44,7 @@ def _heldout_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def build(first_seed: int, scenes: int, name: str, split: str) -> tuple[np.ndarray, np.ndarray]:
-    DATA_DIR.mkdir(exist_ok=True)
-    path = DATA_DIR / f"{name}-{first_seed}-{scenes}.npz"
-    if path.is_file():
-        data = np.load(path)
-        return data["x"], data["y"]
-    worker = scene_sample if split == "train" else _heldout_sample
-    xs, ys = [], []
-    with multiprocessing.Pool() as pool, Progress() as progress:
-        task = progress.add_task(f"rendering {name} scenes", total=scenes)
-        for x, y in pool.imap(worker, range(first_seed, first_seed + scenes), chunksize=4):
-            xs.append(x)
-            ys.append(y)
-            progress.advance(task)
-    x, y = np.stack(xs), np.stack(ys)
-    np.savez(path, x=x, y=y)
-    return x, y
+    return render_cached(name, scene_sample if split == "train" else _heldout_sample, first_seed, scenes)
 
 
 def make_model():

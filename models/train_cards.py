@@ -20,6 +20,7 @@ import numpy as np
 import typer
 from rich.progress import Progress
 
+from models.datasets import render_cached
 from models.synth.scenes import SceneSpec, render_scene, split_fonts
 from rules.pi import PI_DECIMALS
 from vision.cards.artwork import FACE_CLASSES, CardFace
@@ -37,7 +38,6 @@ from vision.cards.classify import (
 from vision.cards.locate import locate_card_quads
 from vision.geometry import order_clockwise, portrait_order, quad_iou
 
-DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 FACE_INDEX = {f: i for i, f in enumerate(FACE_CLASSES)}
 CHUNK = 1500
 
@@ -138,22 +138,7 @@ def mat_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def build_dataset(first_seed: int, scenes: int, name: str) -> tuple[np.ndarray, np.ndarray]:
-    DATA_DIR.mkdir(exist_ok=True)
-    path = DATA_DIR / f"{name}-{first_seed}-{scenes}.npz"
-    if path.is_file():
-        data = np.load(path)
-        return data["x"], data["y"]
-    xs, ys = [], []
-    worker = mat_crops if name.startswith("mat") else scene_crops
-    with multiprocessing.Pool() as pool, Progress() as progress:
-        task = progress.add_task(f"rendering {name} scenes", total=scenes)
-        for x, y in pool.imap_unordered(worker, range(first_seed, first_seed + scenes), chunksize=4):
-            xs.append(x)
-            ys.append(y)
-            progress.advance(task)
-    x, y = np.concatenate(xs), np.concatenate(ys)
-    np.savez(path, x=x, y=y)
-    return x, y
+    return render_cached(name, mat_crops if name.startswith("mat") else scene_crops, first_seed, scenes)
 
 
 def make_model():

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import onnxruntime as ort
 
 from vision.cards.artwork import FACE_CLASSES, CardFace
 from vision.geometry import portrait_order, quad_aspect, warp_quad
+from vision.onnx_session import load_session
 
 CROP_SIZE = (48, 64)  # width, height: a portrait card
 N_FACES = len(FACE_CLASSES)
@@ -55,12 +55,7 @@ class CardClassifier:
     """The digit-card model, loaded once and run on batches of outlines."""
 
     def __init__(self, model_path: Path = MODEL_PATH, threads: int = 1) -> None:
-        if not model_path.is_file():
-            raise FileNotFoundError(f"card model not found at {model_path}; run `make train` to build it")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        self.session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+        self.session = load_session(model_path, threads)
         self.input_name = self.session.get_inputs()[0].name
         manifest = json.loads(model_path.with_suffix(".json").read_text())
         if manifest["classes"] != class_names():

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import onnxruntime as ort
 
 from vision.geometry import order_clockwise
+from vision.onnx_session import load_session
 
 CORE_SCALE = 0.75
 INPUT_SIZE = (480, 272)  # width, height; a multiple of 16 for the network's four halvings
@@ -85,12 +85,7 @@ class CardMaskNet:
     """The segmentation model, loaded once."""
 
     def __init__(self, model_path: Path = MASK_MODEL_PATH, threads: int = 1) -> None:
-        if not model_path.is_file():
-            raise FileNotFoundError(f"card mask model not found at {model_path}; run `make train` to build it")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        self.session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+        self.session = load_session(model_path, threads)
         self.input_name = self.session.get_inputs()[0].name
 
     def probability(self, image: np.ndarray) -> tuple[np.ndarray, float]:
