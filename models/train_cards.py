@@ -164,8 +164,8 @@ def make_model():
 
 
 def augment(x, generator):
-    """Cheap on-the-fly variety on top of the renders: contrast, inversion of polarity is not done (it
-    would turn a dark card into a light one that the deck may not have)."""
+    """Cheap variety on top of the renders: contrast and noise. Polarity is never inverted, since that would
+    invent dark cards the deck may not have."""
     import torch
 
     gain = 1 + 0.25 * (torch.rand(x.shape[0], 1, 1, 1, generator=generator) - 0.5)

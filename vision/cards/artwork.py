@@ -9,12 +9,12 @@ numeral carries an underline, or the only corner index sits top left.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from PIL import Image, ImageDraw, ImageFilter, ImageFont
+from PIL import Image, ImageDraw, ImageFont
 
 from rules.pi import PI_DECIMALS, WILD_PAIRS, occurrence_marks
 
@@ -79,7 +79,6 @@ class CardStyle:
     corner_radius: float = 0.05  # share of the card width
     border: RGB | None = None  # printed edge line, as many commercial decks have
     index_font: str | None = None
-    extra: dict = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         if self.corner_index == "both" and not self.underline:
@@ -319,6 +318,7 @@ PAPERS: tuple[RGB, ...] = (
     (236, 240, 246),
     (255, 250, 240),
 )
+HELDOUT_PALETTE: tuple[RGB, ...] = ((0, 120, 130), (190, 60, 120), (110, 90, 20), (70, 70, 70), (20, 110, 200))
 TINTED_PAPERS: tuple[RGB, ...] = (
     (255, 230, 140),
     (180, 220, 250),
@@ -344,7 +344,7 @@ def random_style(rng: random.Random, fonts: list[str] | tuple[str, ...], heldout
     elif rng.random() < 0.35:
         palette = (rng.choice(((15, 15, 20), (30, 30, 110), (120, 20, 20), (20, 70, 30))),)
     else:
-        palette = tuple(_jitter_rgb(rng, c, 40) for c in (_heldout_palette() if heldout else DECKO_PALETTE))
+        palette = tuple(_jitter_rgb(rng, c, 40) for c in (HELDOUT_PALETTE if heldout else DECKO_PALETTE))
         if rng.random() < 0.5:
             palette = tuple(rng.sample(palette, len(palette)))
     numeral = rng.choices(("solid", "outline", "panel"), weights=(6, 2, 2))[0]
@@ -369,14 +369,5 @@ def random_style(rng: random.Random, fonts: list[str] | tuple[str, ...], heldout
     )
 
 
-def _heldout_palette() -> tuple[RGB, ...]:
-    return ((0, 120, 130), (190, 60, 120), (110, 90, 20), (70, 70, 70), (20, 110, 200))
-
-
 def _jitter_rgb(rng: random.Random, c: RGB, amount: int) -> RGB:
     return tuple(min(255, max(0, v + rng.randint(-amount, amount))) for v in c)
-
-
-def soften(img: Image.Image, radius: float) -> Image.Image:
-    """A print that is not razor sharp."""
-    return img.filter(ImageFilter.GaussianBlur(radius)) if radius > 0 else img
