@@ -1,0 +1,291 @@
+"""Sticks that touch, grouped, and each group snapped to the square lattice.
+
+The lattice is taken from the sticks themselves, so perspective does not matter: ends that meet form a
+junction, each stick belongs to one of the group's two directions, and a walk from junction to junction
+along the sticks counts whole steps: one stick, one lattice edge. Nothing is rounded from image positions,
+so a far-away, foreshortened stick counts as much as a near one. Given an image -> table homography, the
+same is done in table millimetres, where the two directions are known to be square.
+
+What the walk cannot see is checked on the geometry: every stick along one of the two directions and about
+as long as the others, no end against another stick's middle, no crossing, and every junction within a
+quarter stick of where a lattice, fitted to all of them in perspective, puts it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+
+import cv2
+import numpy as np
+
+from rules.sticks import Edge, card_number, is_connected
+
+TOUCH = 0.25  # of a stick's length: ends this close meet, an end this close to a stick touches it
+DIRECTION_TOLERANCE = np.radians(12.0)  # off a direction clustered in the picture
+SQUARE_TOLERANCE = np.radians(8.0)  # off one of two square directions: an L may be 16 degrees off square
+MIN_SPREAD = np.radians(45.0)  # the least angle a right angle on the table makes in the picture
+LENGTH_RANGE = (0.72, 1.38)  # a stick's length over its direction's median
+CROSS_MARGIN = 0.12  # sticks that meet at a corner may overlap this much (of their length) at their ends
+RESIDUAL = 0.27  # of a stick length: how far a junction may sit from the fitted lattice
+
+
+def segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """Distance from p to segment ab, and where along it (0 at a, 1 at b) the nearest point is."""
+    ab = b - a
+    t = float(np.clip(np.dot(p - a, ab) / max(np.dot(ab, ab), 1e-9), 0, 1))
+    return float(np.linalg.norm(p - (a + t * ab))), t
+
+
+def crossing(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> tuple[float, float] | None:
+    """Where segments ab and cd cross, as fractions along each, or None."""
+    r, s = b - a, d - c
+    denom = r[0] * s[1] - r[1] * s[0]
+    if abs(denom) < 1e-9:
+        return None
+    q = c - a
+    t = (q[0] * s[1] - q[1] * s[0]) / denom
+    u = (q[0] * r[1] - q[1] * r[0]) / denom
+    return (float(t), float(u)) if 0 < t < 1 and 0 < u < 1 else None
+
+
+def touching(ends: np.ndarray, i: int, j: int) -> bool:
+    """Whether sticks i and j (rows of `ends`, n x 2 x 2) touch: ends near ends or bodies, or crossing."""
+    reach = TOUCH * 0.5 * (np.linalg.norm(ends[i, 1] - ends[i, 0]) + np.linalg.norm(ends[j, 1] - ends[j, 0]))
+    if crossing(*ends[i], *ends[j]) is not None:
+        return True
+    near = [segment_distance(p, *ends[j])[0] for p in ends[i]] + [segment_distance(p, *ends[i])[0] for p in ends[j]]
+    return min(near) <= reach
+
+
+def group(ends: np.ndarray) -> list[list[int]]:
+    """Indices of sticks that touch, directly or through others; each group sorted, groups by first index."""
+    n = len(ends)
+    seen = [False] * n
+    groups = []
+    for start in range(n):
+        if seen[start]:
+            continue
+        seen[start] = True
+        members, todo = [start], [start]
+        while todo:
+            i = todo.pop()
+            for j in range(n):
+                if not seen[j] and touching(ends, i, j):
+                    seen[j] = True
+                    members.append(j)
+                    todo.append(j)
+        groups.append(sorted(members))
+    return groups
+
+
+def _families(directions: np.ndarray, square: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Each stick's direction family (0 or 1) and the two family directions (unit vectors, 2 x 2).
+
+    Angles are doubled so that a stick and its reverse agree. In table millimetres (`square`) the two
+    directions are a right angle apart; in the picture perspective may skew them, so they are clustered.
+    """
+    angles = np.arctan2(directions[:, 1], directions[:, 0])
+    if square:
+        phase = np.angle(np.exp(4j * angles).sum()) / 4
+        axes = np.array([phase, phase + np.pi / 2])
+    else:
+        doubled = np.exp(2j * angles)
+        spread = np.abs(np.angle(doubled * np.conj(doubled[:, None])))
+        i, j = np.unravel_index(int(np.argmax(spread)), spread.shape)
+        centres = np.array([doubled[i], doubled[j]])
+        if spread[i, j] < 2 * DIRECTION_TOLERANCE:
+            centres = np.array([doubled.sum(), doubled.sum() * np.exp(1j * np.pi)])
+        for _ in range(6):
+            label = np.abs(np.angle(doubled[:, None] * np.conj(centres[None]))).argmin(axis=1)
+            for k in range(2):
+                if (label == k).any():
+                    centres[k] = doubled[label == k].sum()
+        axes = np.angle(centres) / 2
+    diff = np.abs(np.angle(np.exp(2j * (angles[:, None] - axes[None]))))
+    label = diff.argmin(axis=1)
+    return label, np.column_stack([np.cos(axes), np.sin(axes)])
+
+
+def _frame(axes: np.ndarray, used: np.ndarray) -> np.ndarray:
+    """The lattice's x and y directions (rows), turned as the picture's: x nearest the picture's x."""
+    if not used[1]:
+        axes = np.array([axes[0], [-axes[0][1], axes[0][0]]])
+    if not used[0]:
+        axes = np.array([[axes[1][1], -axes[1][0]], axes[1]])
+    x = axes[int(np.argmax(np.abs(axes[:, 0])))].copy()
+    y = axes[int(np.argmin(np.abs(axes[:, 0])))].copy()
+    if x[0] < 0:
+        x = -x
+    if x[0] * y[1] - x[1] * y[0] < 0:
+        y = -y
+    return np.array([x, y])
+
+
+def _junctions(ends: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """A junction label per end (n x 2): ends closer than a quarter stick meet."""
+    points = ends.reshape(-1, 2)
+    scale = np.repeat(lengths, 2)
+    label = np.arange(len(points))
+    for i in range(len(points)):
+        for j in range(i + 1, len(points)):
+            if np.linalg.norm(points[i] - points[j]) <= TOUCH * 0.5 * (scale[i] + scale[j]):
+                old, new = label[j], label[i]
+                label[label == old] = new
+    return label.reshape(-1, 2)
+
+
+def snap(ends: np.ndarray, square: bool = False) -> tuple[tuple[Edge, ...], bool, bool, int | None]:
+    """Lattice edges (one per stick, in order), connected, on_lattice and card for one touching group.
+
+    `ends` is n x 2 x 2 in picture pixels, or, with `square`, in a plane where the table's right angles
+    are right angles (calibration's table millimetres, or the tilt plane the sticks gave).
+    """
+    vectors = ends[:, 1] - ends[:, 0]
+    lengths = np.linalg.norm(vectors, axis=1)
+    label, axes = _families(vectors / lengths[:, None], square)
+    frame = _frame(axes, np.array([(label == 0).any(), (label == 1).any()]))
+    # Which lattice axis each family runs along, and each stick's whole step along it.
+    family_axis = [int(np.argmax(np.abs(frame @ axes[k]))) for k in range(2)]
+    steps = np.zeros((len(ends), 2), int)
+    for i, v in enumerate(vectors):
+        axis = family_axis[label[i]]
+        steps[i, axis] = 1 if np.dot(v, frame[axis]) > 0 else -1
+    junction = _junctions(ends, lengths)
+    coords, agreed, parts = _walk_steps(junction, steps)
+    if len(parts) > 1:
+        _place_parts(parts, coords, ends, junction, frame, lengths)
+    # Each stick's edge runs from its first end's junction one step its way.
+    edges = _normalized([_edge(coords[p], steps[i]) for i, (p, _) in enumerate(junction)])
+    on_lattice = (
+        agreed
+        and len(parts) == 1  # parts touching only through a middle or a crossing are off the lattice
+        and all(p != q for p, q in junction)
+        and len(set(edges)) == len(edges)
+        and _square_and_even(lengths, label, axes, ends, square)
+        and not _ends_off_junctions(ends, lengths, junction)
+        and _residual_ok(ends, lengths, junction, coords)
+    )
+    connected = is_connected(edges)
+    card = card_number(edges) if on_lattice and connected else None
+    return tuple(edges), connected, on_lattice, card
+
+
+def _walk_steps(junction: np.ndarray, steps: np.ndarray) -> tuple[dict[int, np.ndarray], bool, list[list[int]]]:
+    """Lattice points of the junctions, a stick's step from one to the next; whether every walk agreed; and
+    the parts the junctions fall into (more than one when sticks touch only through middles)."""
+    coords: dict[int, np.ndarray] = {}
+    agreed = True
+    parts: list[list[int]] = []
+    for start in np.unique(junction):
+        if start in coords:
+            continue
+        coords[int(start)] = np.zeros(2, int)
+        part, todo = [int(start)], deque([int(start)])
+        while todo:
+            node = todo.popleft()
+            for i, (p, q) in enumerate(junction):
+                for here, there, sign in ((p, q, 1), (q, p, -1)):
+                    if here != node:
+                        continue
+                    want = coords[node] + sign * steps[i]
+                    if int(there) not in coords:
+                        coords[int(there)] = want
+                        part.append(int(there))
+                        todo.append(int(there))
+                    elif not np.array_equal(coords[int(there)], want):
+                        agreed = False
+        parts.append(part)
+    return coords, agreed, parts
+
+
+def _place_parts(
+    parts: list[list[int]],
+    coords: dict[int, np.ndarray],
+    ends: np.ndarray,
+    junction: np.ndarray,
+    frame: np.ndarray,
+    lengths: np.ndarray,
+) -> None:
+    """Shift each further part by the whole steps its position says, relative to the first part."""
+    unit = float(np.median(lengths))
+    points = ends.reshape(-1, 2)
+    position = {int(j): points[k] for k, j in enumerate(junction.reshape(-1))}
+    origin = parts[0][0]
+    for part in parts[1:]:
+        guesses = [(frame @ (position[node] - position[origin])) / unit - coords[node] for node in part]
+        shift = np.round(np.mean(guesses, axis=0)).astype(int)
+        for node in part:
+            coords[node] = coords[node] + shift
+
+
+def _edge(start: np.ndarray, step: np.ndarray) -> Edge:
+    x, y = int(start[0]), int(start[1])
+    return Edge((x, y), (x + int(step[0]), y + int(step[1])))
+
+
+def _normalized(edges: list[Edge]) -> list[Edge]:
+    xs = [p[0] for e in edges for p in (e.a, e.b)]
+    ys = [p[1] for e in edges for p in (e.a, e.b)]
+    return [e.translated(-min(xs), -min(ys)) for e in edges]
+
+
+def _square_and_even(lengths: np.ndarray, label: np.ndarray, axes: np.ndarray, ends: np.ndarray, square: bool) -> bool:
+    """Every stick along its direction, the two directions about square, and the sticks about as long as
+    each other (in the picture, as the others of their direction)."""
+    if (label == 0).any() and (label == 1).any() and abs(float(axes[0] @ axes[1])) > math.cos(MIN_SPREAD):
+        return False  # no webcam's view closes a right angle this far
+    vectors = ends[:, 1] - ends[:, 0]
+    angles = np.arctan2(vectors[:, 1], vectors[:, 0])
+    axis_angles = np.arctan2(axes[label, 1], axes[label, 0])
+    off = np.abs(np.angle(np.exp(2j * (angles - axis_angles)))) / 2
+    if (off > (SQUARE_TOLERANCE if square else DIRECTION_TOLERANCE)).any():
+        return False
+    for members in [lengths] if square else [lengths[label == k] for k in range(2)]:
+        ratio = members / np.median(members) if len(members) else members
+        if ((ratio < LENGTH_RANGE[0]) | (ratio > LENGTH_RANGE[1])).any():
+            return False
+    return True
+
+
+def _ends_off_junctions(ends: np.ndarray, lengths: np.ndarray, junction: np.ndarray) -> bool:
+    """Whether two sticks cross, or a stick's end touches another's middle."""
+    n = len(ends)
+    for i in range(n):
+        for j in range(n):
+            if i == j:
+                continue
+            hit = crossing(*ends[i], *ends[j]) if j > i else None
+            if hit is not None and min(*hit, 1 - hit[0], 1 - hit[1]) > CROSS_MARGIN:
+                return True
+            for e in range(2):
+                if junction[i, e] in junction[j]:
+                    continue
+                dist, t = segment_distance(ends[i, e], *ends[j])
+                if dist <= TOUCH * lengths[j] and TOUCH < t < 1 - TOUCH:
+                    return True
+    return False
+
+
+def _residual_ok(ends: np.ndarray, lengths: np.ndarray, junction: np.ndarray, coords: dict[int, np.ndarray]) -> bool:
+    """Every junction within RESIDUAL stick lengths of a lattice fitted to them all, in perspective."""
+    nodes = sorted(coords)
+    points = ends.reshape(-1, 2)
+    where = {}
+    for k, j in enumerate(junction.reshape(-1)):
+        where.setdefault(int(j), []).append(points[k])
+    image = np.array([np.mean(where[node], axis=0) for node in nodes], np.float64)
+    lattice = np.array([coords[node] for node in nodes], np.float64)
+    if len(nodes) < 3 or np.linalg.matrix_rank(lattice - lattice[0]) < 2:
+        return True  # a straight run: nothing to fit beyond the walk
+    ones = np.column_stack([lattice, np.ones(len(nodes))])
+    affine, *_ = np.linalg.lstsq(ones, image, rcond=None)
+    error = np.linalg.norm(ones @ affine - image, axis=1)
+    if len(nodes) >= 5:
+        # Perspective, where the junctions pin it down; where they do not (most on one line) it fits worse.
+        matrix, _ = cv2.findHomography(lattice, image, 0)
+        if matrix is not None:
+            fitted = cv2.perspectiveTransform(lattice.reshape(-1, 1, 2), matrix).reshape(-1, 2)
+            projective = np.linalg.norm(fitted - image, axis=1)
+            error = projective if projective.max() < error.max() else error
+    return bool(error.max() <= RESIDUAL * float(np.min(lengths)))
