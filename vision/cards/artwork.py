@@ -216,25 +216,11 @@ def draw_card(face: CardFace, style: CardStyle, height_px: int = 264) -> Image.I
                 draw, f"{a}/{b}", style.font, (cx, cy), (num_w, num_h * 0.7), fill, outline, outline_fill
             )
         else:
-            left = _draw_centered(
-                draw,
-                str(a),
-                style.font,
-                (W * 0.31, cy),
-                (num_w * 0.42, num_h * 0.75),
-                fill,
-                outline,
-                outline_fill,
-            )
-            right = _draw_centered(
-                draw,
-                str(b),
-                style.font,
-                (W * 0.69, cy),
-                (num_w * 0.42, num_h * 0.75),
-                fill,
-                outline,
-                outline_fill,
+            left, right = (
+                _draw_centered(
+                    draw, str(d), style.font, (W * x, cy), (num_w * 0.42, num_h * 0.75), fill, outline, outline_fill
+                )
+                for d, x in ((a, 0.31), (b, 0.69))
             )
             ink_box = (left[0], min(left[1], right[1]), right[2], max(left[3], right[3]))
     else:
