@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -16,34 +17,50 @@ class TableReading:
     width: int
     height: int
     cards: list[Card] = field(default_factory=list)
+    dominoes: list[Any] = field(default_factory=list)
+    sticks: list[Any] = field(default_factory=list)
+    polysticks: list[Any] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
 
     def to_json(self, profile: CalibrationProfile | None = None) -> dict:
-        """The contract's object; with a calibration profile each card also gets `table_mm` and `zone`."""
-        cards = [c.to_json() for c in self.cards]
-        if profile and self.cards:
-            for card, (mm, zone) in zip(cards, profile.place(np.array([c.center for c in self.cards])), strict=True):
-                card["table_mm"] = [round(float(v), 1) for v in mm]
-                card["zone"] = zone.name if zone else None
-        # Dominoes, sticks and polysticks have their own recognisers to come; the keys are part of the contract.
+        """The contract's object; with a calibration profile every object also gets `table_mm` and `zone`."""
+        found = {
+            "cards": [c.to_json() for c in self.cards],
+            "dominoes": [d.to_json() for d in self.dominoes],
+            "sticks": [s.to_json() for s in self.sticks],
+        }
+        if profile:
+            for objects in found.values():
+                place_on_table(objects, profile)
         return {
             "source": self.source,
             "width": self.width,
             "height": self.height,
-            "cards": cards,
-            "dominoes": [],
-            "sticks": [],
-            "polysticks": [],
+            **found,
+            "polysticks": [p.to_json() for p in self.polysticks],
         }
 
 
+def place_on_table(objects: list[dict], profile: CalibrationProfile) -> None:
+    """Add `table_mm` (and `ends_mm` for sticks) and the `zone` of each object's centre, in place."""
+    for obj in objects:
+        center = obj["center"] if "center" in obj else np.mean(obj["ends"], axis=0)
+        ((mm, zone),) = profile.place(np.array([center], dtype=float))
+        obj["table_mm"] = [round(v, 1) for v in mm]
+        obj["zone"] = zone.name if zone else None
+        if "ends" in obj:
+            obj["ends_mm"] = [[round(v, 1) for v in p] for p, _ in profile.place(np.array(obj["ends"], dtype=float))]
+
+
 class TableReader:
-    """All recognisers, loaded once."""
+    """All recognisers, loaded once. Each one's `timed(image)` gives what it found and its stage timings."""
 
     def __init__(self) -> None:
         self.cards = CardRecognizer()
 
     def read(self, image: np.ndarray, source: str = "") -> TableReading:
-        cards, timings = self.cards.timed(image)
         h, w = image.shape[:2]
-        return TableReading(source, w, h, cards, timings)
+        reading = TableReading(source, w, h)
+        reading.cards, cards_ms = self.cards.timed(image)
+        reading.timings.update(cards_ms)
+        return reading

@@ -1,0 +1,59 @@
+"""The `tableref` typer apps and what every subcommand shares; the commands live in server/commands/."""
+
+from __future__ import annotations
+
+from importlib.metadata import version
+from pathlib import Path
+
+import typer
+
+from vision.sources import IMAGE_SUFFIXES
+
+app = typer.Typer(
+    help="tableref: reads digit cards, dominoes and sticks on a real table and referees the games.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+judge_app = typer.Typer(help="Judge a position by a game's rules.", no_args_is_help=True)
+kit_app = typer.Typer(help="Printable game material (PDF).", no_args_is_help=True)
+evaluate_app = typer.Typer(
+    help="Accuracy on held-out renders: designs, tables and angles that training never saw.", no_args_is_help=True
+)
+app.add_typer(judge_app, name="judge")
+app.add_typer(kit_app, name="kit")
+app.add_typer(evaluate_app, name="evaluate")
+
+
+def fail(message: str) -> None:
+    """One line on stderr, prefixed so that it reads as the tool speaking."""
+    typer.echo(f"tableref: {message}", err=True)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"tableref {version('tableref')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    _version_flag: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """tableref: reads digit cards, dominoes and sticks on a real table and referees the games."""
+
+
+def expand_inputs(paths: list[Path]) -> list[Path]:
+    """Folders stand for the images directly inside them; everything else is passed through to be checked."""
+    expanded: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            try:
+                expanded.extend(sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES))
+            except PermissionError:
+                expanded.append(path)  # load_image names the problem
+        else:
+            expanded.append(path)
+    return expanded

@@ -1,0 +1,1 @@
+"""Subcommands of `tableref`, one module per game or area; importing a module registers its commands."""

@@ -1,0 +1,121 @@
+"""Digit-card commands: the Tempus Digit judge, the printable deck, the card recogniser's accuracy."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import typer
+
+from rules.tempus import TempusError, TempusOptions, TempusVerdict, judge
+from server.app import evaluate_app, fail, judge_app, kit_app
+from vision.image_io import ImageLoadError, load_image
+
+
+def _print_verdict(verdict: TempusVerdict, options: TempusOptions) -> None:
+    cards = "".join(str(d) for d in verdict.cards)
+    typer.echo(f"3.{cards or ''}")
+    typer.echo(f"consecutive correct: {verdict.consecutive_correct} of {options.digits}")
+    if verdict.first_error:
+        e = verdict.first_error
+        expected = "no card (the deck ends there)" if e.expected < 0 else str(e.expected)
+        typer.echo(f"first error: card {e.index + 1} after the Starter is {e.got}, expected {expected}")
+    elif verdict.complete:
+        typer.echo("complete: every digit in order")
+    else:
+        typer.echo("no error so far; the deck is not finished")
+
+
+@judge_app.command("tempus")
+def judge_tempus(
+    photo: Path | None = typer.Argument(None, help="A photo of the Starter and the cards laid after it."),
+    digits: str | None = typer.Option(None, help="Judge a typed sequence instead of a photo, e.g. 14159."),
+    beginner: int = typer.Option(50, "--beginner", help="House rule: only the first N digits are in play."),
+    as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
+    annotate: Path | None = typer.Option(None, "--annotate", help="Write the photo with the reading order."),
+) -> None:
+    """How much of pi is right: consecutive correct cards after the Starter, and the first error."""
+    try:
+        options = TempusOptions(digits=beginner)
+    except TempusError as exc:
+        fail(str(exc))
+        raise typer.Exit(code=2) from exc
+    extra: dict = {}
+    if digits is not None:
+        if photo is not None:
+            fail("give a photo or --digits, not both")
+            raise typer.Exit(code=2)
+        cleaned = digits.removeprefix("3.").replace(" ", "")
+        if not cleaned.isdigit():
+            fail(f"--digits takes digits only, got {digits!r}")
+            raise typer.Exit(code=2)
+        sequence = [int(c) for c in cleaned]
+    elif photo is not None:
+        sequence, extra = _read_tempus_photo(photo, annotate)
+    else:
+        fail("give a photo of the cards, or --digits")
+        raise typer.Exit(code=2)
+    verdict = judge(sequence, options)
+    if as_json:
+        typer.echo(json.dumps({**verdict.to_json(), **extra}))
+    else:
+        _print_verdict(verdict, options)
+        for warning in extra.get("warnings", []):
+            typer.echo(f"note: {warning}")
+
+
+def _read_tempus_photo(photo: Path, annotate: Path | None) -> tuple[list[int], dict]:
+    from vision.annotate import annotate_cards
+    from vision.cards.lines import NoStarterError, read_line
+    from vision.cards.recognize import CardRecognizer
+
+    try:
+        image = load_image(photo)
+    except ImageLoadError as exc:
+        fail(str(exc))
+        raise typer.Exit(code=1) from exc
+    cards = CardRecognizer()(image)
+    try:
+        line = read_line(cards)
+    except NoStarterError as exc:
+        fail(f"{photo}: {exc}")
+        raise typer.Exit(code=1) from exc
+    warnings = []
+    wilds = [c for c in line.cards if c.face.kind != "digit"]
+    if wilds:
+        warnings.append(f"{len(wilds)} non-digit card(s) in the line; Tempus decks hold digits only")
+    if line.stray:
+        warnings.append(f"{len(line.stray)} card(s) lie apart from the line and were not judged")
+    if annotate:
+        cv2.imwrite(str(annotate), annotate_cards(image, cards, [line.starter, *line.cards]))
+    # A non-digit card breaks the sequence where it lies: -1 can match no digit of pi.
+    sequence = [c.face.digits[0] if c.face.kind == "digit" else -1 for c in line.cards]
+    sequence = sequence[: sequence.index(-1)] if -1 in sequence else sequence
+    return sequence, {
+        "rows": [len(r) for r in line.rows],
+        "stray_cards": len(line.stray),
+        "warnings": warnings,
+    }
+
+
+@kit_app.command("digits")
+def kit_digits(
+    output: Path = typer.Option(Path("deck.pdf"), "-o", "--output", help="Where to write the PDF."),
+) -> None:
+    """The print-and-play Decko-style deck on A4 with cut marks."""
+    from server.kit import write_digit_deck
+
+    pages = write_digit_deck(output)
+    typer.echo(f"wrote {output}: {pages} A4 pages, 9 cards a page, cut along the marks")
+
+
+@evaluate_app.command("cards")
+def evaluate_cards(
+    scenes: int = typer.Option(120, help="Held-out scenes to render and read."),
+    seed: int = typer.Option(20_000_000, help="First scene seed (held-out seeds never overlap training)."),
+) -> None:
+    """Digit cards: share read right and false detections on held-out scenes."""
+    from models.evaluate import evaluate_cards as run
+
+    run(scenes, seed)

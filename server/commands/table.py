@@ -1,0 +1,141 @@
+"""Commands about the table as a whole: read everything on it, calibrate it, benchmark the readers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import typer
+
+from server.app import app, expand_inputs, fail, kit_app
+from vision.image_io import ImageLoadError, load_image
+
+
+def _annotation_path(out: Path, source: Path, many: bool) -> Path:
+    return out.with_name(f"{out.stem}-{source.stem}{out.suffix}") if many else out
+
+
+@app.command()
+def recognize(
+    paths: list[Path] = typer.Argument(..., help="Images, or folders of images."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per image, one per line."),
+    annotate: Path | None = typer.Option(
+        None, "--annotate", help="Write the picture with what was read drawn on it (OUT.png)."
+    ),
+    calibration: Path | None = typer.Option(
+        None, "--calibration", help="A profile from `tableref calibrate`: adds table millimetres and zones."
+    ),
+) -> None:
+    """Read every card on the table in each picture."""
+    from calibration.profile import ProfileError, load_profile
+    from vision.annotate import annotate_cards
+    from vision.table import TableReader
+
+    try:
+        profile = load_profile(calibration) if calibration else None
+    except ProfileError as exc:
+        fail(f"{calibration}: {exc}")
+        raise typer.Exit(code=2) from exc
+    reader = TableReader()
+    sources = expand_inputs(paths)
+    failed = 0
+    for source in sources:
+        try:
+            image = load_image(source)
+        except ImageLoadError as exc:
+            fail(str(exc))
+            failed += 1
+            continue
+        reading = reader.read(image, str(source))
+        if profile and tuple(profile.table.image_size) != (reading.width, reading.height):
+            w, h = profile.table.image_size
+            fail(
+                f"{source}: is {reading.width}x{reading.height} but {calibration} was made at {w}x{h}; calibrate again"
+            )
+            failed += 1
+            continue
+        if as_json:
+            typer.echo(json.dumps(reading.to_json(profile)))
+        else:
+            _print_table(reading)
+        if annotate:
+            target = _annotation_path(annotate, source, len(sources) > 1)
+            cv2.imwrite(str(target), annotate_cards(image, reading.cards))
+    if failed:
+        raise typer.Exit(code=1)
+
+
+def _print_table(reading) -> None:
+    typer.echo(f"{reading.source}: {reading.width}x{reading.height}, {len(reading.cards)} cards")
+    for card in sorted(reading.cards, key=lambda c: (c.center[1], c.center[0])):
+        x, y = card.center
+        typer.echo(f"  {card.face.label:>5}  at ({x:6.0f}, {y:6.0f})  confidence {card.confidence:.2f}")
+
+
+@kit_app.command("mat")
+def kit_mat(
+    output: Path = typer.Option(Path("mat.pdf"), "-o", "--output", help="Where to write the PDF."),
+    a4: bool = typer.Option(False, "--a4", help="Two A4 sheets that join edge to edge instead of one A3 page."),
+) -> None:
+    """The play mat: ArUco markers, Tempus lanes, pi, stick and hand areas."""
+    from calibration.mat import render_mat, render_mat_tiles
+    from server.kit import write_pdf
+
+    pages = render_mat_tiles() if a4 else [render_mat()]
+    write_pdf(pages, output)
+    typer.echo(
+        f"wrote {output}: {'two A4 sheets, join them along the grey ticks' if a4 else 'one A3 page'}; print at 100 %"
+    )
+
+
+@kit_app.command("board")
+def kit_board(
+    output: Path = typer.Option(Path("charuco.pdf"), "-o", "--output", help="Where to write the PDF."),
+) -> None:
+    """The ChArUco board for `tableref calibrate lens`."""
+    from calibration.lens import render_board
+    from server.kit import write_pdf
+
+    write_pdf([render_board()], output)
+    typer.echo(f"wrote {output}: print at 100 % on A4 and show it to the camera from many angles")
+
+
+@app.command(no_args_is_help=True)
+def calibrate(
+    args: list[str] = typer.Argument(
+        ...,
+        metavar="SOURCE | lens SOURCE",
+        help="A camera index (0), a video or image file, or a stream URL; "
+        "`lens SOURCE` calibrates the lens from ChArUco board views.",
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the homography, marker ids and reprojection error."),
+    profile: Path = typer.Option(Path("calibration.json"), help="Where to write the calibration profile."),
+    annotate: Path = typer.Option(Path("calibration.png"), help="Where to write the annotated frame."),
+    lens: Path | None = typer.Option(None, help="A lens file from `calibrate lens`, applied before the homography."),
+    views: int = typer.Option(20, help="With `lens`: board views to take from the source."),
+    output: Path = typer.Option(Path("lens.json"), "-o", "--output", help="With `lens`: where to write it."),
+) -> None:
+    """Find the printed play mat and save the table's calibration (image pixels to table millimetres)."""
+    from server.calibrate import calibrate_camera_lens, calibrate_table
+
+    if args[0] == "lens":
+        if len(args) != 2:
+            fail("usage: tableref calibrate lens SOURCE")
+            raise typer.Exit(code=2)
+        calibrate_camera_lens(args[1], output, views)
+    elif len(args) == 1:
+        calibrate_table(args[0], profile, annotate, as_json, lens)
+    else:
+        fail("give one SOURCE (or `lens SOURCE`)")
+        raise typer.Exit(code=2)
+
+
+@app.command()
+def bench(
+    repeat: int = typer.Option(20, help="Times each picture is read."),
+) -> None:
+    """Per-stage milliseconds and frames per second on the project's sample pictures, on one CPU core."""
+    from server.bench import run_bench
+
+    run_bench(repeat)
