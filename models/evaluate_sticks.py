@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import cv2
@@ -138,22 +139,35 @@ def scene_spec(index: int, split: str, scenes: int) -> StickSceneSpec:
     return StickSceneSpec(split=split, kind="pickup")
 
 
-def evaluate_sticks(scenes: int, seed: int, split: str = "heldout", recognizer: StickRecognizer | None = None) -> dict:
+def scene_count(scenes: int) -> int:
+    """All the scenes an evaluation of `scenes` lattice layouts reads."""
+    return scenes + 2 * max(1, scenes // 3)
+
+
+def evaluate_sticks(
+    scenes: int,
+    seed: int,
+    split: str = "heldout",
+    recognizer: StickRecognizer | None = None,
+    on_scene: Callable[[], None] | None = None,
+) -> dict:
     """Read `scenes` held-out lattice layouts (cards 1..55 in turn), scenes // 3 illegal layouts and as many
     pick-up-sticks heaps, seeds from `seed`; return the shares read right and the median CPU milliseconds
-    per frame with OpenCV on one thread."""
+    per frame with OpenCV on one thread. `on_scene` is called after each scene (a progress bar)."""
     recognizer = recognizer or StickRecognizer()
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
     score = StickScore()
     try:
-        for index in range(scenes + 2 * max(1, scenes // 3)):
+        for index in range(scene_count(scenes)):
             scene = render_stick_scene(seed + index, scene_spec(index, split, scenes))
             # CPU time: on a shared machine the wall clock also counts other programs' turns.
             start = time.process_time()
             sticks, polysticks = recognizer(scene.image)
             score.milliseconds.append((time.process_time() - start) * 1000)
             score_scene(score, scene, sticks, polysticks)
+            if on_scene:
+                on_scene()
     finally:
         cv2.setNumThreads(threads)
     return score.summary()

@@ -9,6 +9,8 @@ import numpy as np
 
 from calibration.profile import CalibrationProfile
 from vision.cards.recognize import Card, CardRecognizer
+from vision.dominoes import DominoRecognizer
+from vision.sticks import StickRecognizer
 
 
 @dataclass
@@ -57,10 +59,18 @@ class TableReader:
 
     def __init__(self) -> None:
         self.cards = CardRecognizer()
+        self.dominoes = DominoRecognizer()
+        self.sticks = StickRecognizer()
 
     def read(self, image: np.ndarray, source: str = "") -> TableReading:
         h, w = image.shape[:2]
         reading = TableReading(source, w, h)
         reading.cards, cards_ms = self.cards.timed(image)
         reading.timings.update(cards_ms)
+        reading.dominoes, dominoes_ms = self.dominoes.timed(image, ignore=[card.corners for card in reading.cards])
+        reading.timings.update(dominoes_ms)
+        # Card edges and print make straight bars: the stick recogniser leaves the cards read out.
+        ignore = [card.corners for card in reading.cards]
+        reading.sticks, reading.polysticks, sticks_ms = self.sticks.timed(image, ignore=ignore)
+        reading.timings.update({f"sticks_{stage}": ms for stage, ms in sticks_ms.items()})
         return reading

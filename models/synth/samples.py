@@ -5,6 +5,7 @@ from pathlib import Path
 import cv2
 
 from models.synth.scenes import SceneSpec, render_scene
+from models.synth.sticks import StickSceneSpec, render_stick_scene
 from rules.pi import PI_DECIMALS
 from vision.cards.artwork import CardFace, decko_style
 
@@ -36,6 +37,10 @@ SAMPLE_SCENES = {
     "table-12-cards.jpg": (12, SceneSpec(split="heldout", n_cards=(12, 12), card_px=(80, 120))),
     "close-up.jpg": (13, SceneSpec(split="heldout", n_cards=(1, 2), card_px=(380, 520), max_tilt=25)),
 }
+# Sticks for the bench: DIGIT card 17 laid in plastic sticks on a held-out table, seen at a tilt.
+STICK_SCENES = {
+    "sticks-digit.jpg": (22, StickSceneSpec(split="heldout", kind="lattice", card=17, stick_px=(90, 120), max_tilt=35)),
+}
 
 
 def main() -> None:
@@ -48,6 +53,10 @@ def main() -> None:
         scene = render_scene(seed, spec)
         cv2.imwrite(str(SAMPLES / name), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 88])
         print(f"wrote samples/{name}: {len(scene.cards)} cards")
+    for name, (seed, spec) in STICK_SCENES.items():
+        sticks = render_stick_scene(seed, spec)
+        cv2.imwrite(str(SAMPLES / name), sticks.image, [cv2.IMWRITE_JPEG_QUALITY, 88])
+        print(f"wrote samples/{name}: {len(sticks.sticks)} sticks, card {sticks.card}")
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ import numpy as np
 
 from models.synth.scenes import Camera, SceneSpec, _photograph, _table_image
 from models.synth.tables import HELDOUT_TABLES, TRAIN_TABLES
-from rules.sticks import SYMMETRIES, Edge, shape_for_card, transform
+from rules.sticks import SYMMETRIES, Edge, card_number, shape_for_card, transform
 
 LENGTH_MM = (50.0, 80.0)
 THICKNESS_MM = (3.5, 6.0)
@@ -138,16 +138,31 @@ class StickSceneSpec:
     max_tilt: float = 50.0
     table: str | None = None  # a table kind from models.synth.tables; else a random one of the split's
     material: str | None = None  # one material for every stick; else drawn per scene or per stick
+    # Lay these lattice edges as they are (lattice kind), not a card's shape turned and flipped: a table
+    # before and after a move, rendered with one seed, differs only by the sticks moved.
+    edges: tuple[Edge, ...] | None = None
+    turn: float | None = None  # the layout's angle on the table (radians); else a random one
 
 
 def lattice_sticks(
-    rng: random.Random, card: int, unit_mm: float, length_mm: float, center: np.ndarray
+    rng: random.Random,
+    card: int,
+    unit_mm: float,
+    length_mm: float,
+    center: np.ndarray,
+    edges: tuple[Edge, ...] | None = None,
+    turn: float | None = None,
 ) -> list[PlacedStick]:
-    """The card's five sticks turned, flipped and laid around `center`, with a hand's placement jitter."""
-    shape = transform(shape_for_card(card), rng.choice(SYMMETRIES))
+    """The card's five sticks turned, flipped and laid around `center`, with a hand's placement jitter.
+
+    `edges`, if given, are laid as they are instead, and `turn` fixes the layout's angle.
+    """
+    symmetry = rng.choice(SYMMETRIES)  # drawn either way, so that one seed gives one camera and table
+    shape = frozenset(edges) if edges is not None else transform(shape_for_card(card), symmetry)
     points = np.array([p for e in shape for p in (e.a, e.b)], float)
     mid = (points.min(axis=0) + points.max(axis=0)) / 2
     angle = rng.uniform(-math.pi, math.pi)
+    angle = angle if turn is None else turn
     rot = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
     sticks = []
     for edge in sorted(shape):
@@ -386,7 +401,7 @@ def render_stick_scene(seed: int, spec: StickSceneSpec = StickSceneSpec()) -> St
         if spec.kind == "pickup":
             sticks = pickup_sticks(rng, rng.randint(*spec.n_sticks), length_mm, center)
         else:
-            sticks = lattice_sticks(rng, card, unit_mm, length_mm, center)
+            sticks = lattice_sticks(rng, card, unit_mm, length_mm, center, spec.edges, spec.turn)
             if spec.kind == "illegal":
                 result = illegal_sticks(rng, sticks, length_mm, thickness_mm)
                 if result is None:
@@ -415,6 +430,8 @@ def render_stick_scene(seed: int, spec: StickSceneSpec = StickSceneSpec()) -> St
     image = _photograph(rng, nrng, image)
     truth = [TruthStick(camera.project(s.ends).astype(np.float32), s.edge) for s in sticks]
     on_lattice = spec.kind == "lattice"
+    if spec.edges is not None:
+        card = card_number(spec.edges) if len(set(spec.edges)) == len(spec.edges) else None
     return StickScene(
         image=image,
         sticks=truth,

@@ -1,28 +1,235 @@
-"""DIGIT, the stick game: its cards and, from photos, its layouts."""
+"""DIGIT, the stick game: its cards, layouts read from photos, moves judged, printable cards, and the stick
+recogniser's accuracy."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 import typer
 
-from server.app import fail, judge_app
+from server.app import evaluate_app, fail, judge_app, kit_app
+
+SYMMETRY_HELP = "Rotations only: a mirror image is another card (the default counts turned or flipped)."
+
+# What the verdict says for each problem, in the order it says it.
+PROBLEMS = {
+    "wrong_stick_count": "the table does not hold exactly five sticks",
+    "off_lattice": "off the lattice: sticks cross, an end touches a stick's middle, or a stick lies askew",
+    "pattern_broken": "pattern broken: the sticks do not all touch in one pattern",
+    "no_stick_moved": "no stick moved",
+    "several_sticks_moved": "several sticks moved",
+}
+
+
+def _read_table(photo: Path):
+    """The photo's DIGIT layout (vision.sticks.layout.TableLayout); a clear error and exit on a bad file."""
+    from vision.image_io import ImageLoadError, load_image
+    from vision.sticks import StickRecognizer
+    from vision.sticks.layout import table_layout
+
+    try:
+        image = load_image(photo)
+    except ImageLoadError as exc:
+        fail(str(exc))
+        raise typer.Exit(code=1) from exc
+    return table_layout(*StickRecognizer()(image))
+
+
+def _symmetry(rotations_only: bool):
+    from rules.sticks import Symmetry
+
+    return Symmetry.ROTATIONS_ONLY if rotations_only else Symmetry.ALL_EIGHT
+
+
+def _names(status) -> list[str]:
+    return [(flag.name or "").lower() for flag in status]
+
+
+def _problems(names: list[str], moved: int = 0) -> list[str]:
+    return [
+        f"{PROBLEMS[name]} ({moved})" if name == "several_sticks_moved" else PROBLEMS.get(name, name) for name in names
+    ]
+
+
+def move_picture(edges, removed, added) -> str:
+    """The layout after a move as text: `+` at ends, `--` and `|` for sticks that stay, `==` and `#` for the
+    stick laid, `..` and `:` where it was taken from. All edges in one frame; negative coordinates allowed."""
+    drawn = [(e, "kept") for e in edges if e != removed] + [(removed, "taken"), (added, "laid")]
+    xs = [p[0] for e, _ in drawn for p in (e.a, e.b)]
+    ys = [p[1] for e, _ in drawn for p in (e.a, e.b)]
+    x0, y0 = min(xs), min(ys)
+    rows = [[" "] * (3 * (max(xs) - x0) + 1) for _ in range(2 * (max(ys) - y0) + 1)]
+    marks = {"kept": ("-", "|"), "taken": (".", ":"), "laid": ("=", "#")}
+    for edge, kind in drawn:
+        (ax, ay), (bx, by) = (edge.a[0] - x0, edge.a[1] - y0), (edge.b[0] - x0, edge.b[1] - y0)
+        across, down = marks[kind]
+        if edge.horizontal:
+            rows[2 * ay][3 * ax + 1 : 3 * ax + 3] = [across, across]
+        else:
+            rows[2 * ay + 1][3 * ax] = down
+        for x, y in ((ax, ay), (bx, by)):
+            if kind != "taken" or rows[2 * y][3 * x] == " ":
+                rows[2 * y][3 * x] = "+"
+    return "\n".join("".join(row).rstrip() for row in rows)
 
 
 @judge_app.command("digit")
 def judge_digit(
+    photo: Path | None = typer.Argument(None, help="A photo of the sticks on the table."),
+    cards: list[int] = typer.Option([], "--card", help="A card to match the layout against (repeat it)."),
     list_cards: bool = typer.Option(False, "--list", help="Print the 55 DIGIT cards: number, code and edges."),
-    as_json: bool = typer.Option(False, "--json", help="As JSON, one object per card."),
+    rotations_only: bool = typer.Option(False, "--rotations-only", help=SYMMETRY_HELP),
+    as_json: bool = typer.Option(False, "--json", help="As JSON (with --list, one object per card)."),
 ) -> None:
-    """DIGIT, the stick game. Reading a layout from a photo comes with the stick recogniser."""
-    from rules.sticks import PENTASTICKS, shape_code, to_ascii
+    """DIGIT, the stick game: read the layout in PHOTO, its card number, whether it matches the given cards,
+    and the cards one stick move away (with the move). --list prints the 55 cards instead."""
+    from rules.sticks import PENTASTICKS, NoSuchCardError, shape_code, to_ascii
 
-    if not list_cards:
-        fail("reading stick layouts from photos is not built yet; use --list")
+    if list_cards:
+        for number, shape in enumerate(PENTASTICKS, start=1):
+            edges = sorted(shape)
+            if as_json:
+                typer.echo(
+                    json.dumps({"card": number, "code": shape_code(edges), "edges": [e.to_json() for e in edges]})
+                )
+            else:
+                typer.echo(f"card {number}: {shape_code(edges)}\n{to_ascii(edges)}\n")
+        return
+    if photo is None:
+        fail("give a photo of the sticks, or --list")
         raise typer.Exit(code=2)
-    for number, shape in enumerate(PENTASTICKS, start=1):
-        edges = sorted(shape)
-        if as_json:
-            typer.echo(json.dumps({"card": number, "code": shape_code(edges), "edges": [e.to_json() for e in edges]}))
-        else:
-            typer.echo(f"card {number}: {shape_code(edges)}\n{to_ascii(edges)}\n")
+    from rules.digit_game import matching_cards, one_move_away
+    from rules.sticks import card_number, shape_for_card
+
+    try:
+        for number in cards:
+            shape_for_card(number)
+    except NoSuchCardError as exc:
+        fail(str(exc))
+        raise typer.Exit(code=2) from exc
+    symmetry = _symmetry(rotations_only)
+    table = _read_table(photo)
+    status = table.status()
+    legal = table.layout is not None and not status
+    card = card_number(table.layout, symmetry) if legal else None
+    matches = list(matching_cards(table.layout, cards, symmetry)) if legal else []
+    away = one_move_away(table.layout, symmetry) if card is not None else []
+    result: dict[str, Any] = {
+        "source": str(photo),
+        "sticks": len(table.sticks),
+        "card": card,
+        "legal": not status,
+        "status": _names(status),
+        "layout": table.layout.to_json() if table.layout else None,
+        "cards": list(dict.fromkeys(cards)),
+        "matches": matches,
+        "one_move_away": [
+            {"card": number, "move": move.to_json(), "layout": [e.to_json() for e in move.apply(table.layout)]}
+            for number, move in away
+        ],
+    }
+    if as_json:
+        typer.echo(json.dumps(result))
+        return
+    _print_layout(result, table, away)
+
+
+def _print_layout(result: dict, table, away) -> None:
+    from rules.sticks import to_ascii
+
+    typer.echo(f"{result['source']}: {result['sticks']} sticks")
+    if table.layout is not None:
+        typer.echo(to_ascii(table.layout))
+    if result["card"] is not None:
+        typer.echo(f"card {result['card']}")
+    else:
+        typer.echo("no card: " + "; ".join(_problems(result["status"])))
+    if result["cards"]:
+        given = ", ".join(str(c) for c in result["cards"])
+        matched = ", ".join(str(c) for c in result["matches"])
+        typer.echo(f"matches card {matched}" if matched else f"matches none of the cards {given}")
+    if away:
+        typer.echo(f"one move away: {len(away)} moves to {len({number for number, _ in away})} cards")
+    for number, move in away:
+        typer.echo(f"\ncard {number}: take the stick at {move.removed}, lay it at {move.added}")
+        typer.echo(move_picture(table.layout.edges, move.removed, move.added))
+
+
+@judge_app.command("digit-move")
+def judge_digit_move(
+    before: Path = typer.Argument(..., help="A photo of the table before the move."),
+    after: Path = typer.Argument(..., help="A photo of the table after it."),
+    rotations_only: bool = typer.Option(False, "--rotations-only", help=SYMMETRY_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
+) -> None:
+    """Judge one DIGIT turn from two photos: exactly one stick moved, all five still touch in one pattern on
+    the lattice; and the card the new layout shows. The camera must not move between the photos."""
+    from rules.digit_game import Status, judge_move
+    from rules.sticks import card_number
+
+    first, second = _read_table(before), _read_table(after)
+    if first.layout is None or second.layout is None:
+        fail(f"{before if first.layout is None else after}: no sticks found")
+        raise typer.Exit(code=1)
+    verdict = judge_move(first.layout, second.layout)
+    # The groups' own stick counts give way to the tables': sticks apart from the group break the pattern.
+    status = verdict.status & ~Status.WRONG_STICK_COUNT
+    status |= (first.status() | second.status()) & (Status.WRONG_STICK_COUNT | Status.PATTERN_BROKEN)
+    names = _names(status)
+    card = card_number(second.layout, _symmetry(rotations_only)) if not status else None
+    moved = max(len(verdict.removed), len(verdict.added))
+    result = {**verdict.to_json(), "legal": not status, "status": names, "card": card, "sticks_moved": moved}
+    if as_json:
+        typer.echo(json.dumps(result))
+        return
+    if not status:
+        typer.echo(f"legal move: take the stick at {verdict.removed[0]}, lay it at {verdict.added[0]}")
+        typer.echo(f"the table now shows card {card}")
+    else:
+        typer.echo("not a legal move: " + "; ".join(_problems(names, moved)))
+
+
+@kit_app.command("sticks")
+def kit_sticks(
+    output: Path = typer.Option(Path("digit-cards.pdf"), "-o", "--output", help="Where to write the PDF."),
+) -> None:
+    """The 55 DIGIT cards (the pentasticks), each with its number in large digits, on A4 with cut marks."""
+    from server.kit import write_stick_cards
+
+    pages = write_stick_cards(output)
+    typer.echo(f"wrote {output}: 55 cards on {pages} A4 pages, 9 cards a page, cut along the marks")
+
+
+@evaluate_app.command("sticks")
+def evaluate_sticks(
+    scenes: int = typer.Option(
+        330,
+        help="Held-out lattice layouts (cards 1..55 in turn); a third as many again "
+        "of broken layouts and of pick-up-sticks heaps.",
+    ),
+    seed: int = typer.Option(1_000, help="First scene seed."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+) -> None:
+    """Sticks: share of layouts read as the right card, broken layouts flagged, pick-up sticks counted, false
+    detections and CPU milliseconds per frame, on held-out renders (stick styles and tables tuning never used)."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from models.evaluate_sticks import evaluate_sticks as run
+    from models.evaluate_sticks import scene_count
+
+    if scenes < 1:
+        fail("--scenes must be at least 1")
+        raise typer.Exit(code=2)
+    with Progress(console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task("reading sticks", total=scene_count(scenes))
+        summary = run(scenes, seed, on_scene=lambda: progress.advance(task))
+    if as_json:
+        typer.echo(json.dumps(summary))
+        return
+    for key, value in summary.items():
+        if key != "errors":
+            typer.echo(f"{key:>22}: {value}")
+    typer.echo("most frequent errors: " + (", ".join(f"{k} x{v}" for k, v in summary["errors"].items()) or "none"))

@@ -14,6 +14,7 @@ import time
 from dataclasses import replace
 from itertools import pairwise
 
+import cv2
 import numpy as np
 
 from vision.sticks.bars import WORK_SCALE, Bar, bar_response, find_bars, threshold, work_image
@@ -26,6 +27,7 @@ from vision.sticks.verify import Frame, Verifier, load_verifier
 MIN_STICK_PX = 40.0  # a stick shorter than this in the picture is not read
 MIN_ASPECT = 5.0  # length over width in the picture: the stubbiest stick, foreshortened along its length
 MIN_COVERAGE = 0.8  # a bar with longer gaps of bare table is not one run of sticks
+IGNORE_MARGIN = 8.0  # work px around an outline to ignore (cards): its edges, and the gaps between cards, are bars too
 
 
 def _bridges(bars: list[tuple[np.ndarray, np.ndarray, float]]) -> list[list[Bridge]]:
@@ -112,10 +114,21 @@ def _distinct(found: list[tuple[np.ndarray, float, float]]) -> list[tuple[np.nda
     return [(ends, conf) for ends, conf, _ in kept]
 
 
-def candidate_bars(image: np.ndarray) -> list[Bar]:
-    """Straight bars in a BGR frame, in work-image pixels."""
+def candidate_bars(image: np.ndarray, ignore: list[np.ndarray] = ()) -> list[Bar]:
+    """Straight bars in a BGR frame, in work-image pixels, none within the `ignore` outlines (image px)."""
     response = bar_response(work_image(image))
-    return find_bars(response, threshold(response))
+    low = threshold(response)
+    if len(ignore):
+        mask = np.zeros(response.shape, np.uint8)
+        for outline in ignore:
+            outline = np.asarray(outline, np.float64).reshape(-1, 2) * WORK_SCALE
+            centre = outline.mean(axis=0)
+            # Grown by a little more than the bar filter's reach, so that the outline's own edges go too.
+            grown = centre + (outline - centre) * 1.04
+            grown += np.sign(grown - centre) * IGNORE_MARGIN
+            cv2.fillConvexPoly(mask, np.round(grown).astype(np.int32), 1)
+        response[mask > 0] = 0
+    return find_bars(response, low)
 
 
 def measured_bars(image: np.ndarray, bars: list[Bar] | None = None) -> list[Profile]:
@@ -139,19 +152,23 @@ class StickRecognizer:
     def __init__(self, verifier: Verifier | None = None) -> None:
         self.verifier = verifier or load_verifier()
 
-    def __call__(self, image: np.ndarray, homography: np.ndarray | None = None) -> tuple[list[Stick], list[Polystick]]:
-        sticks, polysticks, _ = self.timed(image, homography)
+    def __call__(
+        self, image: np.ndarray, homography: np.ndarray | None = None, ignore: list[np.ndarray] = ()
+    ) -> tuple[list[Stick], list[Polystick]]:
+        sticks, polysticks, _ = self.timed(image, homography, ignore)
         return sticks, polysticks
 
     def timed(
-        self, image: np.ndarray, homography: np.ndarray | None = None
+        self, image: np.ndarray, homography: np.ndarray | None = None, ignore: list[np.ndarray] = ()
     ) -> tuple[list[Stick], list[Polystick], dict[str, float]]:
         """The sticks, the polysticks, and each stage's milliseconds.
 
-        `homography`, if given, maps image pixels to table millimetres (from calibration).
+        `homography`, if given, maps image pixels to table millimetres (from calibration). `ignore` holds
+        outlines (image px) of other things read on the table, such as cards: their edges and print are not
+        sticks.
         """
         t0 = time.perf_counter()
-        bars = candidate_bars(image)
+        bars = candidate_bars(image, ignore)
         tb = time.perf_counter()
         profiles = measured_bars(image, bars)
         t1 = time.perf_counter()

@@ -1,0 +1,137 @@
+"""The DIGIT commands on rendered photos: a layout's card, its matches and moves, a move judged from two photos,
+the printable cards, the stick evaluation; and their errors."""
+
+import json
+from pathlib import Path
+
+import cv2
+from typer.testing import CliRunner
+
+import server.cli  # noqa: F401  (registers the commands)
+from models.synth.sticks import StickSceneSpec, render_stick_scene
+from rules.digit_game import Layout, Status, judge_move, one_move_away
+from rules.sticks import Edge, card_number, shape_for_card
+from server.app import app
+from server.commands.sticks import move_picture
+
+SEED = 81_000
+TABLES = ("birch", "red_felt", "glossy_black")
+runner = CliRunner()
+
+
+def tableref(*args: str):
+    return runner.invoke(app, list(args))
+
+
+def photo(tmp: Path, seed: int, edges: tuple[Edge, ...], turn: float, table: str) -> Path:
+    """A held-out render of `edges` laid as they are; one seed and turn give one camera, light and table."""
+    scene = render_stick_scene(
+        seed, StickSceneSpec(split="heldout", kind="lattice", edges=edges, turn=turn, table=table, stick_px=(80, 130))
+    )
+    path = tmp / f"{seed}-{abs(hash(edges))}.png"
+    cv2.imwrite(str(path), scene.image)
+    return path
+
+
+def test_judge_digit_reads_the_card_its_matches_and_the_moves_away(tmp_path: Path) -> None:
+    right = 0
+    for i, card in enumerate((4, 17, 30, 43, 55)):
+        edges = tuple(sorted(shape_for_card(card)))
+        path = photo(tmp_path, SEED + i, edges, 0.2 + 0.25 * i, TABLES[i % len(TABLES)])
+        result = tableref("judge", "digit", str(path), "--card", str(card), "--card", "1", "--json")
+        assert result.exit_code == 0, result.output
+        data = json.loads(result.output)
+        if data["card"] != card:
+            continue
+        right += 1
+        assert data["legal"] and data["matches"] == [card] and data["sticks"] == 5
+        assert data["one_move_away"], "every card is one move from another"
+        for option in data["one_move_away"]:
+            layout = [Edge.from_json(e) for e in option["layout"]]
+            assert card_number(layout) == option["card"]
+    assert right >= 4, f"{right} of 5 layouts read as their card"
+
+
+def test_judge_digit_text_says_what_the_json_says(tmp_path: Path) -> None:
+    for i, card in enumerate((17, 8)):
+        path = photo(tmp_path, SEED + 20 + i, tuple(sorted(shape_for_card(card))), 0.45, TABLES[i])
+        data = json.loads(tableref("judge", "digit", str(path), "--card", str(card), "--json").output)
+        text = tableref("judge", "digit", str(path), "--card", str(card)).output
+        assert f"{data['sticks']} sticks" in text
+        if data["card"] is not None:
+            assert f"card {data['card']}\n" in text
+            assert text.count("take the stick at") == len(data["one_move_away"])
+        else:
+            assert "no card: " in text and "matches none of the cards" in text
+
+
+def test_move_picture_marks_the_stick_taken_and_the_stick_laid() -> None:
+    edges = tuple(sorted(shape_for_card(1)))  # the straight line
+    _, move = one_move_away(edges)[0]
+    picture = move_picture(edges, move.removed, move.added)
+    assert ("==" in picture) != ("#" in picture) and ((".." in picture) != (":" in picture))
+    assert picture.count("--") == sum(e.horizontal for e in edges if e != move.removed)
+
+
+def moves(before: tuple[Edge, ...]) -> dict[str, tuple[Edge, ...]]:
+    """The layout after a legal move, after two sticks moved, and after one stick laid apart."""
+    _, move = one_move_away(before)[0]
+    one = move.apply(Layout(before))
+    two = next(
+        later.apply(first.apply(Layout(before)))
+        for _, first in one_move_away(before)
+        for _, later in one_move_away(first.apply(Layout(before)))
+        if judge_move(Layout(before), later.apply(first.apply(Layout(before)))).status & Status.SEVERAL_STICKS_MOVED
+    )
+    far = max(p[0] for e in before for p in (e.a, e.b)) + 3
+    apart = (*before[1:], Edge((far, 0), (far + 1, 0)))
+    return {"legal": one.edges, "several_sticks_moved": two.edges, "pattern_broken": apart}
+
+
+def test_judge_digit_move_names_what_went_wrong(tmp_path: Path) -> None:
+    right = total = 0
+    for i, card in enumerate((12, 26, 38)):
+        before = tuple(sorted(shape_for_card(card)))
+        seed, turn, table = SEED + 10 + i, 0.3 + 0.2 * i, TABLES[i]
+        first = photo(tmp_path, seed, before, turn, table)
+        for expected, after in moves(before).items():
+            result = tableref(
+                "judge", "digit-move", str(first), str(photo(tmp_path, seed, after, turn, table)), "--json"
+            )
+            assert result.exit_code == 0, result.output
+            verdict = json.loads(result.output)
+            total += 1
+            if expected == "legal":
+                right += verdict["legal"] and verdict["card"] == card_number(after) and verdict["sticks_moved"] == 1
+            else:
+                right += not verdict["legal"] and expected in verdict["status"]
+    assert right >= total - 2, f"{right} of {total} moves judged right"
+
+
+def test_judge_digit_errors(tmp_path: Path) -> None:
+    missing = tableref("judge", "digit", str(tmp_path / "none.jpg"))
+    assert missing.exit_code == 1 and "none.jpg" in missing.output
+    assert tableref("judge", "digit").exit_code == 2
+    path = photo(tmp_path, SEED, tuple(sorted(shape_for_card(3))), 0.0, "birch")
+    unknown = tableref("judge", "digit", str(path), "--card", "56")
+    assert unknown.exit_code == 2 and "56" in unknown.output
+    not_image = tmp_path / "notes.jpg"
+    not_image.write_text("not a picture")
+    assert tableref("judge", "digit-move", str(path), str(not_image)).exit_code == 1
+
+
+def test_kit_sticks_writes_the_55_cards(tmp_path: Path) -> None:
+    out = tmp_path / "digit-cards.pdf"
+    result = tableref("kit", "sticks", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes().startswith(b"%PDF")
+    assert "55 cards on 7 A4 pages" in result.output
+
+
+def test_evaluate_sticks_reports_every_share() -> None:
+    result = tableref("evaluate", "sticks", "--scenes", "1", "--json")
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output.strip().splitlines()[-1])
+    assert summary["lattice_scenes"] == 1 and summary["illegal_scenes"] == 1 and summary["pickup_scenes"] == 1
+    for key in ("shape_accuracy", "illegal_flagged", "pickup_count_right", "stick_recall", "false_detection_rate"):
+        assert 0.0 <= summary[key] <= 1.0
