@@ -26,6 +26,7 @@ from vision.cards.segment import INPUT_SIZE, MASK_MODEL_PATH, OUTPUT_STRIDE, cor
 
 OUT_SIZE = (INPUT_SIZE[0] // OUTPUT_STRIDE, INPUT_SIZE[1] // OUTPUT_STRIDE)
 CROP = (256, 144)  # training crop of the letterboxed frame, in input pixels
+OUTLINE_SCALE_SEEDS = range(30_000_000, 30_000_200)  # training scenes
 
 
 def scene_sample(seed: int, split: str = "train") -> tuple[np.ndarray, np.ndarray]:
@@ -88,14 +89,37 @@ def make_model():
     return CoreNet()
 
 
+def measure_outline_scale(model_path: Path, seeds: range) -> float:
+    """How much the proposals must shrink to fit the cards they found: the median over training scenes of
+    sqrt(card area / proposal area), for proposals that clearly belong to one card."""
+    from vision.cards.segment import CardMaskNet
+    from vision.geometry import polygon_area, quad_iou
+
+    net = CardMaskNet(model_path)
+    net.outline_scale = 1.0
+    ratios = []
+    for seed in seeds:
+        scene = render_scene(seed, training_spec(seed, "train"))
+        proposals = net.propose(scene.image)
+        for card in scene.cards:
+            best = max(proposals, key=lambda q: quad_iou(q, card.corners), default=None)
+            if best is not None and quad_iou(best, card.corners) > 0.5:
+                ratios.append(np.sqrt(polygon_area(card.corners) / polygon_area(best)))
+    return float(np.median(ratios))
+
+
 def main(
     scenes: int = typer.Option(2400, help="training scenes to render"),
     val_scenes: int = typer.Option(200, help="validation scenes (held-out fonts, designs, tables)"),
     epochs: int = typer.Option(8),
     seed: int = typer.Option(0),
     out: Path = typer.Option(MASK_MODEL_PATH, help="where to write the ONNX model"),
+    calibrate_only: bool = typer.Option(False, help="only re-measure the outline scale of the existing model"),
 ) -> None:
-    """Render, train, export."""
+    """Render, train, export, then measure the proposals' size bias into the manifest."""
+    if calibrate_only:
+        write_outline_scale(out)
+        return
     import torch
     import torch.nn.functional as F
 
@@ -191,7 +215,17 @@ def main(
         },
     }
     out.with_suffix(".json").write_text(json.dumps(manifest, indent=2) + "\n")
+    write_outline_scale(out)
     print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) and its manifest")
+
+
+def write_outline_scale(model_path: Path, seeds: range = OUTLINE_SCALE_SEEDS) -> None:
+    manifest_path = model_path.with_suffix(".json")
+    manifest = json.loads(manifest_path.read_text())
+    manifest["outline_scale"] = round(measure_outline_scale(model_path, seeds), 4)
+    manifest["outline_scale_measured_on"] = f"training scenes, seeds {seeds.start}..{seeds.stop - 1}"
+    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+    print(f"outline scale {manifest['outline_scale']}")
 
 
 if __name__ == "__main__":

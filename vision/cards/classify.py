@@ -80,12 +80,15 @@ class CardClassifier:
         probs = self.probabilities([crop_card(image, q) for _, q in candidates])
         best: list[Reading | None] = [None] * len(quads)
         for (i, quad), p in zip(candidates, probs, strict=True):
-            cls = int(np.argmax(p))
-            if cls >= SIDEWAYS:
+            # Which face it is and which way up it lies are separate questions: doubt about the turn (a blurred
+            # 0 or 8, a low-contrast index) must not count as doubt about the face.
+            upright, turned = p[:N_FACES], p[N_FACES:SIDEWAYS]
+            face_index = int(np.argmax(upright + turned))
+            confidence = float(upright[face_index] + turned[face_index])
+            if confidence < max(p[SIDEWAYS], p[NOT_CARD]):
                 continue
-            face_index, half_turned = cls % N_FACES, cls >= N_FACES
-            corners = np.roll(quad, -2, axis=0) if half_turned else quad
-            reading = Reading(FACE_CLASSES[face_index], corners.astype(np.float32), float(p[cls]))
+            corners = np.roll(quad, -2, axis=0) if turned[face_index] > upright[face_index] else quad
+            reading = Reading(FACE_CLASSES[face_index], corners.astype(np.float32), confidence)
             if best[i] is None or reading.confidence > best[i].confidence:
                 best[i] = reading
         return best
