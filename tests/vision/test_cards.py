@@ -5,7 +5,7 @@ import pytest
 
 from models.evaluate import CardScore, evaluate_cards, score_scene
 from models.synth.scenes import SceneSpec, render_scene
-from vision.cards.artwork import CardFace
+from vision.cards.artwork import FACE_CLASSES, CardFace
 from vision.cards.classify import Reading
 from vision.cards.recognize import CardRecognizer, select_cards
 
@@ -83,3 +83,63 @@ def test_the_play_mat_alone_has_no_cards(recognizer: CardRecognizer) -> None:
     from calibration.evaluate import mat_views
 
     assert sum(len(recognizer(view.frame)) for view in mat_views(12, seed=90_000)) == 0
+
+
+def _camera_homography(rng: np.random.Generator) -> np.ndarray:
+    """A random plane-to-image homography with real perspective (the table seen from its edge)."""
+    h = np.eye(3) + rng.normal(0, 0.15, (3, 3))
+    h[2] = [rng.uniform(-0.002, 0.002), rng.uniform(0.0005, 0.003), 1.0]
+    return h
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_neighbours_follow_the_tables_perspective(seed: int) -> None:
+    """A card's neighbours are where equal cards one card and a gap away on the same table plane appear:
+    under any perspective, the camera's own homography applied to the shifted card must agree."""
+    import cv2
+
+    from vision.cards.recognize import NEIGHBOUR_GAP, UNIT_SQUARE, Card, neighbour_quads
+
+    rng = np.random.default_rng(seed)
+    table_to_image = _camera_homography(rng) @ np.diag([120.0, 170.0, 1.0])  # a card 120 x 170 table units
+
+    def project(square: np.ndarray) -> np.ndarray:
+        return cv2.perspectiveTransform(square[None].astype(np.float64), table_to_image)[0]
+
+    card = Card(CardFace("digit", (4,)), project(UNIT_SQUARE).astype(np.float32), 0.9)
+    step = 1 + NEIGHBOUR_GAP
+    expected = [project(UNIT_SQUARE + offset) for offset in ((step, 0), (-step, 0), (0, step), (0, -step))]
+    for got, want in zip(neighbour_quads(card), expected, strict=True):
+        assert np.allclose(got, want, atol=1e-2 * np.abs(want).max())
+
+
+def test_the_core_map_is_read_at_image_points() -> None:
+    from vision.cards.segment import CoreMap
+
+    probability = np.zeros((10, 20), np.float32)
+    probability[4, 7] = 0.8
+    core = CoreMap(probability, cell=5.0)
+    inside = np.array([[7 * 5 + 2, 4 * 5 + 2]], np.float32)  # a pixel inside cell (row 4, column 7)
+    outside = np.array([[-50, 10], [10, 5000]], np.float32)
+    assert core.at(inside).tolist() == pytest.approx([0.8])
+    assert core.at(outside).tolist() == [0.0, 0.0]
+
+
+def test_doubt_about_the_turn_is_not_doubt_about_the_face(recognizer: CardRecognizer, monkeypatch) -> None:
+    """A face split between its upright and half-turned classes is still that face, with their summed
+    confidence, turned the likelier way; a crop whose likeliest answer is "not a card" is dropped."""
+    from vision.cards.classify import N_CLASSES, N_FACES, NOT_CARD
+
+    classifier = recognizer.classifier
+    face = 5
+    split = np.zeros(N_CLASSES, np.float32)
+    split[face], split[N_FACES + face], split[NOT_CARD] = 0.25, 0.35, 0.4
+    rejected = np.zeros(N_CLASSES, np.float32)
+    rejected[face], rejected[NOT_CARD] = 0.3, 0.7
+    monkeypatch.setattr(classifier, "probabilities", lambda crops: np.stack([split, rejected][: len(crops)]))
+    quad = np.array([[100, 100], [163, 100], [163, 188], [100, 188]], np.float32)  # portrait: one reading each
+    kept, dropped = classifier.read(np.zeros((300, 300, 3), np.uint8), [quad, quad + 150])
+    assert dropped is None
+    assert kept.face == FACE_CLASSES[face]
+    assert kept.confidence == pytest.approx(0.6)
+    assert np.allclose(kept.corners, np.roll(quad, -2, axis=0))  # the half-turned class was the likelier

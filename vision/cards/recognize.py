@@ -12,13 +12,14 @@ from vision.cards.artwork import CardFace
 from vision.cards.classify import CardClassifier, Reading
 from vision.cards.locate import locate_card_quads
 from vision.cards.refine import refine_quad
-from vision.cards.segment import CardMaskNet
+from vision.cards.segment import CardMaskNet, CoreMap
 from vision.geometry import dedupe_quads, order_clockwise, point_in_quad, polygon_area, quad_iou
 
 MIN_CONFIDENCE = 0.5
 # Cards in Tempus rows and grids lie a few millimetres apart: a guess at the gap, as a share of the card's
 # side, that the rim search in refine_quad corrects either way.
 NEIGHBOUR_GAP = 0.12
+NEIGHBOUR_CORE = 0.25  # least core probability at a neighbour's centre worth a look
 UNIT_SQUARE = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
 
 
@@ -48,6 +49,9 @@ class Card:
 
 def _same_card(a: np.ndarray, b: np.ndarray) -> bool:
     """Two outlines of one card: much overlap, or one sitting inside the other (a printed frame)."""
+    reach = np.linalg.norm(a[0] - a[2]) + np.linalg.norm(b[0] - b[2])
+    if np.linalg.norm(a.mean(axis=0) - b.mean(axis=0)) > reach / 2:
+        return False  # too far apart to touch
     return quad_iou(a, b) > 0.3 or point_in_quad(a.mean(axis=0), b) or point_in_quad(b.mean(axis=0), a)
 
 
@@ -103,14 +107,15 @@ class CardRecognizer:
         t0 = time.perf_counter()
         edge_quads = locate_card_quads(image)
         t1 = time.perf_counter()
-        mask_quads = [refine_quad(image, order_clockwise(q)) for q in self.mask_net.propose(image)]
+        core = self.mask_net.core_map(image)
+        mask_quads = [refine_quad(image, order_clockwise(q)) for q in self.mask_net.propose(image, core)]
         t2 = time.perf_counter()
         quads = dedupe_quads(edge_quads + mask_quads)
         readings = [r for r in self.classifier.read(image, quads) if r is not None]
         t3 = time.perf_counter()
         cards = select_cards(readings)
         t4 = time.perf_counter()
-        cards = self.grow(image, cards)
+        cards = self.grow(image, cards, core)
         t5 = time.perf_counter()
         return cards, {
             "edges_ms": (t1 - t0) * 1000,
@@ -120,11 +125,15 @@ class CardRecognizer:
             "neighbours_ms": (t5 - t4) * 1000,
         }
 
-    def grow(self, image: np.ndarray, cards: list[Card]) -> list[Card]:
+    def grow(self, image: np.ndarray, cards: list[Card], core: CoreMap) -> list[Card]:
         """Look beside every card for a neighbour the proposals missed: in rows and grids cards touch, or
-        nearly, and their outlines run together."""
+        nearly, and their blobs and outlines run together. Only where the core map sees card is looked at."""
         h, w = image.shape[:2]
-        quads = [q for card in cards for q in neighbour_quads(card) if _free(q, cards, (w, h))]
+        quads = [q for card in cards for q in neighbour_quads(card)]
+        if not quads:
+            return cards
+        seen = core.at(np.array([q.mean(axis=0) for q in quads]))
+        quads = [q for q, p in zip(quads, seen, strict=True) if p > NEIGHBOUR_CORE and _free(q, cards, (w, h))]
         quads = dedupe_quads([refine_quad(image, q) for q in quads])
         found = select_cards([r for r in self.classifier.read(image, quads) if r is not None])
         return cards + [c for c in found if _free(c.corners, cards, (w, h))]

@@ -8,6 +8,7 @@ proposed outline. Busy tablecloths and low-contrast tables, where outlines break
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -92,22 +93,22 @@ class CardMaskNet:
         manifest = model_path.with_suffix(".json")
         self.outline_scale = json.loads(manifest.read_text()).get("outline_scale", 1.0) if manifest.is_file() else 1.0
 
-    def probability(self, image: np.ndarray) -> tuple[np.ndarray, float]:
+    def core_map(self, image: np.ndarray) -> CoreMap:
         canvas, scale = letterbox(image)
         logits = self.session.run(None, {self.input_name: to_input(canvas)})[0][0, 0]
-        return 1 / (1 + np.exp(-logits)), scale
+        return CoreMap(1 / (1 + np.exp(-logits)), OUTPUT_STRIDE / scale)
 
-    def propose(self, image: np.ndarray) -> list[np.ndarray]:
+    def propose(self, image: np.ndarray, core: CoreMap | None = None) -> list[np.ndarray]:
         """Proposed card outlines in `image` pixels.
 
         A blob's own shape is too round to say which way the card is turned, so the turn comes from the
         image's edges around the blob, and the blob only says where and how big."""
-        probability, scale = self.probability(image)
-        to_image = OUTPUT_STRIDE / scale
+        core = core or self.core_map(image)
+        to_image = core.cell
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         h, w = gray.shape
         quads = []
-        for blob in core_blobs(probability):
+        for blob in core_blobs(core.probability):
             points = (blob + 0.5) * to_image - 0.5
             outline = grow_core(cv2.boxPoints(cv2.minAreaRect(points)))
             x0, y0 = np.clip(np.floor(outline.min(axis=0)).astype(int), 0, [w - 1, h - 1])
@@ -122,6 +123,23 @@ class CardMaskNet:
             center = outline.mean(axis=0)
             quads.append((center + (outline - center) * self.outline_scale).astype(np.float32))
         return quads
+
+
+@dataclass(frozen=True)
+class CoreMap:
+    """The network's answer for one frame: per map cell, the probability of a card's core there."""
+
+    probability: np.ndarray
+    cell: float  # image pixels per map cell
+
+    def at(self, points: np.ndarray) -> np.ndarray:
+        """The probability at image points (n, 2); 0 outside the map."""
+        cells = np.floor((np.asarray(points, np.float32) + 0.5) / self.cell).astype(int)
+        h, w = self.probability.shape
+        inside = (cells[:, 0] >= 0) & (cells[:, 0] < w) & (cells[:, 1] >= 0) & (cells[:, 1] < h)
+        values = np.zeros(len(cells), np.float32)
+        values[inside] = self.probability[cells[inside, 1], cells[inside, 0]]
+        return values
 
 
 def _outward(quad: np.ndarray, distance: float) -> np.ndarray:
