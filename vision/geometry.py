@@ -55,9 +55,14 @@ def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
 
 def dedupe_quads(quads: list[np.ndarray], tolerance: float = 0.06) -> list[np.ndarray]:
     """Drop near-identical outlines (the same card found by several cues), keeping the larger."""
-    kept: list[np.ndarray] = []
-    for quad in sorted(quads, key=polygon_area, reverse=True):
-        size = np.sqrt(polygon_area(quad))
-        if all(np.abs(quad - k).max() > tolerance * size for k in kept):
-            kept.append(quad.astype(np.float32))
-    return kept
+    if not quads:
+        return []
+    stacked = np.array(sorted((np.asarray(q, np.float32) for q in quads), key=polygon_area, reverse=True))
+    sizes = np.sqrt([polygon_area(q) for q in stacked])
+    # apart[i, j]: the largest corner distance between outlines i and j, per axis.
+    apart = np.abs(stacked[:, None] - stacked[None]).max(axis=(2, 3))
+    kept: list[int] = []
+    for i in range(len(stacked)):
+        if all(apart[i, kept] > tolerance * sizes[i]):
+            kept.append(i)
+    return [stacked[i] for i in kept]

@@ -53,8 +53,9 @@ def locate_card_quads(image: np.ndarray) -> list[np.ndarray]:
     """Candidate card outlines (4x2 float32, clockwise from top-left) in `image` pixel coordinates."""
     h, w = image.shape[:2]
     scale = min(1.0, DETECT_SIDE / max(h, w))
+    # Linear, not area, resampling: eight times cheaper, and the blur below takes out what it aliases.
     small = (
-        cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA) if scale < 1 else image
+        cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_LINEAR) if scale < 1 else image
     )
     min_side = MIN_CARD_SIDE * scale
     min_area = min_side * min_side * 1.2

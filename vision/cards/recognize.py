@@ -19,6 +19,7 @@ MIN_CONFIDENCE = 0.5
 # Cards in Tempus rows and grids lie a few millimetres apart: a guess at the gap, as a share of the card's
 # side, that the rim search in refine_quad corrects either way.
 NEIGHBOUR_GAP = 0.12
+OUTLINED_IOU = 0.75  # a core blob this close to an edge outline is that outline's card
 NEIGHBOUR_CORE = 0.25  # least core probability at a neighbour's centre worth a look
 UNIT_SQUARE = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
 
@@ -81,6 +82,12 @@ def neighbour_quads(card: Card) -> list[np.ndarray]:
     return [cv2.perspectiveTransform(q[None], to_image)[0] for q in shifted]
 
 
+def _outlined(quad: np.ndarray, outlines: list[np.ndarray]) -> bool:
+    center, reach = quad.mean(axis=0), np.linalg.norm(quad[0] - quad[2])
+    near = (o for o in outlines if np.linalg.norm(o.mean(axis=0) - center) < reach / 4)
+    return any(quad_iou(quad, o) > OUTLINED_IOU for o in near)
+
+
 def _free(quad: np.ndarray, cards: list[Card], size: tuple[int, int]) -> bool:
     w, h = size
     inside = (quad[:, 0] > -0.1 * w).all() and (quad[:, 0] < 1.1 * w).all()
@@ -108,7 +115,9 @@ class CardRecognizer:
         edge_quads = locate_card_quads(image)
         t1 = time.perf_counter()
         core = self.mask_net.core_map(image)
-        mask_quads = [refine_quad(image, order_clockwise(q)) for q in self.mask_net.propose(image, core)]
+        # A blob that an edge outline already fits needs no outline of its own.
+        blobs = [q for q in self.mask_net.propose(image, core) if not _outlined(q, edge_quads)]
+        mask_quads = [refine_quad(image, order_clockwise(q)) for q in blobs]
         t2 = time.perf_counter()
         quads = dedupe_quads(edge_quads + mask_quads)
         readings = [r for r in self.classifier.read(image, quads) if r is not None]
