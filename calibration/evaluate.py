@@ -3,10 +3,13 @@
 The figure the issue asks for: the share of frames where a known table point (each zone's centre, the
 worst of them) maps back within 2 mm, under tilts up to 45 degrees, any rotation, varied light, blur,
 noise and JPEG, and 0-2 covered markers, with the mat filling 60-95% of a 1280x720 frame's width or height.
+
+And how well cards laid in lanes on the mat are read: on the raw frame, on the top-down view, or both.
 """
 
 from __future__ import annotations
 
+import random
 import statistics
 import time
 from collections.abc import Iterator
@@ -15,10 +18,16 @@ import cv2
 import numpy as np
 
 from calibration.homography import MatNotFoundError, estimate_homography
+from calibration.lanes import lanes_of, read_lanes
 from calibration.mat import MatLayout, render_mat
-from calibration.synth import View, camera_homography, render_view
+from calibration.synth import SHEET_PX_PER_MM, LaidCard, RaceView, View, camera_homography, race_view, render_view
+from calibration.topdown import TopDownView
+from calibration.zones import Zone, Zones, mat_zones
+from rules.pi import PI_DECIMALS
+from vision.cards.artwork import CardFace
+from vision.cards.classify import Reading
+from vision.cards.recognize import Card, select_cards
 
-SHEET_PX_PER_MM = 5.0  # finer than any camera sees the mat, so the render adds no blur of its own
 TOLERANCE_MM = 2.0
 
 
@@ -83,3 +92,109 @@ def measure_accuracy(frames: int = 200, seed: int = 0, layout: MatLayout | None 
         "median_ms": round(statistics.median(times), 2),
         "median_cpu_ms": round(statistics.median(cpu_times), 2),
     }
+
+
+def race_zones(layout: MatLayout | None = None) -> Zones:
+    """The printed zones with two lanes a card tall drawn over them, as a user would for a card race.
+
+    The printed A3 lanes are 30 mm wide, narrower than a card (88 mm); these hold a Starter and three
+    cards each, between the marker bands."""
+    layout = layout or MatLayout()
+    band = layout.margin_mm + layout.marker_mm + 4
+    x0, x1, y0, y1 = band, layout.width_mm - band, band, layout.height_mm - band
+    mid = (y0 + y1) / 2
+    north = ((x0, y0), (x1, y0), (x1, mid - 4), (x0, mid - 4))
+    south = ((x0, mid + 4), (x1, mid + 4), (x1, y1), (x0, y1))
+    return Zones([*mat_zones(layout), Zone("north", north, "lane", 1), Zone("south", south, "lane", 2)])
+
+
+def race_lines(seed: int, lanes: int = 2, cards: int = 3) -> list[list[CardFace]]:
+    """Per lane: the Starter, then `cards` digits: some right digits of pi, then wrong ones."""
+    rng = random.Random(seed)
+    lines = []
+    for _ in range(lanes):
+        right = rng.randint(0, cards)
+        wrong = [rng.choice([d for d in range(10) if d != PI_DECIMALS[right]]) for _ in range(cards - right)]
+        digits = [*PI_DECIMALS[:right], *wrong]
+        lines.append([CardFace("starter", (3,)), *(CardFace("digit", (d,)) for d in digits)])
+    return lines
+
+
+def measure_lanes(frames: int = 40, seed: int = 0, max_tilt_deg: float = 45.0) -> dict:
+    """Cards in lanes, read three ways: on the raw frame, on the top-down view, and both merged.
+
+    Per way: the share of laid cards found and read right, cards reported where none lies, and the share
+    of lanes whose whole line (Starter and every card, in order) came out exactly right. "both" is what
+    `topdown.read_cards` does for `judge tempus --calibration`.
+    """
+    from vision.cards.recognize import CardRecognizer
+
+    layout, zones = MatLayout(), race_zones()
+    lanes = [lane for lane in lanes_of(zones) if lane.zone.name in ("north", "south")]
+    recognizer = CardRecognizer()
+    ways = ("raw", "topdown", "both")
+    right = dict.fromkeys(ways, 0)
+    false = dict.fromkeys(ways, 0)
+    exact = dict.fromkeys(ways, 0)
+    ms = {way: [] for way in ways}
+    laid = not_found = 0
+    for i in range(frames):
+        view = race_view(seed + i, layout, lanes, race_lines(seed + i, len(lanes)), max_tilt_deg)
+        truth = [c for row in view.lines for c in row]
+        laid += len(truth)
+        try:
+            table = estimate_homography(view.frame, layout)
+        except MatNotFoundError:
+            not_found += 1
+            continue
+        top = TopDownView(table, layout=layout)
+        start = time.perf_counter()
+        found = {"raw": recognizer(view.frame)}
+        ms["raw"].append((time.perf_counter() - start) * 1000)
+        start = time.perf_counter()
+        found["topdown"] = [
+            Card(c.face, top.to_frame(c.corners).astype(np.float32), c.confidence)
+            for c in recognizer(top.warp(view.frame))
+        ]
+        ms["topdown"].append((time.perf_counter() - start) * 1000)
+        found["both"] = select_cards(
+            [Reading(c.face, c.corners, c.confidence) for c in found["raw"] + found["topdown"]]
+        )
+        ms["both"].append(ms["raw"][-1] + ms["topdown"][-1])
+        for way, cards in found.items():
+            matched = [_laid_under(view, c) for c in cards]
+            right[way] += sum(m is not None and m.face == c.face for m, c in zip(matched, cards, strict=True))
+            false[way] += sum(m is None for m in matched)
+            positions = [tuple(table.pixel_to_mm(c.corners).mean(axis=0)) for c in cards]
+            reading = read_lanes(positions, [c.face.kind == "starter" for c in cards], zones)
+            lines = {line.lane.zone.name: line for line in reading.lines}
+            for lane, row in zip(lanes, view.lines, strict=True):
+                line = lines[lane.zone.name]
+                got = [] if line.starter is None else [cards[k].face for k in (line.starter, *line.cards)]
+                exact[way] += got == [c.face for c in row]
+    lane_count = frames * len(lanes)
+    return {
+        "frames": frames,
+        "seed": seed,
+        "max_tilt_deg": max_tilt_deg,
+        "cards_laid": laid,
+        "mat_not_found": not_found,
+        **{
+            way: {
+                "cards_read_right": round(right[way] / laid, 3),
+                "false_cards": false[way],
+                "lanes_exact": round(exact[way] / lane_count, 3),
+                "median_ms": round(statistics.median(ms[way]), 1) if ms[way] else None,
+            }
+            for way in ways
+        },
+    }
+
+
+def _laid_under(view: RaceView, card: Card) -> LaidCard | None:
+    """The laid card whose outline holds the read card's centre."""
+    for row in view.lines:
+        for laid in row:
+            if cv2.pointPolygonTest(laid.corners_px.astype(np.float32), tuple(map(float, card.center)), False) >= 0:
+                return laid
+    return None

@@ -88,16 +88,19 @@ def profile_from_json(data: Any) -> CalibrationProfile:
     if not _is_number(error) or error < 0:
         raise ProfileError("error_mm", "expected a non-negative number")
     lens = None if data.get("lens") is None else _lens(data["lens"], "lens.", image_size)
-    zones = _required(data, "zones", "")
-    if not isinstance(zones, list):
-        raise ProfileError("zones", "expected a list")
-    parsed: list[Zone] = []
-    for i, zone in enumerate(zones):
-        parsed.append(_zone(zone, f"zones[{i}]"))
-        if any(z.name == parsed[-1].name for z in parsed[:-1]):
-            raise ProfileError(f"zones[{i}].name", f"duplicate name {parsed[-1].name!r}")
+    parsed = zones_from_json(_required(data, "zones", ""))
+    for i, zone in enumerate(parsed):
+        if any(z.name == zone.name for z in parsed[:i]):
+            raise ProfileError(f"zones[{i}].name", f"duplicate name {zone.name!r}")
     table = TableHomography(matrix, image_size, tuple(ids), float(error), lens)
     return CalibrationProfile(table, Zones(parsed))
+
+
+def zones_from_json(data: Any, field: str = "zones") -> list[Zone]:
+    """Validate a list of zone objects (the profile's "zones" entries); ProfileError names the bad field."""
+    if not isinstance(data, list):
+        raise ProfileError(field, "expected a list")
+    return [_zone(zone, f"{field}[{i}]") for i, zone in enumerate(data)]
 
 
 def save_profile(profile: CalibrationProfile, path: str | os.PathLike[str]) -> None:

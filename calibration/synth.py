@@ -8,15 +8,21 @@ ways a real table is.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
+from calibration.lanes import Lane
 from calibration.lens import LensModel
+from calibration.mat import MatLayout, render_mat
+from models.synth.scenes import _paste_card, card_outline_mm, split_fonts
+from vision.cards.artwork import CARD_MM, CardFace, random_style
 
 FRAME_SIZE = (1280, 720)
+SHEET_PX_PER_MM = 5.0  # finer than any camera sees the mat, so the render adds no blur of its own
 
 
 @dataclass(frozen=True, eq=False)
@@ -155,3 +161,65 @@ def _light(rng: np.random.Generator, frame: np.ndarray) -> np.ndarray:
     gain = cv2.resize(gain.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
     tint = (rng.uniform(0.8, 1.15, 3) * rng.uniform(0.45, 1.1)).astype(np.float32)
     return frame * gain[..., None] * tint + np.float32(rng.uniform(-10, 20))
+
+
+@dataclass(frozen=True)
+class LaidCard:
+    """A card laid on the mat: its face and its own TL, TR, BR, BL corners in table mm and frame pixels."""
+
+    face: CardFace
+    corners_mm: np.ndarray
+    corners_px: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class RaceView(View):
+    """A mat view with cards on it; `lines` holds each lane's cards, Starter first, in laying order."""
+
+    lines: tuple[tuple[LaidCard, ...], ...] = ()
+
+
+def race_view(
+    seed: int,
+    layout: MatLayout,
+    lanes: list[Lane],
+    lines: list[list[CardFace]],
+    max_tilt_deg: float = 45.0,
+    heldout: bool = True,
+) -> RaceView:
+    """The mat with each lane's cards laid along it from its start, photographed by a random camera.
+
+    Each lane gets its own deck design (every player brings a deck), cards a finger or so apart with a
+    hand's jitter, all facing along the lane. Lines must fit their lanes; no marker is covered by a hand.
+    """
+    rng = np.random.default_rng([seed, 1])
+    prng = random.Random(seed)
+    sheet = cv2.cvtColor(np.asarray(render_mat(layout, dpi=SHEET_PX_PER_MM * 25.4)), cv2.COLOR_RGB2BGR)
+    sheet = sheet.astype(np.float32)
+    fonts = split_fonts("heldout" if heldout else "train")
+    placed: list[list[tuple[CardFace, np.ndarray]]] = []
+    for lane, faces in zip(lanes, lines, strict=True):
+        style = random_style(prng, fonts, heldout)
+        angle = float(np.arctan2(lane.along[1], lane.along[0]))
+        gap = prng.uniform(4, 10)
+        at = prng.uniform(2, 6) + CARD_MM[0] / 2
+        row = []
+        for face in faces:
+            center = lane.start + lane.along * at + lane.across * prng.gauss(0, 1.5)
+            row.append((face, card_outline_mm(center, angle + prng.gauss(0, 0.03))))
+            at += CARD_MM[0] + gap + prng.gauss(0, 1.0)
+        if at - gap - CARD_MM[0] / 2 > lane.length:
+            raise ValueError(f"{len(faces)} cards do not fit {lane.zone.name} ({lane.length:.0f} mm long)")
+        for face, corners in row:
+            _paste_card(sheet, face, style, corners * SHEET_PX_PER_MM - 0.5)
+        placed.append(row)
+    mm_to_px = camera_homography(rng, (layout.width_mm, layout.height_mm), max_tilt_deg=max_tilt_deg)
+    frame = render_view(rng, np.clip(sheet, 0, 255).astype(np.uint8), SHEET_PX_PER_MM, mm_to_px)
+    laid = tuple(
+        tuple(
+            LaidCard(face.reading, corners, cv2.perspectiveTransform(corners.reshape(-1, 1, 2), mm_to_px).reshape(4, 2))
+            for face, corners in row
+        )
+        for row in placed
+    )
+    return RaceView(frame, mm_to_px, (), laid)

@@ -120,3 +120,74 @@ def zone_from_pixels(
     """A zone the user drew on a camera frame, stored in table mm so it survives camera moves."""
     mm = homography.pixel_to_mm(np.asarray(polygon_px, dtype=np.float64).reshape(-1, 2))
     return Zone(name, tuple((float(x), float(y)) for x, y in mm), purpose, player)
+
+
+class ZoneError(ValueError):
+    """A drawn zone that cannot be used; the message names the zone and what is wrong."""
+
+
+MIN_AREA_MM2 = 100.0  # a zone smaller than a 1 cm square is a slip of the mouse, not an area of the table
+
+
+def drawn_zone(
+    name: str, points: Sequence[Sequence[float]], purpose: str | None = None, player: int | None = None
+) -> Zone:
+    """A zone as a user draws it. Without `purpose`, a name like "lane-2" says it: a lane for player 2
+    (the printed zones' convention); any other name is a "user" zone."""
+    if purpose is None:
+        kind, _, number = name.rpartition("-")
+        if kind in PURPOSES and number.isdigit() and int(number) >= 1:
+            purpose, player = kind, player or int(number)
+        else:
+            purpose = "user"
+    try:
+        return Zone(name, tuple((float(x), float(y)) for x, y in points), purpose, player)
+    except ValueError as exc:
+        raise ZoneError(str(exc)) from exc
+
+
+def check_drawn_zone(zone: Zone, layout: MatLayout | None = None, tolerance_mm: float = 1.0) -> None:
+    """Raise ZoneError unless the zone is a well-formed polygon on the mat.
+
+    Well-formed: finite corners, no edge crossing another, an area of at least MIN_AREA_MM2. On the mat:
+    every corner within the mat's outline (to `tolerance_mm`, for zones drawn by clicking on a frame).
+    """
+    layout = layout or MatLayout()
+    pts = np.array(zone.polygon, dtype=np.float64)
+    if not np.isfinite(pts).all():
+        raise ZoneError(f"zone {zone.name!r}: corners must be finite numbers")
+    n = len(pts)
+    for i in range(n):
+        for j in range(i + 1, n):
+            if j - i in (1, n - 1):
+                continue  # neighbouring edges share a corner
+            if _segments_cross(pts[i], pts[(i + 1) % n], pts[j], pts[(j + 1) % n]):
+                raise ZoneError(f"zone {zone.name!r}: edges {i + 1} and {j + 1} cross; draw the corners in order")
+    area = 0.5 * abs(float(np.dot(pts[:, 0], np.roll(pts[:, 1], -1)) - np.dot(pts[:, 1], np.roll(pts[:, 0], -1))))
+    if area < MIN_AREA_MM2:
+        raise ZoneError(f"zone {zone.name!r}: area {area:.0f} mm², expected at least {MIN_AREA_MM2:.0f}")
+    for k, (x, y) in enumerate(pts):
+        inside = (
+            -tolerance_mm <= x <= layout.width_mm + tolerance_mm
+            and -tolerance_mm <= y <= layout.height_mm + tolerance_mm
+        )
+        if not inside:
+            raise ZoneError(
+                f"zone {zone.name!r}: corner {k + 1} ({x:.1f}, {y:.1f}) mm lies off the "
+                f"{layout.width_mm:.0f} x {layout.height_mm:.0f} mm mat"
+            )
+
+
+def _segments_cross(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> bool:
+    """Do the closed segments ab and cd share a point (touching counts: a polygon must not touch itself)?"""
+
+    def orient(p: np.ndarray, q: np.ndarray, r: np.ndarray) -> float:
+        return float((q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]))
+
+    d1, d2, d3, d4 = orient(c, d, a), orient(c, d, b), orient(a, b, c), orient(a, b, d)
+    if ((d1 > 0) != (d2 > 0) and d1 != 0 and d2 != 0) and ((d3 > 0) != (d4 > 0) and d3 != 0 and d4 != 0):
+        return True
+    return any(
+        o == 0 and _on_segment(*p, *s, *e)
+        for o, p, s, e in ((d1, a, c, d), (d2, b, c, d), (d3, c, a, b), (d4, d, a, b))
+    )

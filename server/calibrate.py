@@ -1,4 +1,5 @@
-"""`tableref calibrate`: find the mat, write the profile; `calibrate lens`: the camera's intrinsics."""
+"""`tableref calibrate`: find the mat, write the profile; `calibrate lens`: the camera's intrinsics;
+`tableref zones`: the zones a user draws on the table."""
 
 from __future__ import annotations
 
@@ -6,13 +7,23 @@ import json
 from pathlib import Path
 
 import cv2
+import numpy as np
 import typer
 
 from calibration.annotate import draw_calibration
 from calibration.homography import MatNotFoundError, detect_markers, estimate_homography
 from calibration.lens import LensError, calibrate_lens
-from calibration.profile import CalibrationProfile, load_lens, save_lens, save_profile
-from calibration.zones import mat_zones
+from calibration.profile import (
+    CalibrationProfile,
+    ProfileError,
+    load_lens,
+    load_profile,
+    profile_to_json,
+    save_lens,
+    save_profile,
+    zones_from_json,
+)
+from calibration.zones import Zone, ZoneError, Zones, check_drawn_zone, drawn_zone, mat_zones
 from vision.sources import SourceError, frames
 
 
@@ -57,3 +68,87 @@ def calibrate_camera_lens(source: str, output: Path, count: int) -> None:
         raise _fail(f"{source}: {exc}") from exc
     save_lens(model, output)
     typer.echo(f"lens calibrated from {len(views)} views, RMS {model.rms_px:.2f} px; wrote {output}")
+
+
+def parse_points(text: str) -> list[tuple[float, float]]:
+    """'x,y x,y x,y' (spaces or semicolons between points) -> [(x, y), ...]; ValueError says what is wrong."""
+    points = []
+    for item in text.replace(";", " ").split():
+        x, sep, y = item.partition(",")
+        try:
+            points.append((float(x), float(y)))
+        except ValueError:
+            sep = ""
+        if not sep:
+            raise ValueError(f"point {item!r}: expected x,y")
+    return points
+
+
+def edit_zones(
+    path: Path,
+    add: list[str],
+    remove: list[str],
+    load: Path | None,
+    pixels: bool,
+    reset: bool,
+    as_json: bool,
+) -> None:
+    """`tableref zones`: change a profile's zones (reset, load, remove, then add), save it, list them."""
+    try:
+        profile = load_profile(path)
+    except ProfileError as exc:
+        raise _fail(f"{path}: {exc}", 2) from exc
+    zones = mat_zones() if reset else profile.zones
+    try:
+        new = _loaded_zones(load) if load else []
+        for item in add:
+            name, sep, points = item.partition("=")
+            if not sep or not name.strip():
+                raise ZoneError(f"--add takes NAME=x,y x,y x,y ..., got {item!r}")
+            try:
+                corners = parse_points(points)
+            except ValueError as exc:
+                raise ZoneError(f"zone {name.strip()!r}: {exc}") from exc
+            if pixels:
+                mm = profile.table.pixel_to_mm(np.array(corners, dtype=float).reshape(-1, 2))
+                corners = [(round(x, 1), round(y, 1)) for x, y in mm.tolist()]
+            new.append(drawn_zone(name.strip(), corners))
+        names = [z.name for z in new]
+        if len(set(names)) != len(names):
+            raise ZoneError(
+                f"a zone name is given twice: {', '.join(sorted({n for n in names if names.count(n) > 1}))}"
+            )
+        for name in remove:
+            if name not in {z.name for z in zones}:
+                raise ZoneError(f"no zone named {name!r} to remove")
+            zones = Zones([z for z in zones if z.name != name])
+        for zone in new:
+            check_drawn_zone(zone)
+            replaced = zone.name in {z.name for z in zones}
+            zones = zones.with_zone(zone)
+            if not as_json:
+                typer.echo(f"{'replaced' if replaced else 'added'} {zone.name}")
+    except (ZoneError, ProfileError) as exc:
+        raise _fail(f"{path}: {exc}; the profile is unchanged", 2) from exc
+    if add or remove or load or reset:
+        save_profile(CalibrationProfile(profile.table, zones), path)
+    if as_json:
+        typer.echo(json.dumps(profile_to_json(CalibrationProfile(profile.table, zones))["zones"]))
+        return
+    typer.echo(f"{path}: {len(zones)} zones (later ones lie on top)")
+    for zone in zones:
+        role = zone.purpose + (f", player {zone.player}" if zone.player else "")
+        corners = " ".join(f"{x:g},{y:g}" for x, y in zone.polygon)
+        typer.echo(f"  {zone.name:<10} {role:<16} {corners}")
+
+
+def _loaded_zones(load: Path) -> list[Zone]:
+    """Zones from a JSON file: a list of zone objects as in a profile, or an object with a "zones" list."""
+    try:
+        data = json.loads(load.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ZoneError(f"cannot read zones from {load}: {exc}") from exc
+    try:
+        return zones_from_json(data["zones"] if isinstance(data, dict) and "zones" in data else data)
+    except ProfileError as exc:
+        raise ZoneError(f"{load}: {exc}") from exc

@@ -34,8 +34,16 @@ def judge_tempus(
     beginner: int = typer.Option(50, "--beginner", help="House rule: only the first N digits are in play."),
     as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
     annotate: Path | None = typer.Option(None, "--annotate", help="Write the photo with the reading order."),
+    calibration: Path | None = typer.Option(
+        None, "--calibration", help="A profile from `tableref calibrate`: each lane is one player, judged and ranked."
+    ),
+    finished: list[str] = typer.Option(
+        [], "--finished", help="With --calibration: a lane's finish time, LANE=SECONDS (repeat), to break ties."
+    ),
 ) -> None:
-    """How much of pi is right: consecutive correct cards after the Starter, and the first error."""
+    """How much of pi is right: consecutive correct cards after the Starter, and the first error.
+
+    With --calibration, every lane of the mat is one player's line: one verdict per lane, then the ranking."""
     try:
         options = TempusOptions(digits=beginner)
     except TempusError as exc:
@@ -51,6 +59,11 @@ def judge_tempus(
             fail(f"--digits takes digits only, got {digits!r}")
             raise typer.Exit(code=2)
         sequence = [int(c) for c in cleaned]
+    elif photo is not None and calibration is not None:
+        from server.tempus_lanes import run_lane_race
+
+        run_lane_race(photo, calibration, options, finished, as_json, annotate)
+        return
     elif photo is not None:
         sequence, extra = _read_tempus_photo(photo, annotate)
     else:

@@ -116,7 +116,9 @@ def calibrate(
     views: int = typer.Option(20, help="With `lens`: board views to take from the source."),
     output: Path = typer.Option(Path("lens.json"), "-o", "--output", help="With `lens`: where to write it."),
 ) -> None:
-    """Find the printed play mat and save the table's calibration (image pixels to table millimetres)."""
+    """Find the printed play mat and save the table's calibration (image pixels to table millimetres).
+
+    Draw your own zones on the table afterwards with `tableref zones`."""
     from server.calibrate import calibrate_camera_lens, calibrate_table
 
     if args[0] == "lens":
@@ -129,6 +131,27 @@ def calibrate(
     else:
         fail("give one SOURCE (or `lens SOURCE`)")
         raise typer.Exit(code=2)
+
+
+@app.command(no_args_is_help=True)
+def zones(
+    profile: Path = typer.Argument(..., help="A profile from `tableref calibrate`."),
+    add: list[str] = typer.Option(
+        [],
+        "--add",
+        help="NAME=x,y x,y x,y ... in table mm (repeat). lane-N is player N's lane, read from its first corner "
+        "toward its second; an existing name is redrawn.",
+    ),
+    remove: list[str] = typer.Option([], "--remove", help="A zone to remove (repeat)."),
+    load: Path | None = typer.Option(None, "--load", help="Add the zones of a JSON file (a profile's zones list)."),
+    pixels: bool = typer.Option(False, "--pixels", help="--add points are frame pixels, mapped through the profile."),
+    reset: bool = typer.Option(False, "--reset", help="Start again from the zones printed on the mat."),
+    as_json: bool = typer.Option(False, "--json", help="Print the zones as JSON."),
+) -> None:
+    """List or draw the profile's zones: named areas of the table (player lanes, your own areas)."""
+    from server.calibrate import edit_zones
+
+    edit_zones(profile, add, remove, load, pixels, reset, as_json)
 
 
 @app.command()

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from calibration.homography import TableHomography
 from calibration.mat import MatLayout
-from calibration.zones import Zone, Zones, mat_zones, zone_from_pixels
+from calibration.zones import Zone, ZoneError, Zones, check_drawn_zone, drawn_zone, mat_zones, zone_from_pixels
 
 SQUARE = ((0.0, 0.0), (10.0, 0.0), (10.0, 10.0), (0.0, 10.0))
 
@@ -122,3 +122,60 @@ def test_point_in_polygon_matches_opencv(spokes, points):
         distance = cv2.pointPolygonTest(contour, (x, y), True)
         if abs(distance) > 1e-3:
             assert zone.contains((x, y)) == (distance > 0)
+
+
+def _star(spokes, center=(210.0, 150.0), scale=100.0):
+    """A simple polygon: vertices at increasing angles around a centre (concave or not)."""
+    angles = np.cumsum([a for _, a in spokes]) + 0.01
+    angles = angles / angles[-1] * 2 * np.pi * 0.999
+    return [
+        (center[0] + scale * r * np.cos(t), center[1] + scale * r * np.sin(t))
+        for (r, _), t in zip(spokes, angles, strict=True)
+    ]
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.floats(0.3, 1.0), st.floats(0.2, 1)), min_size=3, max_size=10))
+def test_a_simple_polygon_on_the_mat_is_a_good_zone(spokes):
+    check_drawn_zone(drawn_zone("mine", _star(spokes)))
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.floats(0.5, 1.0), st.floats(0.5, 1)), min_size=5, max_size=10), st.data())
+def test_swapping_two_corners_of_a_convex_zone_makes_its_edges_cross(spokes, data):
+    # On a circle: convex. (With four corners, swapping opposite ones only reverses the order.)
+    corners = _star([(1.0, a) for _, a in spokes])
+    i = data.draw(st.integers(0, len(corners) - 1))
+    j = (i + data.draw(st.integers(2, len(corners) - 2))) % len(corners)  # not neighbours
+    corners[i], corners[j] = corners[j], corners[i]
+    with pytest.raises(ZoneError, match="cross"):
+        check_drawn_zone(drawn_zone("bow", corners))
+
+
+@pytest.mark.parametrize(
+    ("corners", "message"),
+    [
+        ([(10, 10), (20, 10), (30, 10)], "area 0"),
+        ([(10, 10), (15, 10), (15, 15), (10, 15)], "area 25"),
+        ([(400, 10), (430, 10), (430, 50)], "corner 2 .* off the 420 x 297 mm mat"),
+        ([(10, -5), (50, 10), (10, 50)], "corner 1"),
+        ([(10, 10), (50, float("nan")), (10, 50)], "finite"),
+    ],
+)
+def test_bad_drawn_zones_say_what_is_wrong(corners, message):
+    with pytest.raises(ZoneError, match=message):
+        check_drawn_zone(drawn_zone("bad", corners))
+
+
+def test_a_zone_clicked_just_past_the_mat_edge_is_kept():
+    check_drawn_zone(drawn_zone("edge", [(-0.5, 0), (420.8, 0), (420.8, 100)]))
+
+
+def test_drawn_zone_names_say_purpose_and_player():
+    assert (drawn_zone("lane-3", SQUARE).purpose, drawn_zone("lane-3", SQUARE).player) == ("lane", 3)
+    assert drawn_zone("sticks-2", SQUARE).purpose == "sticks"
+    assert (drawn_zone("lane", SQUARE).purpose, drawn_zone("north", SQUARE).player) == ("user", None)
+    assert drawn_zone("lane-0", SQUARE).purpose == "user"
+    assert drawn_zone("north", SQUARE, "lane", 2).player == 2
+    with pytest.raises(ZoneError, match="at least 3"):
+        drawn_zone("a", SQUARE[:2])

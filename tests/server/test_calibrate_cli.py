@@ -6,7 +6,9 @@ import cv2
 import numpy as np
 
 from calibration.evaluate import mat_views
-from calibration.homography import mm_to_pixel
+from calibration.homography import TableHomography, mm_to_pixel
+from calibration.profile import CalibrationProfile, load_profile, save_profile
+from calibration.zones import mat_zones
 from tests.server.test_cli import tableref
 
 
@@ -57,3 +59,41 @@ def test_kit_mat_writes_a_pdf(tmp_path) -> None:
     result = tableref("kit", "mat", "-o", str(out), "--a4")
     assert result.returncode == 0, result.stderr
     assert out.read_bytes().startswith(b"%PDF")
+
+
+def _profile(tmp_path):
+    # 2 px per mm, the mat's origin at pixel (100, 50).
+    table = TableHomography(np.array([[0.5, 0, -50], [0, 0.5, -25], [0, 0, 1]]), (1280, 720), (0, 1, 2), 0.3)
+    path = tmp_path / "table.json"
+    save_profile(CalibrationProfile(table, mat_zones()), path)
+    return path
+
+
+def test_zones_are_drawn_removed_and_saved_in_the_profile(tmp_path) -> None:
+    path = _profile(tmp_path)
+    lanes = ["--add", "lane-1=46,46 374,46 374,144 46,144", "--add", "lane-2=46,152 374,152 374,251 46,251"]
+    result = tableref("zones", str(path), "--remove", "lane-3", "--remove", "lane-4", *lanes)
+    assert result.returncode == 0, result.stderr
+    assert "replaced lane-1" in result.stdout and "lane-2     lane, player 2" in result.stdout
+    zones = load_profile(path).zones
+    assert [z.name for z in zones] == ["pi", "sticks", "hand", "lane-1", "lane-2"]
+    assert zones["lane-2"].polygon[2] == (374.0, 251.0) and zones["lane-2"].player == 2
+    # A clicked zone in frame pixels lands in table mm through the profile's homography.
+    result = tableref("zones", str(path), "--pixels", "--add", "mine=120,70 320,70 320,270", "--json")
+    assert result.returncode == 0, result.stderr
+    mine = {z["name"]: z for z in json.loads(result.stdout)}["mine"]
+    assert mine["polygon"] == [[10.0, 10.0], [110.0, 10.0], [110.0, 110.0]] and mine["purpose"] == "user"
+
+
+def test_a_bad_zone_leaves_the_profile_unchanged(tmp_path) -> None:
+    path = _profile(tmp_path)
+    before = path.read_bytes()
+    result = tableref("zones", str(path), "--add", "ok=10,10 60,10 60,60", "--add", "bow=50,50 150,150 150,50 50,150")
+    assert result.returncode == 2
+    assert "bow" in result.stderr and "cross" in result.stderr and "unchanged" in result.stderr
+    doubled = tmp_path / "zones.json"
+    square = [[60, 60], [160, 60], [160, 160]]
+    doubled.write_text(json.dumps({"zones": [{"name": "a", "polygon": square}, {"name": "a", "polygon": square}]}))
+    result = tableref("zones", str(path), "--load", str(doubled))
+    assert result.returncode == 2 and "given twice: a" in result.stderr
+    assert path.read_bytes() == before
