@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import numpy as np
 import typer
 
-from server.app import app, fail
+from server.app import app, evaluate_app, fail, judge_app
+from vision.image_io import ImageLoadError, load_image
 
 
 @app.command()
@@ -52,3 +55,147 @@ def simulate(
                 f"went out in {summary.went_out:.2%} of {summary.games} games, "
                 f"{summary.mean_completed_pis:.2f} pis completed on average"
             )
+
+
+@evaluate_app.command("dominoes")
+def evaluate_dominoes(
+    scenes: int = typer.Option(40, help="Held-out scenes to render and read; half are tables of complete pis."),
+    seed: int = typer.Option(50_000_000, help="First scene seed (held-out seeds never overlap training)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
+) -> None:
+    """Dominoes: tiles with both halves read right, false detections, and speed on 28-tile frames."""
+    from models.evaluate_dominoes import evaluate_dominoes as run
+    from models.evaluate_dominoes import print_evaluation
+
+    if scenes < 1:
+        fail("--scenes must be >= 1")
+        raise typer.Exit(code=2)
+    result = run(scenes, seed)
+    if as_json:
+        typer.echo(json.dumps(result.to_json()))
+    else:
+        print_evaluation(result, scenes, seed)
+
+
+@judge_app.command("seven-pis")
+def judge_seven_pis(
+    photo: Path | None = typer.Argument(None, help="A photo of the pis on the table."),
+    tiles: str | None = typer.Option(
+        None,
+        "--tiles",
+        help="Typed pis instead of a photo: each pi's tiles in slot order (back left to right, then the left and "
+        "right legs), the end on the back's left or the leg's top first, '-' for an empty slot, pis separated "
+        "by ';'. E.g. '3|4 4|1 3|2 1|6; 2|2 - 2|5 -'.",
+    ),
+    tile_set: str = typer.Option("auto", "--set", help="six, nine, or auto (nine if the tiles say so)."),
+    pips: bool = typer.Option(False, "--pips", help="Score the pips on the tiles left instead of the tiles left."),
+    as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
+    annotate: Path | None = typer.Option(None, "--annotate", help="Write the photo with the tiles and pis drawn."),
+) -> None:
+    """Read the pis on the table: each pi's tiles and problems, and the score (tiles not placed)."""
+    from rules.seven_pis import Scoring
+
+    if tile_set not in ("six", "nine", "auto"):
+        fail(f"--set is six, nine or auto, not {tile_set!r}")
+        raise typer.Exit(code=2)
+    if (photo is None) == (tiles is None):
+        fail("give a photo of the pis or --tiles, one of the two")
+        raise typer.Exit(code=2)
+    scoring = Scoring.PIPS if pips else Scoring.TILES
+    if tiles is not None:
+        layout, extra = _typed_pis(tiles, tile_set, scoring)
+    else:
+        layout, extra = _photo_pis(photo, tile_set, scoring, annotate)
+    _print_pis(layout, extra, as_json)
+
+
+def _setup(name: str, scoring):
+    from rules.seven_pis import Setup
+
+    return Setup.double_nine(scoring) if name == "nine" else Setup.double_six(scoring)
+
+
+def _typed_pis(text: str, tile_set: str, scoring) -> tuple:
+    from rules.dominoes import Domino, InvalidDominoError
+    from rules.seven_pis import Layout, Placement
+
+    pis = [p.split() for p in text.split(";") if p.strip()]
+    try:
+        typed = [[None if t == "-" else Domino.parse(t) for t in pi] for pi in pis]
+    except InvalidDominoError as exc:
+        fail(f"--tiles: {exc}")
+        raise typer.Exit(code=2) from exc
+    if tile_set == "auto":
+        big = any(t is not None and max(t.ends) > 6 for pi in typed for t in pi) or any(len(pi) > 4 for pi in typed)
+        tile_set = "nine" if big else "six"
+    setup = _setup(tile_set, scoring)
+    slots = setup.shape.slots
+    placements = []
+    for pi, row in enumerate(typed):
+        if len(row) > len(slots):
+            fail(f"--tiles: pi {pi} lists {len(row)} tiles; a {setup.shape.name} has {len(slots)} slots")
+            raise typer.Exit(code=2)
+        placements += [Placement(pi, slot.name, t.ends) for slot, t in zip(slots, row, strict=False) if t is not None]
+    return Layout(setup, tuple(placements)), {}
+
+
+def _photo_pis(photo: Path, tile_set: str, scoring, annotate: Path | None) -> tuple:
+    import cv2
+
+    from vision.dominoes import DominoRecognizer
+    from vision.dominoes.annotate import annotate_dominoes
+    from vision.dominoes.pis import guess_setup, read_pis
+
+    try:
+        image = load_image(photo)
+    except ImageLoadError as exc:
+        fail(str(exc))
+        raise typer.Exit(code=1) from exc
+    dominoes = DominoRecognizer()(image)
+    setup = guess_setup(dominoes) if tile_set == "auto" else _setup(tile_set, scoring)
+    if setup.scoring is not scoring:
+        setup = _setup("nine" if setup.top == 9 else "six", scoring)
+    layout, groups = read_pis(dominoes, setup)
+    if annotate:
+        labels = [(f"pi {g.pi}", np.mean([dominoes[i].center for i in g.dominoes], axis=0)) for g in groups]
+        cv2.imwrite(str(annotate), annotate_dominoes(image, dominoes, labels))
+    return layout, {"source": str(photo), "dominoes": [d.to_json() for d in dominoes]}
+
+
+def _print_pis(layout, extra: dict, as_json: bool) -> None:
+    from rules.seven_pis import TableState
+
+    setup = layout.setup
+    report = layout.status()
+    outcome = TableState(layout).outcome()
+    complete = set(outcome.completed)
+    by_pi: dict[int, list] = {}
+    for p in layout.placements:
+        by_pi.setdefault(p.pi, []).append(p)
+    problems_of = {pi: [q for q in report.problems if any(p.pi == pi for p in q.placements)] for pi in by_pi}
+    unit = "pips" if outcome.scoring.value == "pips" else "tiles"
+    if as_json:
+        pis = [
+            {
+                "pi": pi,
+                "complete": pi in complete,
+                "placements": [p.to_json() for p in ps],
+                "problems": [q.to_json() for q in problems_of[pi]],
+            }
+            for pi, ps in sorted(by_pi.items())
+        ]
+        summary = {k: v for k, v in outcome.to_json().items() if k != "over"}  # the hand is not seen
+        typer.echo(json.dumps({"set": setup.name, **summary, "pis": pis, "status": report.to_json(), **extra}))
+        return
+    typer.echo(
+        f"{setup.name} set, {setup.pis} pis of {len(setup.shape.slots)}: {len(by_pi)} on the table, "
+        f"{outcome.placed} tiles placed, {len(complete)} pis complete"
+    )
+    for pi, ps in sorted(by_pi.items()):
+        tiles = "  ".join(f"{p.slot} {p.tile}" for p in ps)
+        mark = "complete" if pi in complete else f"{len(ps)} of {len(setup.shape.slots)}"
+        typer.echo(f"pi {pi} ({mark}): {tiles}")
+        for q in problems_of[pi]:
+            typer.echo(f"    {(q.kind.name or '').lower()}: {q.detail}")
+    typer.echo("status: ok" if report.ok else f"status: {len(report.problems)} problem(s)")
+    typer.echo(f"score: {outcome.score} ({unit} not placed; {outcome.left} tiles left)")

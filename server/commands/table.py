@@ -27,9 +27,10 @@ def recognize(
         None, "--calibration", help="A profile from `tableref calibrate`: adds table millimetres and zones."
     ),
 ) -> None:
-    """Read every card on the table in each picture."""
+    """Read every card and domino on the table in each picture."""
     from calibration.profile import ProfileError, load_profile
     from vision.annotate import annotate_cards
+    from vision.dominoes.annotate import annotate_dominoes
     from vision.table import TableReader
 
     try:
@@ -61,7 +62,7 @@ def recognize(
             _print_table(reading)
         if annotate:
             target = _annotation_path(annotate, source, len(sources) > 1)
-            cv2.imwrite(str(target), annotate_cards(image, reading.cards))
+            cv2.imwrite(str(target), annotate_dominoes(annotate_cards(image, reading.cards), reading.dominoes))
     if failed:
         raise typer.Exit(code=1)
 
@@ -71,6 +72,12 @@ def _print_table(reading) -> None:
     for card in sorted(reading.cards, key=lambda c: (c.center[1], c.center[0])):
         x, y = card.center
         typer.echo(f"  {card.face.label:>5}  at ({x:6.0f}, {y:6.0f})  confidence {card.confidence:.2f}")
+    if reading.dominoes:
+        typer.echo(f"  {len(reading.dominoes)} dominoes")
+    for domino in sorted(reading.dominoes, key=lambda d: (d.center[1], d.center[0])):
+        x, y = domino.center
+        pips = f"{domino.pips[0]}|{domino.pips[1]}"
+        typer.echo(f"  {pips:>5}  at ({x:6.0f}, {y:6.0f})  confidence {domino.confidence:.2f}")
 
 
 @kit_app.command("mat")

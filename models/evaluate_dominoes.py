@@ -1,0 +1,188 @@
+"""Accuracy and speed of the domino recogniser on held-out renders: tile styles (colour bands, pin metals,
+two-tone tiles), tables and seeds that training never used, and views steeper than any in training.
+
+Half the scenes are tables of complete Seven Pis (7 double-six pis of 4 tiles, or 5 double-nine pis of 5),
+so at least half the tiles touch others in pi shapes; the rest follow the training mix of layouts.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass, field, replace
+
+import cv2
+import numpy as np
+from rich.console import Console
+from rich.progress import track
+from rich.table import Table
+
+from models.synth.dominoes import DominoScene, DominoSpec, render_dominoes
+from models.train_dominoes import training_spec
+from vision.dominoes import Domino, DominoRecognizer
+
+STEEP_TILT = (50.0, 62.0)  # degrees from straight down; training views stop at 50
+
+
+def evaluation_spec(index: int, seed: int) -> tuple[str, DominoSpec]:
+    """The kind and spec of held-out scene `index`: 28-tile double-six pis, 25-tile double-nine pis, the
+    training mix of layouts, and the same mix seen at steep angles, in turn."""
+    kind = ("pis-28", "mix", "pis-25", "steep")[index % 4]
+    if kind == "pis-28":
+        return kind, DominoSpec(split="heldout", layout="pis", top=6, pis=7)
+    if kind == "pis-25":
+        return kind, DominoSpec(split="heldout", layout="pis", top=9, pis=5)
+    spec = training_spec(seed + index, split="heldout")
+    if kind == "steep":
+        spec = replace(spec, min_tilt=STEEP_TILT[0], max_tilt=STEEP_TILT[1])
+    return kind, spec
+
+
+@dataclass
+class DominoScore:
+    tiles: int = 0
+    pi_tiles: int = 0  # tiles that lie in a pi shape, touching others
+    found: int = 0
+    read_right: int = 0  # found, both halves' counts right, each on its own half
+    pi_read_right: int = 0
+    detections: int = 0
+    false_detections: int = 0
+    confusions: dict[str, int] = field(default_factory=dict)
+
+    def add(self, other: DominoScore) -> None:
+        for name in ("tiles", "pi_tiles", "found", "read_right", "pi_read_right", "detections", "false_detections"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for k, v in other.confusions.items():
+            self.confusions[k] = self.confusions.get(k, 0) + v
+
+    @property
+    def accuracy(self) -> float:
+        return self.read_right / self.tiles if self.tiles else 1.0
+
+    @property
+    def pi_accuracy(self) -> float:
+        return self.pi_read_right / self.pi_tiles if self.pi_tiles else 1.0
+
+    @property
+    def false_rate(self) -> float:
+        return self.false_detections / self.detections if self.detections else 0.0
+
+    def to_json(self) -> dict:
+        return {
+            "tiles": self.tiles,
+            "pi_tiles": self.pi_tiles,
+            "found": self.found,
+            "read_right": self.read_right,
+            "pi_read_right": self.pi_read_right,
+            "detections": self.detections,
+            "false_detections": self.false_detections,
+            "accuracy": round(self.accuracy, 4),
+            "pi_accuracy": round(self.pi_accuracy, 4),
+            "false_rate": round(self.false_rate, 4),
+        }
+
+
+def score_scene(scene: DominoScene, dominoes: list[Domino]) -> DominoScore:
+    """Match readings to the truth one to one by where their two halves lie."""
+    score = DominoScore(tiles=len(scene.tiles), detections=len(dominoes))
+    free = list(range(len(dominoes)))
+    for truth in scene.tiles:
+        in_pi = truth.group == "pi"
+        score.pi_tiles += in_pi
+        label = f"{truth.pips[0]}|{truth.pips[1]}"
+        for k in free:
+            order = truth.match(np.array([h.center for h in dominoes[k].halves]))
+            if order is None:
+                continue
+            free.remove(k)
+            score.found += 1
+            pips = dominoes[k].pips if order else dominoes[k].pips[::-1]
+            if pips == truth.pips:
+                score.read_right += 1
+                score.pi_read_right += in_pi
+            else:
+                key = f"{label}->{pips[0]}|{pips[1]}"
+                score.confusions[key] = score.confusions.get(key, 0) + 1
+            break
+        else:
+            score.confusions[f"{label}->missed"] = score.confusions.get(f"{label}->missed", 0) + 1
+    score.false_detections = len(free)
+    return score
+
+
+@dataclass
+class Evaluation:
+    total: DominoScore
+    kinds: dict[str, DominoScore]
+    tables: dict[str, DominoScore]
+    wall_ms: float | None  # median over the 28-tile frames
+    cpu_ms: float | None
+    stage_ms: dict[str, float]
+
+    def to_json(self) -> dict:
+        return {
+            **self.total.to_json(),
+            "by_kind": {k: v.to_json() for k, v in sorted(self.kinds.items())},
+            "by_table": {k: round(v.accuracy, 4) for k, v in sorted(self.tables.items())},
+            "median_ms_28_tiles": None if self.wall_ms is None else round(self.wall_ms, 1),
+            "median_cpu_ms_28_tiles": None if self.cpu_ms is None else round(self.cpu_ms, 1),
+            "stage_ms": {k: round(v, 1) for k, v in self.stage_ms.items()},
+            "confusions": dict(sorted(self.total.confusions.items(), key=lambda kv: -kv[1])[:12]),
+        }
+
+
+def evaluate_dominoes(
+    scenes: int = 40, seed: int = 50_000_000, recognizer: DominoRecognizer | None = None, quiet: bool = False
+) -> Evaluation:
+    """Every scene is read twice and the second run timed, on one thread (OpenCV and ONNX Runtime)."""
+    cv2.setNumThreads(1)
+    recognizer = recognizer or DominoRecognizer(threads=1)
+    result = Evaluation(DominoScore(), {}, {}, None, None, {})
+    wall, cpu, stages = [], [], []
+    indices = range(scenes)
+    for i in indices if quiet else track(indices, description="reading held-out scenes", console=Console(stderr=True)):
+        kind, spec = evaluation_spec(i, seed)
+        scene = render_dominoes(seed + i, spec)
+        recognizer(scene.image)  # warm the caches
+        t0, c0 = time.perf_counter(), time.thread_time()
+        dominoes, timing = recognizer.timed(scene.image)
+        t1, c1 = time.perf_counter(), time.thread_time()
+        if len(scene.tiles) == 28:
+            wall.append((t1 - t0) * 1000)
+            cpu.append((c1 - c0) * 1000)
+            stages.append(timing)
+        score = score_scene(scene, dominoes)
+        result.total.add(score)
+        result.kinds.setdefault(kind, DominoScore()).add(score)
+        result.tables.setdefault(scene.table, DominoScore()).add(score)
+    if wall:
+        result.wall_ms, result.cpu_ms = statistics.median(wall), statistics.median(cpu)
+        result.stage_ms = {k: statistics.median(s[k] for s in stages) for k in stages[0]}
+    return result
+
+
+def print_evaluation(result: Evaluation, scenes: int, seed: int) -> None:
+    table = Table(title=f"Dominoes, {scenes} held-out scenes (seeds {seed}..{seed + scenes - 1})")
+    for column in ("scenes of", "tiles", "in pis", "found", "both halves right", "in pis right", "false detections"):
+        table.add_column(column, justify="right")
+    rows = [*sorted(result.kinds.items()), *sorted(result.tables.items()), ("all", result.total)]
+    for name, sc in rows:
+        table.add_row(
+            name,
+            str(sc.tiles),
+            str(sc.pi_tiles),
+            f"{sc.found / max(sc.tiles, 1):.2%}",
+            f"{sc.accuracy:.2%}",
+            f"{sc.pi_accuracy:.2%}",
+            f"{sc.false_detections} ({sc.false_rate:.2%})",
+        )
+    console = Console()
+    console.print(table)
+    if result.wall_ms is not None:
+        stages = ", ".join(f"{k.removesuffix('_ms')} {v:.1f}" for k, v in result.stage_ms.items())
+        console.print(
+            f"28-tile frames: median {result.wall_ms:.1f} ms wall, {result.cpu_ms:.1f} ms CPU on one thread ({stages})"
+        )
+    worst = sorted(result.total.confusions.items(), key=lambda kv: -kv[1])[:12]
+    if worst:
+        console.print("most frequent errors: " + ", ".join(f"{k} x{v}" for k, v in worst))

@@ -1,0 +1,520 @@
+"""Train the two domino networks on synthetic renders, export them to ONNX, and measure the recogniser.
+
+    python -m models.train_dominoes [--scenes 2000] [--locate-steps 4000] [--pip-epochs 5]
+    tableref evaluate dominoes   # the recogniser on held-out renders (models/evaluate_dominoes.py)
+
+Both networks learn from the same rendered training scenes (train tile styles and tables only). The locator
+learns each tile's centre heatmap and half-axes; the pip reader learns from crops of true tiles (jittered
+as the locator's outlines are) and from crops that look like tiles but are not: a half of one tile with the
+touching half of its neighbour (end to end, side by side, a pi's leg against the back), a tile read
+sideways, a tile shifted by a half, dice, coins and bare table. Needs the `train` extra (torch, onnx).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import multiprocessing
+import random
+import time
+import zlib
+from pathlib import Path
+
+import numpy as np
+import typer
+
+from models.synth.dominoes import DominoSpec, render_dominoes
+from vision.dominoes.locate import CHANNELS, INPUT_SIZE, TileLocator, encode_targets, letterbox
+from vision.dominoes.locate import MODEL_PATH as LOCATE_PATH
+from vision.dominoes.pips import MODEL_PATH as PIPS_PATH
+from vision.dominoes.pips import N_COUNTS, output_names
+from vision.dominoes.pips import to_tensor as pips_tensor
+from vision.dominoes.tile import CROP_SIZE, TileFrame, crop_tile
+
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"
+NOT_A_TILE = -1
+PROPOSAL_SEED = 10_000_000  # proposal scenes: training styles and tables, seeds the renders did not use
+
+
+def training_spec(seed: int, split: str = "train") -> DominoSpec:
+    """The mix of scenes: Seven Pis layouts, mixed tables, touching groups, scattered tiles, close-ups."""
+    rng = random.Random(seed * 7919)
+    kind = rng.random()
+    one_set = rng.random() < 0.85
+    if kind < 0.35:
+        return DominoSpec(split=split, layout="pis", one_set=one_set)
+    if kind < 0.6:
+        return DominoSpec(split=split, layout="mixed", one_set=one_set)
+    if kind < 0.78:
+        return DominoSpec(split=split, layout="touching", one_set=one_set)
+    if kind < 0.88:
+        return DominoSpec(split=split, layout="scatter", one_set=one_set)
+    return DominoSpec(
+        split=split,
+        layout=rng.choice(("touching", "mixed", "pis")),
+        n_tiles=(2, 8),
+        tile_px=(70, 150),
+        max_tilt=40,
+        one_set=one_set,
+    )
+
+
+# Rendering the training data ---------------------------------------------------------------------------
+
+
+def _jittered(rng: random.Random, frame: TileFrame, amount: float = 1.0) -> TileFrame:
+    """The outline off by as much as the locator's may be: centre, turn and each axis's length."""
+    width = float(np.linalg.norm(frame.v)) * 2
+    shift = np.array([rng.gauss(0, 0.05 * width * amount), rng.gauss(0, 0.05 * width * amount)])
+    turn = rng.gauss(0, 0.04 * amount)
+    c, s = math.cos(turn), math.sin(turn)
+    rot = np.array([[c, -s], [s, c]])
+    u = rot @ frame.u * (1 + rng.gauss(0, 0.05 * amount))
+    v = rot @ frame.v * (1 + rng.gauss(0, 0.06 * amount))
+    return TileFrame(frame.center + shift, u, v)
+
+
+def _lookalikes(rng: random.Random, frames: list[TileFrame]) -> list[TileFrame]:
+    """Tile-shaped outlines over two halves of different tiles that touch: the junctions a recogniser
+    must not read as dividers."""
+    halves = [(i, h) for i, f in enumerate(frames) for h in f.halves()]
+    out = []
+    for a, (i, ha) in enumerate(halves):
+        spacing = float(np.linalg.norm(frames[i].u))
+        for j, hb in halves[a + 1 :]:
+            if i == j or not 0.7 * spacing < np.linalg.norm(hb - ha) < 1.35 * spacing:
+                continue
+            u = hb - ha
+            direction = u / np.linalg.norm(u)
+            # Across the pair, the tile's own half-width is whichever of its axes lies across `u`.
+            across = min((frames[i].v, frames[i].u / 2), key=lambda w: abs(float(np.dot(w, direction))))
+            out.append(TileFrame((ha + hb) / 2, u, across))
+    rng.shuffle(out)
+    return out
+
+
+def scene_samples(seed: int, split: str = "train") -> dict[str, np.ndarray]:
+    """One scene: the locator's input and targets, and labelled crops for the pip reader."""
+    rng = random.Random(seed)
+    scene = render_dominoes(seed, training_spec(seed, split))
+    canvas, scale = letterbox(scene.image)
+    frames = [TileFrame.from_corners(t.corners) for t in scene.tiles]
+    heat, reg, weight = encode_targets([f.scaled(scale) for f in frames])
+    crops, labels = [], []
+
+    def add(frame: TileFrame, label: tuple[int, int, int]) -> None:
+        crops.append(crop_tile(scene.image, frame, (canvas, scale)))
+        labels.append(label)
+
+    negative = (NOT_A_TILE, NOT_A_TILE, 0)
+    for tile, frame in zip(scene.tiles, frames, strict=True):
+        for _ in range(2):
+            jittered = _jittered(rng, frame, rng.choice((0.5, 1.0, 2.0, 3.0)))
+            if rng.random() < 0.5:
+                add(jittered, (*tile.pips, 1))
+            else:
+                add(jittered.turned(), (tile.pips[1], tile.pips[0], 1))
+        if rng.random() < 0.3:
+            add(_jittered(rng, TileFrame(frame.center, 2 * frame.v, frame.u / 2)), negative)  # read sideways
+        if rng.random() < 0.3:
+            side = rng.choice((-1, 1))
+            add(_jittered(rng, TileFrame(frame.center + side * frame.u, frame.u, frame.v)), negative)
+    for frame in _lookalikes(rng, frames)[: 2 * len(frames)]:
+        add(_jittered(rng, frame), negative)
+    for outline in scene.distractors:
+        center = outline.mean(axis=0)
+        size = np.linalg.norm(outline[0] - outline[2]) / 2
+        angle = rng.uniform(0, math.pi)
+        u = np.array([math.cos(angle), math.sin(angle)]) * size * rng.uniform(0.5, 1.0)
+        add(TileFrame(center, u, np.array([-u[1], u[0]]) / 2), negative)
+    h, w = scene.image.shape[:2]
+    widths = [float(np.linalg.norm(f.v)) for f in frames] or [20.0]
+    for _ in range(3):  # bare table, or the gap between tiles
+        center = np.array([rng.uniform(0, w), rng.uniform(0, h)])
+        if any(np.linalg.norm(center - f.center) < 2 * np.linalg.norm(f.v) for f in frames):
+            continue
+        angle = rng.uniform(0, math.pi)
+        v_len = rng.choice(widths) * rng.uniform(0.8, 1.2)
+        v = np.array([math.cos(angle), math.sin(angle)]) * v_len
+        add(TileFrame(center, np.array([-v[1], v[0]]) * 2, v), negative)
+    return {
+        "canvas": canvas,
+        "heat": heat.astype(np.float16),
+        "reg": reg.astype(np.float16),
+        "weight": weight.astype(np.uint8),
+        "crops": np.stack(crops),
+        "labels": np.array(labels, np.int64),
+    }
+
+
+def build_dataset(first_seed: int, scenes: int, name: str, split: str = "train") -> dict[str, np.ndarray]:
+    """Render (or load the cached) scenes; the cache is keyed by the seeds."""
+    DATA_DIR.mkdir(exist_ok=True)
+    path = DATA_DIR / f"{name}-{first_seed}-{scenes}.npz"
+    if path.is_file():
+        return dict(np.load(path))
+    from rich.progress import Progress
+
+    parts: dict[str, list[np.ndarray]] = {}
+    with multiprocessing.Pool(2) as pool, Progress() as progress:
+        task = progress.add_task(f"rendering {name} scenes", total=scenes)
+        work = functools.partial(scene_samples, split=split)
+        for sample in pool.imap(work, range(first_seed, first_seed + scenes), chunksize=4):
+            for key, value in sample.items():
+                parts.setdefault(key, []).append(value)
+            progress.advance(task)
+    data = {
+        "canvas": np.stack(parts["canvas"]),
+        "heat": np.stack(parts["heat"]),
+        "reg": np.stack(parts["reg"]),
+        "weight": np.stack(parts["weight"]),
+        "crops": np.concatenate(parts["crops"]),
+        "labels": np.concatenate(parts["labels"]),
+    }
+    np.savez(path, **data)
+    return data
+
+
+_locator: TileLocator | None = None  # one per worker process
+
+
+def proposal_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The trained locator's own proposals on one training scene, labelled by the truth: the outlines the
+    reader is given at run time, and the junctions the locator takes for dividers."""
+    global _locator
+    if _locator is None:
+        _locator = TileLocator(threads=1)
+    scene = render_dominoes(seed, training_spec(seed))
+    canvas, scale = letterbox(scene.image)
+    crops, labels = [], []
+    for _, frame in _locator.propose(canvas, scale):
+        label = (NOT_A_TILE, NOT_A_TILE, 0)
+        for truth in scene.tiles:
+            order = truth.match(frame.halves())
+            if order is not None:
+                label = (*(truth.pips if order else truth.pips[::-1]), 1)
+                break
+        crops.append(crop_tile(scene.image, frame, (canvas, scale)))
+        labels.append(label)
+    empty = np.zeros((0, CROP_SIZE[1], CROP_SIZE[0], 3), np.uint8)
+    return (np.stack(crops) if crops else empty), np.array(labels, np.int64).reshape(-1, 3)
+
+
+def build_proposals(first_seed: int, scenes: int) -> dict[str, np.ndarray]:
+    """Proposal crops from fresh training scenes, cached per locator model."""
+    DATA_DIR.mkdir(exist_ok=True)
+    path = DATA_DIR / f"dominoes-proposals-{first_seed}-{scenes}-{zlib.crc32(LOCATE_PATH.read_bytes()):08x}.npz"
+    if path.is_file():
+        return dict(np.load(path))
+    from rich.progress import Progress
+
+    crops, labels = [], []
+    with multiprocessing.Pool(2) as pool, Progress() as progress:
+        task = progress.add_task("collecting the locator's proposals", total=scenes)
+        for x, y in pool.imap(proposal_crops, range(first_seed, first_seed + scenes), chunksize=4):
+            crops.append(x)
+            labels.append(y)
+            progress.advance(task)
+    data = {"crops": np.concatenate(crops), "labels": np.concatenate(labels)}
+    np.savez(path, **data)
+    return data
+
+
+# The networks --------------------------------------------------------------------------------------------
+
+
+def _block(cin: int, cout: int, stride: int = 1, dilation: int = 1):
+    import torch.nn as nn
+
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, 3, stride, padding=dilation, dilation=dilation, bias=False),
+        nn.BatchNorm2d(cout),
+        nn.ReLU(inplace=True),
+    )
+
+
+def make_locator():
+    """A small encoder at strides 4, 8 and 16 (for a receptive field as long as a close tile) whose deeper
+    features are added back at stride 4, where side-by-side tiles' centres are still cells apart."""
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    class Locator(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.s4 = nn.Sequential(_block(3, 16, 2), _block(16, 24, 2), _block(24, 24))
+            self.s8 = nn.Sequential(_block(24, 48, 2), _block(48, 48), _block(48, 48))
+            self.s16 = nn.Sequential(_block(48, 96, 2), _block(96, 96, dilation=2), _block(96, 96, dilation=4))
+            self.lat16 = nn.Conv2d(96, 48, 1)
+            self.lat8 = nn.Conv2d(48, 24, 1)
+            self.head = nn.Sequential(_block(24, 24), nn.Conv2d(24, len(CHANNELS), 1))
+            self.head[-1].bias.data[0] = -2.2  # centres are rare: start the heatmap near 0.1
+
+        def forward(self, x):
+            s4 = self.s4(x)
+            s8 = self.s8(s4)
+            s16 = self.s16(s8)
+            s8 = s8 + F.interpolate(self.lat16(s16), scale_factor=2.0, mode="nearest")
+            s4 = s4 + F.interpolate(self.lat8(s8), scale_factor=2.0, mode="nearest")
+            return self.head(s4)
+
+    return Locator()
+
+
+def make_pip_reader():
+    """A small CNN over the upright crop; each half's counts come from its own half of the last feature
+    map through one shared head, and the tile check from the whole map and the band round the divider."""
+    import torch
+    import torch.nn as nn
+
+    class PipNet(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.features = nn.Sequential(
+                _block(3, 16, 2),  # 32x16
+                _block(16, 24),
+                nn.MaxPool2d(2),  # 16x8
+                _block(24, 48),
+                _block(48, 48),
+                nn.MaxPool2d(2),  # 8x4
+                _block(48, 64),
+            )
+            self.count = nn.Sequential(nn.Linear(64, 64), nn.ReLU(inplace=True), nn.Linear(64, N_COUNTS))
+            self.tile = nn.Sequential(nn.Linear(4 * 64, 32), nn.ReLU(inplace=True), nn.Linear(32, 1))
+
+        def forward(self, x):
+            f = self.features(x)
+            rows = f.shape[2] // 2
+            first, second = f[:, :, :rows].mean(dim=(2, 3)), f[:, :, rows:].mean(dim=(2, 3))
+            middle, whole = f[:, :, rows - 1 : rows + 1].mean(dim=(2, 3)), f.mean(dim=(2, 3))
+            tile = self.tile(torch.cat([first, second, middle, whole], dim=1))
+            return torch.cat([self.count(first), self.count(second), tile], dim=1)
+
+    return PipNet()
+
+
+def _augment(x, generator, gain: float = 0.3):
+    """Colour variety beyond the renders: swapped channels (pip colours are not the count) and inverted
+    polarity (light tiles with dark pips and dark tiles with light pips both exist), plus gain and noise."""
+    import torch
+
+    n = x.shape[0]
+    perm = torch.stack([torch.randperm(3, generator=generator) for _ in range(n)])
+    x = torch.gather(x, 1, perm[:, :, None, None].expand_as(x))
+    flip = (torch.rand(n, 1, 1, 1, generator=generator) < 0.2).float()
+    x = x * (1 - 2 * flip)
+    scale = torch.exp(gain * (2 * torch.rand(n, 1, 1, 1, generator=generator) - 1))
+    return x * scale + 0.08 * torch.randn(x.shape, generator=generator)
+
+
+def _focal(logits, target):
+    """CenterNet's penalty-reduced focal loss over the heatmap."""
+    import torch
+
+    p = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
+    pos = (target > 0.999).float()
+    pos_loss = -(torch.log(p) * (1 - p) ** 2 * pos).sum()
+    neg_loss = -(torch.log(1 - p) * p**2 * (1 - target) ** 4 * (1 - pos)).sum()
+    return (pos_loss + neg_loss) / pos.sum().clamp(min=1)
+
+
+def _export(model, shape: tuple[int, ...], out: Path, input_name: str, output_name: str) -> None:
+    import torch
+
+    model.eval()
+    torch.onnx.export(
+        model,
+        torch.zeros(*shape),
+        str(out),
+        input_names=[input_name],
+        output_names=[output_name],
+        dynamic_axes={input_name: {0: "n"}, output_name: {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
+
+
+def train_locator(data: dict[str, np.ndarray], steps: int, seed: int, out: Path, resume: bool = False) -> dict:
+    """Train on random 256x192 windows of the letterboxed frames (a fifth of the work of whole frames)."""
+    import torch
+    import torch.nn.functional as F
+    from rich.progress import Progress
+
+    from vision.dominoes.locate import STRIDE, to_input
+
+    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    model = make_locator()
+    checkpoint = DATA_DIR / "dominoes_locate.pt"
+    if resume:
+        model.load_state_dict(torch.load(checkpoint))
+    n = len(data["canvas"])
+    batch, win_w, win_h = 16, 256, 192
+    max_lr = 1.5e-3 if resume else 3e-3
+    opt = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=steps)
+    started = time.time()
+    running = None
+    with Progress() as progress:
+        task = progress.add_task("training the locator", total=steps)
+        for step in range(steps):
+            idx = rng.integers(0, n, batch)
+            xs, heats, regs, weights = [], [], [], []
+            for i in idx:
+                x0 = int(rng.integers(0, (INPUT_SIZE[0] - win_w) // 16 + 1)) * 16
+                y0 = int(rng.integers(0, (INPUT_SIZE[1] - win_h) // 16 + 1)) * 16
+                gx, gy, gw, gh = x0 // STRIDE, y0 // STRIDE, win_w // STRIDE, win_h // STRIDE
+                xs.append(data["canvas"][i, y0 : y0 + win_h, x0 : x0 + win_w])
+                heats.append(data["heat"][i, gy : gy + gh, gx : gx + gw])
+                regs.append(data["reg"][i, :, gy : gy + gh, gx : gx + gw])
+                weights.append(data["weight"][i, gy : gy + gh, gx : gx + gw])
+            x = _augment(torch.from_numpy(to_input(np.stack(xs))), gen, gain=0.5)
+            heat = torch.from_numpy(np.stack(heats).astype(np.float32))
+            reg = torch.from_numpy(np.stack(regs).astype(np.float32))
+            weight = torch.from_numpy(np.stack(weights).astype(np.float32))[:, None]
+            out_ = model(x)
+            reg_loss = (F.l1_loss(out_[:, 1:], reg, reduction="none") * weight).sum() / weight.sum().clamp(min=1)
+            loss = _focal(out_[:, 0], heat) + 0.5 * reg_loss
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            progress.advance(task)
+            running = loss.item() if running is None else 0.98 * running + 0.02 * loss.item()
+            if (step + 1) % 250 == 0 or step + 1 == steps:
+                torch.save(model.state_dict(), checkpoint)
+                progress.console.print(f"locator step {step + 1}: mean loss {running:.3f}")
+    _export(model, (1, 3, INPUT_SIZE[1], INPUT_SIZE[0]), out, "frames", "maps")
+    return {
+        "frames": n,
+        "steps": steps,
+        "batch": batch,
+        "window": [win_w, win_h],
+        "seconds": round(time.time() - started),
+    }
+
+
+def train_pip_reader(
+    data: dict[str, np.ndarray], val: dict[str, np.ndarray], epochs: int, seed: int, out: Path
+) -> dict:
+    import torch
+    import torch.nn.functional as F
+    from rich.progress import Progress
+
+    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
+    xt, yt = torch.from_numpy(pips_tensor(data["crops"])), torch.from_numpy(data["labels"])
+    xv, yv = torch.from_numpy(pips_tensor(val["crops"])), val["labels"]
+    model = make_pip_reader()
+    batch = 256
+    steps = epochs * (len(xt) // batch + 1)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    started = time.time()
+    scores: dict[str, float] = {}
+    with Progress() as progress:
+        task = progress.add_task("training the pip reader", total=steps)
+        for epoch in range(epochs):
+            model.train()
+            order = torch.randperm(len(xt), generator=gen)
+            for i in range(0, len(xt), batch):
+                idx = order[i : i + batch]
+                y = yt[idx]
+                logits = model(_augment(xt[idx], gen))
+                counts = F.cross_entropy(logits[:, :N_COUNTS], y[:, 0], ignore_index=NOT_A_TILE, label_smoothing=0.02)
+                counts = counts + F.cross_entropy(
+                    logits[:, N_COUNTS : 2 * N_COUNTS], y[:, 1], ignore_index=NOT_A_TILE, label_smoothing=0.02
+                )
+                tile = F.binary_cross_entropy_with_logits(logits[:, -1], y[:, 2].float())
+                loss = counts + tile
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                sched.step()
+                progress.advance(task)
+            model.eval()
+            with torch.no_grad():
+                logits = torch.cat([model(xv[i : i + 1024]) for i in range(0, len(xv), 1024)]).numpy()
+            scores = _crop_scores(logits, yv)
+            progress.console.print(f"epoch {epoch + 1}: loss {loss.item():.3f}  held-out crops {scores}")
+    torch.save(model.state_dict(), DATA_DIR / "dominoes_pips.pt")
+    _export(model, (1, 3, CROP_SIZE[1], CROP_SIZE[0]), out, "crops", "logits")
+    return {"crops": len(xt), "epochs": epochs, "seconds": round(time.time() - started), "heldout_crops": scores}
+
+
+def _crop_scores(logits: np.ndarray, labels: np.ndarray) -> dict[str, float]:
+    tiles = labels[:, 2] == 1
+    both = (logits[tiles, :N_COUNTS].argmax(1) == labels[tiles, 0]) & (
+        logits[tiles, N_COUNTS : 2 * N_COUNTS].argmax(1) == labels[tiles, 1]
+    )
+    is_tile = logits[:, -1] > 0
+    return {
+        "both_halves": round(float(both.mean()), 4),
+        "tile_recall": round(float(is_tile[tiles].mean()), 4),
+        "lookalike_rejection": round(float((~is_tile[~tiles]).mean()), 4),
+    }
+
+
+def _manifest(out: Path, extra: dict) -> None:
+    out.with_suffix(".json").write_text(json.dumps({"model": out.name, **extra}, indent=2) + "\n")
+
+
+def train(
+    scenes: int = typer.Option(2000, help="training scenes to render"),
+    val_scenes: int = typer.Option(150, help="validation scenes (held-out styles and tables)"),
+    locate_steps: int = typer.Option(4000),
+    proposal_scenes: int = typer.Option(1000, help="fresh scenes whose locator proposals the reader learns from"),
+    pip_epochs: int = typer.Option(5),
+    seed: int = typer.Option(0),
+    skip_locator: bool = typer.Option(False, help="keep the exported locator, train the reader only"),
+    resume_locator: bool = typer.Option(False, help="fine-tune the locator from its last checkpoint"),
+) -> None:
+    """Render, train the locator, collect its proposals, train the reader; export both with manifests."""
+    import torch
+
+    torch.set_num_threads(2)
+    data = build_dataset(1, scenes, "dominoes-train")
+    val = build_dataset(20_000_000, val_scenes, "dominoes-val-heldout", split="heldout")
+    print(f"{len(data['canvas'])} frames, {len(data['crops'])} training crops, {len(val['crops'])} held-out crops")
+    source = "models/synth/dominoes.py renders, split=train; validation split=heldout (tile styles, tables)"
+    if not skip_locator:
+        _train_and_export_locator(data, locate_steps, seed, scenes, source, resume_locator)
+    proposals = build_proposals(PROPOSAL_SEED, proposal_scenes)
+    print(f"{len(proposals['crops'])} proposal crops, {int(proposals['labels'][:, 2].sum())} of them tiles")
+    for key in ("crops", "labels"):
+        data[key] = np.concatenate([data[key], proposals[key]])
+    report = train_pip_reader(data, val, pip_epochs, seed, PIPS_PATH)
+    _manifest(
+        PIPS_PATH,
+        {
+            "input": {"name": "crops", "shape": ["n", 3, CROP_SIZE[1], CROP_SIZE[0]], "layout": "NCHW BGR",
+                      "normalisation": "per crop: (x - mean) / (std + 8)"},
+            "outputs": output_names(),
+            "training": {"scenes": scenes, "proposal_scenes": proposal_scenes, "seed": seed, "data": source,
+                         **report},
+        },
+    )  # fmt: skip
+    for path in (LOCATE_PATH, PIPS_PATH):
+        print(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB) and its manifest")
+
+
+def _train_and_export_locator(
+    data: dict[str, np.ndarray], steps: int, seed: int, scenes: int, source: str, resume: bool
+) -> None:
+    report = train_locator(data, steps, seed, LOCATE_PATH, resume)
+    _manifest(
+        LOCATE_PATH,
+        {
+            "input": {"name": "frames", "shape": ["n", 3, INPUT_SIZE[1], INPUT_SIZE[0]], "layout": "NCHW BGR",
+                      "normalisation": "per frame: (x - mean) / 64; frame letterboxed top-left"},
+            "outputs": list(CHANNELS),
+            "stride": 4,
+            "training": {"scenes": scenes, "seed": seed, "data": source, **report},
+        },
+    )  # fmt: skip
+
+
+if __name__ == "__main__":
+    typer.run(train)

@@ -1,0 +1,80 @@
+"""`tableref judge seven-pis` on typed tiles and on a rendered photo of a game, and `tableref evaluate dominoes`."""
+
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+
+from models.synth.dominoes import DominoSpec, render_dominoes
+from rules.seven_pis import DOUBLE_SIX
+from rules.seven_pis_play import play_game
+from tests.server.test_cli import tableref
+
+
+def test_typed_pis_are_judged() -> None:
+    result = tableref("judge", "seven-pis", "--tiles", "3|4 4|1 3|2 1|6; 2|2 - 2|5 -; 6|6 5|5", "--json")
+    assert result.returncode == 0, result.stderr
+    verdict = json.loads(result.stdout)
+    assert verdict["set"] == "double-six"
+    assert verdict["completed_pis"] == [0]
+    assert verdict["placed"] == 8 and verdict["score"] == 28 - 8
+    assert [p["complete"] for p in verdict["pis"]] == [True, False, False]
+    assert verdict["pis"][2]["problems"][0]["kind"] == "mismatch"  # 6|6 against 5|5 along the back
+    assert verdict["status"]["flags"] == ["mismatch"]
+
+
+def test_typed_pis_of_five_mean_double_nine_and_pips_scoring_counts_pips() -> None:
+    result = tableref("judge", "seven-pis", "--tiles", "9|8 8|7 7|6 9|1 6|0", "--pips", "--json")
+    assert result.returncode == 0, result.stderr
+    verdict = json.loads(result.stdout)
+    assert verdict["set"] == "double-nine" and verdict["completed_pis"] == [0]
+    assert verdict["score"] == 11 * sum(range(10)) - (17 + 15 + 13 + 10 + 6)  # each count is on 11 ends
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--tiles", "3|x"),
+        ("--tiles", "1|2 2|3 3|4 4|5 5|6 6|6 0|0"),  # more tiles than a pi has slots
+        ("--tiles", "1|2", "--set", "ten"),
+        (),
+    ],
+)
+def test_bad_input_is_refused(args: tuple[str, ...]) -> None:
+    result = tableref("judge", "seven-pis", *args)
+    assert result.returncode == 2
+    assert result.stderr.startswith("tableref: ")
+
+
+def test_a_missing_photo_is_named(tmp_path: Path) -> None:
+    result = tableref("judge", "seven-pis", str(tmp_path / "nope.jpg"))
+    assert result.returncode == 1
+    assert "nope.jpg" in result.stderr
+
+
+def test_a_photo_of_a_finished_game_is_scored(tmp_path: Path) -> None:
+    """The advisor's game, laid out as its pis and photographed on a held-out table."""
+    state = play_game("advisor", 5, DOUBLE_SIX)[-1]
+    shape = DOUBLE_SIX.shape
+    placed = tuple((p.pi, shape.slots[shape.index[p.slot]].cells, p.ends) for p in state.layout.placements)
+    spec = DominoSpec(split="heldout", layout="pis", top=6, placed=placed, tile_px=(50, 60), max_tilt=25)
+    photo = tmp_path / "pis.jpg"
+    cv2.imwrite(str(photo), render_dominoes(5, spec).image)
+    result = tableref("judge", "seven-pis", str(photo), "--json", "--annotate", str(tmp_path / "pis.png"))
+    assert result.returncode == 0, result.stderr
+    verdict = json.loads(result.stdout)
+    truth = state.outcome()
+    assert verdict["set"] == "double-six"
+    assert verdict["placed"] == truth.placed and verdict["score"] == truth.score
+    assert len(verdict["completed_pis"]) == len(truth.completed)
+    assert verdict["status"]["ok"]
+    assert cv2.imread(str(tmp_path / "pis.png")) is not None
+
+
+def test_evaluate_prints_figures() -> None:
+    result = tableref("evaluate", "dominoes", "--scenes", "2", "--json")
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout)
+    assert figures["tiles"] >= 28 and set(figures["by_kind"]) == {"pis-28", "mix"}
+    assert 0 <= figures["accuracy"] <= 1 and figures["median_cpu_ms_28_tiles"] > 0

@@ -1,0 +1,277 @@
+"""Dominoes: the detection type, the tile geometry, the locator's encoding, the renderer's truth, and the
+recogniser's accuracy on seeded held-out renders."""
+
+import colorsys
+import math
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from models.evaluate_dominoes import DominoScore, evaluate_dominoes, evaluation_spec, score_scene
+from models.synth.dominoes import DominoSpec, pip_layout, random_tile_style, render_dominoes
+from models.synth.scenes import SceneSpec, render_scene
+from models.synth.tables import render_table
+from vision.cards.recognize import CardRecognizer
+from vision.dominoes import Domino, DominoRecognizer, Half, InvalidDominoError
+from vision.dominoes.locate import GRID, STRIDE, decode, encode_targets
+from vision.dominoes.recognize import Candidate, select_tiles
+from vision.dominoes.tile import CROP_MARGIN, CROP_SIZE, TileFrame
+from vision.geometry import point_in_quad
+
+ACCURACY_FLOOR = 0.8  # 0.85 measured on these six scenes, less a margin; the bar (99%) is the slow test's
+SQUARE = np.array([[0, 0], [20, 0], [20, 40], [0, 40]], np.float32)
+
+
+def tile(corners=SQUARE, pips=(3, 5), confidence=0.9) -> Domino:
+    return Domino(corners, (Half((10, 10), pips[0]), Half((10, 30), pips[1])), confidence)
+
+
+# The detection type ---------------------------------------------------------------------------------------
+
+
+def test_json_follows_the_contract() -> None:
+    data = tile().to_json()
+    assert list(data) == ["center", "corners", "halves", "confidence"]
+    assert data["center"] == [10.0, 20.0]
+    assert data["corners"] == [[0.0, 0.0], [20.0, 0.0], [20.0, 40.0], [0.0, 40.0]]
+    assert data["halves"] == [{"center": [10.0, 10.0], "pips": 3}, {"center": [10.0, 30.0], "pips": 5}]
+    assert data["confidence"] == 0.9
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"pips": (3, 10)},
+        {"pips": (-1, 2)},
+        {"confidence": 1.5},
+        {"corners": SQUARE[::-1]},  # anticlockwise
+        {"corners": SQUARE[[0, 2, 1, 3]]},  # crossed
+        {"corners": SQUARE[:3]},
+        {"corners": np.where(SQUARE == 0, np.nan, SQUARE)},
+    ],
+)
+def test_bad_values_are_refused(change: dict) -> None:
+    with pytest.raises(InvalidDominoError):
+        tile(**change)
+
+
+def test_a_half_refuses_a_bool_count() -> None:
+    with pytest.raises(InvalidDominoError):
+        Half(np.zeros(2), True)
+
+
+# Tile geometry and the locator's encoding ------------------------------------------------------------------
+
+
+def test_frame_round_trips_its_corners_and_halves() -> None:
+    frame = TileFrame.from_corners(SQUARE)
+    assert np.allclose(frame.corners(), SQUARE)
+    assert np.allclose(frame.halves(), [[10, 10], [10, 30]])
+    assert np.allclose(frame.turned().corners(), SQUARE[[2, 3, 0, 1]])
+
+
+def test_the_crop_holds_the_tile_upright_with_a_rim() -> None:
+    frame = TileFrame(np.array([100.0, 50.0]), np.array([30.0, 0.0]), np.array([0.0, 15.0]))  # lying sideways
+    matrix = frame.crop_matrix()
+    mapped = np.hstack([frame.corners(), np.ones((4, 1))]) @ matrix.T
+    w, h = CROP_SIZE
+    rim_x, rim_y = w * (1 - 1 / CROP_MARGIN) / 2, h * (1 - 1 / CROP_MARGIN) / 2
+    assert np.allclose(mapped, [[rim_x, rim_y], [w - rim_x, rim_y], [w - rim_x, h - rim_y], [rim_x, h - rim_y]])
+
+
+@st.composite
+def tile_frames(draw) -> list[TileFrame]:
+    """Non-overlapping tiles of any angle and size on the locator's input."""
+    frames: list[TileFrame] = []
+    for _ in range(draw(st.integers(1, 8))):
+        width = draw(st.floats(11, 40))
+        angle = draw(st.floats(-math.pi, math.pi))
+        center = np.array([draw(st.floats(30, 610)), draw(st.floats(30, 338))])
+        u = np.array([math.cos(angle), math.sin(angle)]) * width
+        v = np.array([-u[1], u[0]]) / 2 * draw(st.floats(0.7, 1.3))  # a webcam's perspective shears
+        if all(np.linalg.norm(center - f.center) > 2.2 * width for f in frames):
+            frames.append(TileFrame(center, u, v))
+    return frames
+
+
+@settings(max_examples=60, deadline=None)
+@given(frames=tile_frames())
+def test_decoding_the_targets_gives_back_the_tiles(frames: list[TileFrame]) -> None:
+    heat, reg, _ = encode_targets(frames)
+    assert heat.shape == (GRID[1], GRID[0])
+    logits = np.log(np.clip(heat, 1e-6, 1 - 1e-6) / np.clip(1 - heat, 1e-6, 1))
+    found = decode(np.concatenate([logits[None], reg]), threshold=0.99)
+    assert len(found) == len(frames)
+    for frame in frames:
+        best = min((f for _, f in found), key=lambda f: np.linalg.norm(f.center - frame.center))
+        assert np.linalg.norm(best.center - frame.center) < 0.01 * STRIDE
+        corners = {tuple(np.round(c, 2)) for c in best.corners()} | {
+            tuple(np.round(c, 2)) for c in best.turned().corners()
+        }
+        assert all(min(np.linalg.norm(np.array(c) - k) for c in corners) < 0.05 for k in frame.corners())
+
+
+# Keeping one reading per half ---------------------------------------------------------------------------
+
+
+def test_a_junction_reading_gives_way_to_the_two_tiles_it_straddles() -> None:
+    u, v = np.array([20.0, 0.0]), np.array([0.0, 10.0])
+    left = Candidate(TileFrame(np.array([50.0, 50.0]), u, v), (1, 3), 0.95)
+    right = Candidate(TileFrame(np.array([90.0, 50.0]), u, v), (3, 6), 0.9)
+    junction = Candidate(TileFrame(np.array([70.0, 50.0]), u, v), (3, 3), 0.92)
+    side_by_side = Candidate(TileFrame(np.array([50.0, 60.0]), v * 2, u / 2), (1, 1), 0.7)
+    kept = select_tiles([junction, right, side_by_side, left])
+    assert kept == [left, right]
+
+
+def test_unsure_readings_are_dropped() -> None:
+    lone = Candidate(TileFrame(np.array([50.0, 50.0]), np.array([20.0, 0.0]), np.array([0.0, 10.0])), (2, 2), 0.3)
+    assert select_tiles([lone]) == []
+
+
+# The renderer's truth ------------------------------------------------------------------------------------
+
+
+def test_pip_layouts_have_their_counts_on_the_grid() -> None:
+    for n in range(10):
+        for turn in range(4):
+            points = pip_layout(n, turn)
+            assert len(points) == len(set(points)) == n
+            assert all(x in (-1, 0, 1) and y in (-1, 0, 1) for x, y in points)
+
+
+def _hues(split: str) -> list[float]:
+    rng = random.Random(7)
+    hues = []
+    for _ in range(300):
+        style = random_tile_style(rng, split, top=9)
+        for bgr in (style.body, *style.pips):
+            h, s, _ = colorsys.rgb_to_hsv(*(c / 255 for c in reversed(bgr)))
+            if s > 0.3:
+                hues.append(h * 360)
+    return hues
+
+
+def test_held_out_colours_are_never_trained_on() -> None:
+    assert all(h % 60 < 30.5 for h in _hues("train"))
+    assert all(h % 60 > 29.5 for h in _hues("heldout"))
+
+
+def test_renders_are_a_function_of_the_seed() -> None:
+    spec = DominoSpec(split="heldout", layout="touching", n_tiles=(4, 6))
+    a, b = render_dominoes(3, spec), render_dominoes(3, spec)
+    assert np.array_equal(a.image, b.image)
+    assert [t.pips for t in a.tiles] == [t.pips for t in b.tiles]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pis_are_complete_and_their_touching_ends_match(seed: int) -> None:
+    top = 9 if seed % 2 else 6
+    scene = render_dominoes(seed, DominoSpec(layout="pis", pis=1, top=top, distractors=False))
+    assert len(scene.tiles) == (5 if top == 9 else 4)
+    assert all(t.group == "pi" for t in scene.tiles)
+    touching = 0
+    for i, a in enumerate(scene.tiles):
+        spacing = np.linalg.norm(a.halves[1] - a.halves[0])
+        for b in scene.tiles[i + 1 :]:
+            for ha, pa in zip(a.halves, a.pips, strict=True):
+                for hb, pb in zip(b.halves, b.pips, strict=True):
+                    if np.linalg.norm(ha - hb) < 1.25 * spacing:
+                        touching += 1
+                        assert pa == pb
+    assert touching == (4 if top == 9 else 3)  # the back's joints and the two legs
+
+
+def test_truth_halves_lie_inside_their_tiles() -> None:
+    scene = render_dominoes(11, DominoSpec(layout="mixed"))
+    for t in scene.tiles:
+        assert all(point_in_quad(h, t.corners) for h in t.halves)
+        assert t.match(t.halves) is True and t.match(t.halves[::-1]) is False
+
+
+# The recogniser on held-out renders ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def recognizer() -> DominoRecognizer:
+    return DominoRecognizer()
+
+
+@pytest.mark.parametrize("kind", ["marble", "checkered", "glossy_black"])
+def test_a_bare_table_gives_no_dominoes(recognizer: DominoRecognizer, kind: str) -> None:
+    table = render_table(np.random.default_rng(1), kind, 720, 1280).astype(np.uint8)
+    assert recognizer(table) == []
+
+
+def test_cards_are_not_dominoes(recognizer: DominoRecognizer) -> None:
+    """As the table reader runs it: the cards are read first, and nothing on a card is taken for a tile.
+    Of six card scenes, one paper note printed with lines of text reads as a 9|9: at most one is allowed."""
+    cards = CardRecognizer()
+    false = 0
+    for seed in range(6):
+        image = render_scene(seed, SceneSpec(split="heldout")).image
+        false += len(recognizer(image, ignore=[card.corners for card in cards(image)]))
+    assert false <= 1
+
+
+def test_reading_a_set_of_held_out_scenes(recognizer: DominoRecognizer) -> None:
+    """Pis of 28 and 25 tiles and the training mix, with styles and tables training never saw."""
+    totals = DominoScore()
+    for i in range(6):
+        _, spec = evaluation_spec(i, 70_000_000)
+        scene = render_dominoes(70_000_000 + i, spec)
+        dominoes = recognizer(scene.image)
+        assert all(isinstance(d.to_json()["halves"][1]["pips"], int) for d in dominoes)
+        totals.add(score_scene(scene, dominoes))
+    assert totals.tiles > 100 and totals.pi_tiles > 50
+    assert totals.accuracy >= ACCURACY_FLOOR
+    assert totals.pi_accuracy >= ACCURACY_FLOOR
+    assert totals.false_rate <= 0.02
+
+
+def test_a_turned_frame_reads_the_same(recognizer: DominoRecognizer) -> None:
+    """A portrait frame (the same picture turned a quarter) gives the same tiles at the same places."""
+    scene = render_dominoes(8, DominoSpec(split="heldout", layout="touching", n_tiles=(6, 10)))
+    upright = recognizer(scene.image)
+    turned = recognizer(np.ascontiguousarray(np.rot90(scene.image)))  # (x, y) -> (y, width - 1 - x)
+    width = scene.image.shape[1]
+    back = [np.array([[width - 1 - y, x] for x, y in (h.center for h in d.halves)]) for d in turned]
+    same = 0
+    for d in upright:
+        halves = np.array([h.center for h in d.halves])
+        for other, where in zip(turned, back, strict=True):
+            for order in (slice(None), slice(None, None, -1)):
+                if np.abs(where[order] - halves).max() < 4 and other.pips[order] == d.pips:
+                    same += 1
+    assert len(upright) >= 0.8 * len(scene.tiles)
+    assert same >= 0.9 * len(upright) and len(turned) <= len(upright) + 1
+
+
+def test_what_lies_on_a_card_is_not_a_domino(recognizer: DominoRecognizer) -> None:
+    scene = render_dominoes(5, DominoSpec(split="heldout", layout="touching", n_tiles=(5, 8)))
+    found = recognizer(scene.image)
+    assert found
+    first = found[0]
+    kept = recognizer(scene.image, ignore=[first.corners])
+    assert len(kept) == len(found) - 1
+    assert all(np.linalg.norm(d.center - first.center) > 1 for d in kept)
+
+
+def test_a_portrait_frame_is_read_in_its_own_coordinates() -> None:
+    frame = TileFrame(np.array([30.0, 10.0]), np.array([5.0, 1.0]), np.array([-0.5, 2.5]))
+    height = 100  # the original frame's rows; turned a quarter clockwise, (x, y) -> (height - 1 - y, x)
+    turned = TileFrame(np.array([height - 1 - 10.0, 30.0]), np.array([-1.0, 5.0]), np.array([-2.5, -0.5]))
+    back = turned.turned_back(height)
+    assert np.allclose(back.center, frame.center) and np.allclose(back.u, frame.u) and np.allclose(back.v, frame.v)
+
+
+@pytest.mark.slow
+def test_held_out_accuracy_meets_the_bar() -> None:
+    result = evaluate_dominoes(scenes=40, seed=50_000_000, quiet=True).total
+    assert result.tiles >= 300 and result.pi_tiles >= result.tiles / 2
+    assert result.accuracy >= 0.99
+    assert result.pi_accuracy >= 0.99
+    assert result.false_rate < 0.01

@@ -1,0 +1,134 @@
+"""From tiles read in a picture to a Seven Pis layout: random pis drawn at any angle, scale and shear must come
+back as the same tiles in the same pis, with the same problems."""
+
+import math
+from collections import Counter
+from itertools import combinations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rules.seven_pis import DOUBLE_NINE, DOUBLE_SIX, PI_OF_FOUR, Layout, PiShape, Placement, Setup, Status
+from vision.dominoes import Domino, Half
+from vision.dominoes.pis import guess_setup, read_pis
+from vision.dominoes.tile import TileFrame
+
+
+def _connected_subsets(setup: Setup) -> list[tuple[str, ...]]:
+    """Sets of slots whose tiles touch one another in one group (a pi being built from one tile on)."""
+    shape = setup.shape
+    names = [slot.name for slot in shape.slots]
+    out = []
+    for size in range(1, len(names) + 1):
+        for subset in combinations(range(len(names)), size):
+            reached, frontier = {subset[0]}, [subset[0]]
+            while frontier:
+                s = frontier.pop()
+                for _, t, _ in shape.neighbours[s]:
+                    if t in subset and t not in reached:
+                        reached.add(t)
+                        frontier.append(t)
+            if len(reached) == size:
+                out.append(tuple(names[i] for i in subset))
+    return out
+
+
+SUBSETS = {setup.top: _connected_subsets(setup) for setup in (DOUBLE_SIX, DOUBLE_NINE)}
+
+
+def photographed(layout: Layout, rng: np.random.Generator, cell_px: float, angle: float, shear: float) -> list:
+    """The layout's tiles as the recogniser would report them: pis side by side, a gap apart, turned,
+    scaled and sheared as a tilted camera does, each tile a little off, in a shuffled order."""
+    shape = layout.setup.shape
+    width = 1 + max(c for slot in shape.slots for _, c in slot.cells)
+    c, s = math.cos(angle), math.sin(angle)
+    matrix = cell_px * np.array([[c, -s], [s, c]]) @ np.array([[1, shear], [0, 1]])
+    origin = np.array([640.0, 360.0])
+    dominoes = []
+    for p in layout.placements:
+        cells = shape.slots[shape.index[p.slot]].cells
+        offset = np.array([p.pi * (width + 0.8), 0.0])
+        # grid (row, col) -> (x, y) = (col, row), centre of the cell
+        centres = [matrix @ (offset + np.array([col + 0.5, row + 0.5])) + origin for row, col in cells]
+        centres = [h + rng.normal(0, 0.02 * cell_px, 2) for h in centres]
+        along = centres[1] - centres[0]
+        grid_along = np.array([cells[1][1] - cells[0][1], cells[1][0] - cells[0][0]], float)
+        across = matrix @ np.array([-grid_along[1], grid_along[0]]) / 2
+        frame = TileFrame((centres[0] + centres[1]) / 2, along, across)
+        dominoes.append(Domino(frame.corners(), (Half(centres[0], p.ends[0]), Half(centres[1], p.ends[1])), 0.9))
+    return [dominoes[i] for i in rng.permutation(len(dominoes))]
+
+
+@st.composite
+def layouts(draw) -> Layout:
+    setup = draw(st.sampled_from((DOUBLE_SIX, DOUBLE_NINE)))
+    placements = []
+    for pi in range(draw(st.integers(1, 3))):
+        for slot in draw(st.sampled_from(SUBSETS[setup.top])):
+            ends = (draw(st.integers(0, setup.top)), draw(st.integers(0, setup.top)))
+            placements.append(Placement(pi, slot, ends))
+    return Layout(setup, tuple(placements))
+
+
+def _tiles_by_pi(layout: Layout) -> Counter:
+    groups: dict[int, list] = {}
+    for p in layout.placements:
+        groups.setdefault(p.pi, []).append(p.tile.key)
+    return Counter(tuple(sorted(g)) for g in groups.values())
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    layout=layouts(),
+    seed=st.integers(0, 2**32 - 1),
+    cell_px=st.floats(18, 90),
+    angle=st.floats(-math.pi, math.pi),
+    shear=st.floats(-0.25, 0.25),
+)
+def test_pis_come_back_with_their_tiles_and_problems(
+    layout: Layout, seed: int, cell_px: float, angle: float, shear: float
+) -> None:
+    dominoes = photographed(layout, np.random.default_rng(seed), cell_px, angle, shear)
+    read, groups = read_pis(dominoes, layout.setup)
+    assert len(groups) == len({p.pi for p in layout.placements})
+    assert _tiles_by_pi(read) == _tiles_by_pi(layout)
+    assert read.status().flags == layout.status().flags
+    assert len(read.completed_pis()) == len(layout.completed_pis())
+    assert sorted(i for g in groups for i in g.dominoes) == list(range(len(dominoes)))
+
+
+def _complete_pi(setup: Setup, pi: int = 0) -> list[Placement]:
+    """A complete pi whose touching ends all match."""
+    shape = setup.shape
+    ends = {}
+    for slot in shape.slots:
+        ends[slot.name] = [1 + len(ends), 2 + len(ends)]
+    for s, e, t, f in shape.joins:
+        ends[shape.slots[t].name][f] = ends[shape.slots[s].name][e]
+    return [Placement(pi, name, (a, b)) for name, (a, b) in ends.items()]
+
+
+def test_a_leg_in_the_wrong_place_is_reported() -> None:
+    """The left leg hangs under the back's inner cell: drawn from a shape that puts it there."""
+    wrong = PI_OF_FOUR.to_json()
+    wrong["slots"]["leg-left"] = [[1, 1], [2, 1]]
+    wrong["links"] = [link for link in wrong["links"] if link != [[0, 0], [1, 0]]] + [[[0, 1], [1, 1]]]
+    drawn = Setup(6, 7, PiShape.from_json(wrong))
+    layout = Layout(drawn, tuple(_complete_pi(drawn)))
+    read, groups = read_pis(photographed(layout, np.random.default_rng(0), 40, 0.3, 0.1), DOUBLE_SIX)
+    assert len(groups) == 1
+    assert read.status().flags == Status.NO_SUCH_SLOT
+    assert sum(p.slot in DOUBLE_SIX.shape.index for p in read.placements) == 3
+
+
+def test_the_set_is_guessed_from_pips_and_shape() -> None:
+    six = Layout(DOUBLE_SIX, tuple(_complete_pi(DOUBLE_SIX)))
+    nine = Layout(DOUBLE_NINE, tuple(_complete_pi(DOUBLE_NINE)))
+    rng = np.random.default_rng(1)
+    assert guess_setup(photographed(six, rng, 40, 1.0, 0.1)) is DOUBLE_SIX
+    assert guess_setup(photographed(nine, rng, 40, 1.0, 0.1)) is DOUBLE_NINE
+    low = Layout(DOUBLE_SIX, (Placement(0, "back-1", (1, 2)),))
+    high = Layout(DOUBLE_NINE, (Placement(0, "back-1", (8, 2)),))
+    assert guess_setup(photographed(low, rng, 40, 0.0, 0.0)) is DOUBLE_SIX
+    assert guess_setup(photographed(high, rng, 40, 0.0, 0.0)) is DOUBLE_NINE

@@ -1,0 +1,66 @@
+"""Read a proposed tile from its upright crop: the pips of each half, and whether it is a tile at all.
+
+One small network answers three questions at once from the full-resolution crop: the pip count of the
+top half, of the bottom half, and whether the crop holds exactly one tile with its divider at the middle.
+The last is the structural check behind the locator: a proposal straddling the junction of two tiles end to
+end, or two tiles side by side, shows two half-tiles and a seam, not a divider between its own two ends.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+
+from vision.dominoes.detection import MAX_PIPS
+
+N_COUNTS = MAX_PIPS + 1
+MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "dominoes_pips.onnx"
+
+
+def output_names() -> list[str]:
+    """The network's outputs in order, recorded in the model's manifest."""
+    return [*(f"first:{n}" for n in range(N_COUNTS)), *(f"second:{n}" for n in range(N_COUNTS)), "tile"]
+
+
+def to_tensor(crops: list[np.ndarray] | np.ndarray) -> np.ndarray:
+    """uint8 BGR crops (N, H, W, 3) -> float32 (N, 3, H, W), each crop standardised on its own, which
+    takes out the light's exposure and colour."""
+    x = np.asarray(crops, dtype=np.float32)
+    mean = x.mean(axis=(1, 2, 3), keepdims=True)
+    std = x.std(axis=(1, 2, 3), keepdims=True)
+    return np.ascontiguousarray(((x - mean) / (std + 8.0)).transpose(0, 3, 1, 2))
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+class PipReader:
+    """The pip-count network, loaded once and run on a batch of crops."""
+
+    def __init__(self, model_path: Path = MODEL_PATH, threads: int = 1) -> None:
+        if not model_path.is_file():
+            raise FileNotFoundError(
+                f"domino pip model not found at {model_path}; run `python -m models.train_dominoes`"
+            )
+        manifest = json.loads(model_path.with_suffix(".json").read_text())
+        if manifest["outputs"] != output_names():
+            raise ValueError(f"{model_path.name} was trained for other outputs; run `python -m models.train_dominoes`")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        self.session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+        self.input_name = self.session.get_inputs()[0].name
+
+    def read(self, crops: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per crop: count probabilities of the first (top) half (N, 10), of the second (N, 10), and the
+        probability that the crop is one tile (N,)."""
+        if not crops:
+            return np.zeros((0, N_COUNTS), np.float32), np.zeros((0, N_COUNTS), np.float32), np.zeros(0, np.float32)
+        logits = self.session.run(None, {self.input_name: to_tensor(crops)})[0]
+        first, second = _softmax(logits[:, :N_COUNTS]), _softmax(logits[:, N_COUNTS : 2 * N_COUNTS])
+        return first, second, 1 / (1 + np.exp(-logits[:, -1]))

@@ -1,0 +1,71 @@
+"""A tile's frame in the picture: its centre and two half-axes, and the upright crop they define.
+
+A tile seen through a webcam is close to a parallelogram: centre `c`, `u` from the centre to the middle of
+the second half's end, `v` from the centre to the middle of a long side. Its halves sit at c -/+ u/2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+CROP_SIZE = (32, 64)  # width, height: an upright tile, first half on top
+CROP_MARGIN = 64 / 56  # the crop shows a rim of table round the tile, so the tile's own edges are seen
+
+
+@dataclass(frozen=True, slots=True)
+class TileFrame:
+    center: np.ndarray
+    u: np.ndarray
+    v: np.ndarray
+
+    @staticmethod
+    def from_corners(corners: np.ndarray) -> TileFrame:
+        """From the tile's own TL, TR, BR, BL (the first half at the top edge)."""
+        tl, tr, br, bl = np.asarray(corners, np.float64)
+        return TileFrame((tl + tr + br + bl) / 4, (bl + br - tl - tr) / 4, (tr + br - tl - bl) / 4)
+
+    def corners(self) -> np.ndarray:
+        """TL, TR, BR, BL running clockwise on screen, the first half at the top edge."""
+        c, u, v = self.center, self.u, self.v
+        if u[0] * v[1] - u[1] * v[0] > 0:  # keep the outline clockwise in image coordinates (y down)
+            v = -v
+        return np.array([c - u - v, c - u + v, c + u + v, c + u - v], np.float32)
+
+    def halves(self) -> np.ndarray:
+        return np.array([self.center - self.u / 2, self.center + self.u / 2], np.float32)
+
+    def turned(self) -> TileFrame:
+        """The same tile read from the other end."""
+        return TileFrame(self.center, -self.u, -self.v)
+
+    def scaled(self, factor: float) -> TileFrame:
+        return TileFrame(self.center * factor, self.u * factor, self.v * factor)
+
+    def turned_back(self, height: int) -> TileFrame:
+        """From a frame turned a quarter clockwise (cv2.ROTATE_90_CLOCKWISE) back to the original of `height`
+        rows: rotated (x', y') was original (y', height - 1 - x')."""
+        x, y = self.center
+        return TileFrame(
+            np.array([y, height - 1 - x]), np.array([self.u[1], -self.u[0]]), np.array([self.v[1], -self.v[0]])
+        )
+
+    def crop_matrix(self) -> np.ndarray:
+        """The affine map from image pixels to the upright CROP_SIZE crop."""
+        w, h = CROP_SIZE
+        tl, tr, _, bl = self.corners()
+        c = self.center
+        src = np.array([c + (p - c) * CROP_MARGIN for p in (tl, tr, bl)], np.float32)
+        return cv2.getAffineTransform(src, np.array([[0, 0], [w, 0], [0, h]], np.float32))
+
+
+def crop_tile(image: np.ndarray, frame: TileFrame, smaller: tuple[np.ndarray, float] | None = None) -> np.ndarray:
+    """The tile warped upright. A tile still larger than the crop in `smaller` (that image and its scale)
+    is taken from there: a bilinear warp from a much larger picture would alias the pips."""
+    if smaller is not None and np.linalg.norm(frame.v) * 2 * smaller[1] >= CROP_SIZE[0]:
+        image, frame = smaller[0], frame.scaled(smaller[1])
+    return cv2.warpAffine(
+        image, frame.crop_matrix(), CROP_SIZE, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
