@@ -99,14 +99,6 @@ class TableHomography:
         corners = (layout or MatLayout()).outline
         return float(np.linalg.norm(self.mm_to_pixel(corners) - other.mm_to_pixel(corners), axis=1).max())
 
-    def rectify(self, frame: np.ndarray, px_per_mm: float = 2.0, layout: MatLayout | None = None) -> np.ndarray:
-        """Top-down view of the mat: pixel (u, v) shows table point ((u + 0.5) / px_per_mm, ...) mm."""
-        layout = layout or MatLayout()
-        image = self.lens.undistort(frame) if self.lens else frame
-        scale = np.array([[px_per_mm, 0, -0.5], [0, px_per_mm, -0.5], [0, 0, 1]])
-        size = (round(layout.width_mm * px_per_mm), round(layout.height_mm * px_per_mm))
-        return cv2.warpPerspective(image, scale @ self.matrix, size, flags=cv2.INTER_LINEAR)
-
     def to_json(self) -> dict:
         """The `tableref calibrate --json` fields."""
         return {

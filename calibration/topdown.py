@@ -73,14 +73,21 @@ class TopDownView:
         return pixel_to_mm(self.mm_to_view, mm).reshape(pts.shape)
 
 
-def read_cards(recognizer: Callable[[np.ndarray], list[Card]], frame: np.ndarray, view: TopDownView) -> list[Card]:
-    """Cards read on the raw frame and on the top-down view, in frame pixels, each card kept once.
+def read_cards(
+    recognizer: Callable[[np.ndarray], list[Card]],
+    frame: np.ndarray,
+    view: TopDownView,
+    raw: list[Card] | None = None,
+) -> list[Card]:
+    """Cards read on the raw frame (`raw`, if already read) and on the top-down view, in frame pixels,
+    each card kept once.
 
-    Measured on rendered mat views with cards in lanes (tilts to 45 degrees): the raw frame alone finds
-    48 % of the cards, the top-down view alone 57-62 %, both together 67 %, for twice the time.
+    Measured by `evaluate.measure_lanes` (40 rendered mat views, cards in lanes, tilts to 45 degrees):
+    the raw frame alone reads 65 % of the cards right, the top-down view 73 %, both together 81 %, with
+    no false card in any way; lines read exactly right go from 51 % to 69 %. It costs a second reading.
     """
-    raw = recognizer(frame)
-    top = [
-        Card(c.face, view.to_frame(c.corners).astype(np.float32), c.confidence) for c in recognizer(view.warp(frame))
-    ]
-    return select_cards([Reading(c.face, c.corners, c.confidence) for c in raw + top])
+    raw = recognizer(frame) if raw is None else raw
+    top = recognizer(view.warp(frame))
+    readings = [Reading(c.face, c.corners, c.confidence) for c in raw]
+    readings += [Reading(c.face, view.to_frame(c.corners).astype(np.float32), c.confidence) for c in top]
+    return select_cards(readings)

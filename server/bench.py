@@ -49,10 +49,11 @@ def run_bench(repeat: int, samples: Path = SAMPLES) -> dict[str, dict[str, float
                 "fps": 1000 / total,
                 "cards": len(reading.cards),
                 "sticks": len(reading.sticks),
+                "dominoes": len(reading.dominoes),
                 "size": f"{image.shape[1]}x{image.shape[0]}",
             }
     table = Table(title=f"tableref bench: milliseconds, median of {repeat} runs, one core (cpu {core})")
-    columns = ["picture", "size", "cards", "sticks", *runs[0].keys(), "total_ms", "fps"]
+    columns = ["picture", "size", "cards", "sticks", "dominoes", *runs[0].keys(), "total_ms", "fps"]
     for c in columns:
         table.add_column(c.removesuffix("_ms"), justify="right")
     for name, r in results.items():

@@ -33,10 +33,14 @@ def _fail(message: str, code: int = 1) -> typer.Exit:
 
 
 def calibrate_table(source: str, profile: Path, annotate: Path, as_json: bool, lens: Path | None) -> None:
-    lens_model = load_lens(lens) if lens else None
+    try:
+        lens_model = load_lens(lens) if lens else None
+    except ProfileError as exc:
+        raise _fail(f"{lens}: {exc}", 2) from exc
     last_error = "no frame"
     try:
-        # A hand may cover the mat in the first frames of a stream: try a few before giving up.
+        # A hand may cover the mat in the first frames of a stream: try a few before giving up. A camera
+        # that stops (unplugged) raises SourceError after frames()'s timeout; undecodable frames are skipped.
         for frame in frames(source, count=15):
             try:
                 table = estimate_homography(frame, lens=lens_model)
@@ -48,6 +52,8 @@ def calibrate_table(source: str, profile: Path, annotate: Path, as_json: bool, l
             raise _fail(f"{source}: the mat was not found ({last_error}); is the whole mat in view and lit?")
     except SourceError as exc:
         raise _fail(str(exc)) from exc
+    except cv2.error as exc:  # a backend that fails mid-stream, or a frame OpenCV cannot work on
+        raise _fail(f"{source}: reading a frame failed ({exc.err or exc}); check the camera or file") from exc
     zones = mat_zones()
     save_profile(CalibrationProfile(table, zones), profile)
     cv2.imwrite(str(annotate), draw_calibration(frame, detect_markers(frame), table, zones))

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from calibration.profile import CalibrationProfile
+from calibration.topdown import TopDownView, read_cards
 from vision.cards.recognize import Card, CardRecognizer
 from vision.dominoes import DominoRecognizer
 from vision.sticks import StickRecognizer
@@ -62,10 +64,15 @@ class TableReader:
         self.dominoes = DominoRecognizer()
         self.sticks = StickRecognizer()
 
-    def read(self, image: np.ndarray, source: str = "") -> TableReading:
+    def read(self, image: np.ndarray, source: str = "", topdown: TopDownView | None = None) -> TableReading:
+        """With a `topdown` view of the calibrated mat, cards are also read from above (more are found)."""
         h, w = image.shape[:2]
         reading = TableReading(source, w, h)
         reading.cards, cards_ms = self.cards.timed(image)
+        if topdown is not None:
+            start = time.perf_counter()
+            reading.cards = read_cards(self.cards, image, topdown, raw=reading.cards)
+            cards_ms["topdown_ms"] = (time.perf_counter() - start) * 1000
         reading.timings.update(cards_ms)
         reading.dominoes, dominoes_ms = self.dominoes.timed(image, ignore=[card.corners for card in reading.cards])
         reading.timings.update(dominoes_ms)

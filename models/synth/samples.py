@@ -4,6 +4,7 @@ from pathlib import Path
 
 import cv2
 
+from models.synth.dominoes import DominoSpec, render_dominoes
 from models.synth.scenes import SceneSpec, render_scene
 from models.synth.sticks import StickSceneSpec, render_stick_scene
 from rules.pi import PI_DECIMALS
@@ -42,6 +43,9 @@ STICK_SCENES = {
     "sticks-digit.jpg": (22, StickSceneSpec(split="heldout", kind="lattice", card=17, stick_px=(90, 120), max_tilt=35)),
 }
 
+# Dominoes for the bench: a Seven Pis table of 28 tiles (7 double-six pis) with held-out tiles and table.
+DOMINO_SCENES = {"dominoes-28.jpg": (28, DominoSpec(split="heldout", layout="pis", top=6, pis=7))}
+
 
 def main() -> None:
     from calibration.evaluate import mat_views
@@ -57,6 +61,10 @@ def main() -> None:
         sticks = render_stick_scene(seed, spec)
         cv2.imwrite(str(SAMPLES / name), sticks.image, [cv2.IMWRITE_JPEG_QUALITY, 88])
         print(f"wrote samples/{name}: {len(sticks.sticks)} sticks, card {sticks.card}")
+    for name, (seed, spec) in DOMINO_SCENES.items():
+        dominoes = render_dominoes(seed, spec)
+        cv2.imwrite(str(SAMPLES / name), dominoes.image, [cv2.IMWRITE_JPEG_QUALITY, 88])
+        print(f"wrote samples/{name}: {len(dominoes.tiles)} dominoes")
 
 
 if __name__ == "__main__":

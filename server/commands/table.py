@@ -24,11 +24,14 @@ def recognize(
         None, "--annotate", help="Write the picture with what was read drawn on it (OUT.png)."
     ),
     calibration: Path | None = typer.Option(
-        None, "--calibration", help="A profile from `tableref calibrate`: adds table millimetres and zones."
+        None,
+        "--calibration",
+        help="A profile from `tableref calibrate`: adds table millimetres and zones; cards are also read top-down.",
     ),
 ) -> None:
     """Read every card and domino on the table in each picture."""
     from calibration.profile import ProfileError, load_profile
+    from calibration.topdown import TopDownView
     from vision.annotate import annotate_cards
     from vision.dominoes.annotate import annotate_dominoes
     from vision.table import TableReader
@@ -48,7 +51,7 @@ def recognize(
             fail(str(exc))
             failed += 1
             continue
-        reading = reader.read(image, str(source))
+        reading = reader.read(image, str(source), TopDownView(profile.table) if profile else None)
         if profile and tuple(profile.table.image_size) != (reading.width, reading.height):
             w, h = profile.table.image_size
             fail(

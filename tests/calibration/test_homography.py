@@ -116,20 +116,6 @@ def test_json_fields():
     assert data["image_size"] == [1280, 720]
 
 
-def test_rectified_view_is_top_down():
-    pose = _pose(12)
-    table = TableHomography(np.linalg.inv(pose), (1280, 720), (), 0.0)
-    point = np.array([[150.3, 201.7]])
-    u, v = mm_to_pixel(table.matrix, point)[0]
-    ys, xs = np.mgrid[0:720, 0:1280]
-    frame = (255 * np.exp(-((xs - u) ** 2 + (ys - v) ** 2) / (2 * 3.0**2))).astype(np.float32)
-    top = table.rectify(frame, px_per_mm=2.0)
-    assert top.shape[:2] == (594, 840)
-    rows, cols = np.mgrid[0 : top.shape[0], 0 : top.shape[1]]
-    centroid = np.array([(cols * top).sum(), (rows * top).sum()]) / top.sum()
-    assert (centroid + 0.5) / 2.0 == pytest.approx(point[0], abs=0.3)
-
-
 @settings(max_examples=100, deadline=None, derandomize=True)
 @given(
     st.integers(0, 10_000),

@@ -4,6 +4,8 @@ import json
 
 import cv2
 import numpy as np
+import pytest
+import typer
 
 from calibration.evaluate import mat_views
 from calibration.homography import TableHomography, mm_to_pixel
@@ -97,3 +99,82 @@ def test_a_bad_zone_leaves_the_profile_unchanged(tmp_path) -> None:
     result = tableref("zones", str(path), "--load", str(doubled))
     assert result.returncode == 2 and "given twice: a" in result.stderr
     assert path.read_bytes() == before
+
+
+class _Camera:
+    """A stand-in for cv2.VideoCapture: gives `frames`, then behaves as `after` says (unplugged or broken)."""
+
+    def __init__(self, frames, after):
+        self.frames, self.after = list(frames), after
+
+    def isOpened(self):
+        return True
+
+    def read(self):
+        if self.frames:
+            return True, self.frames.pop(0)
+        if self.after == "raise":
+            raise cv2.error("backend lost the device")
+        return False, None
+
+    def release(self):
+        pass
+
+
+def _calibrate_from(monkeypatch, tmp_path, capsys, camera) -> tuple[int, str]:
+    import vision.sources
+    from server.calibrate import calibrate_table
+
+    clock = iter(range(0, 10_000, 3))  # every look at the clock is 3 s later: a timeout comes fast
+    monkeypatch.setattr(vision.sources.cv2, "VideoCapture", lambda source: camera)
+    monkeypatch.setattr(vision.sources.time, "monotonic", lambda: next(clock))
+    with pytest.raises(typer.Exit) as stop:
+        calibrate_table("0", tmp_path / "p.json", tmp_path / "p.png", False, None)
+    return stop.value.exit_code, capsys.readouterr().err
+
+
+def test_a_camera_unplugged_before_the_mat_is_seen_says_so(monkeypatch, tmp_path, capsys) -> None:
+    blank = np.full((720, 1280, 3), 90, np.uint8)
+    code, err = _calibrate_from(monkeypatch, tmp_path, capsys, _Camera([blank, blank], "unplugged"))
+    assert code == 1
+    assert "no frame for" in err and "stopped" in err
+    assert not (tmp_path / "p.json").exists()
+
+
+def test_a_camera_whose_backend_fails_mid_stream_says_so(monkeypatch, tmp_path, capsys) -> None:
+    code, err = _calibrate_from(monkeypatch, tmp_path, capsys, _Camera([np.zeros((720, 1280, 3), np.uint8)], "raise"))
+    assert code == 1 and "reading a frame failed" in err
+
+
+def test_a_corrupt_frame_is_skipped_and_the_mat_found_after_it(monkeypatch, tmp_path, capsys) -> None:
+    import vision.sources
+    from server.calibrate import calibrate_table
+
+    view = next(mat_views(1, seed=7))
+    camera = _Camera([np.zeros((0, 0, 3), np.uint8), view.frame], "unplugged")
+    monkeypatch.setattr(vision.sources.cv2, "VideoCapture", lambda source: camera)
+    calibrate_table("0", tmp_path / "p.json", tmp_path / "p.png", False, None)
+    assert "mat found" in capsys.readouterr().out
+    assert load_profile(tmp_path / "p.json").table.image_size == (1280, 720)
+
+
+def test_a_truncated_video_file_still_calibrates_from_its_good_frames(tmp_path) -> None:
+    video = tmp_path / "clip.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (1280, 720))
+    for view in mat_views(4, seed=7):
+        writer.write(view.frame)
+    writer.release()
+    data = video.read_bytes()
+    video.write_bytes(data[: len(data) // 2])
+    result = tableref(
+        "calibrate", str(video), "--profile", str(tmp_path / "p.json"), "--annotate", str(tmp_path / "a.png")
+    )
+    assert result.returncode == 0, result.stderr
+    assert "mat found" in result.stdout
+
+
+def test_a_broken_lens_file_is_named(tmp_path) -> None:
+    lens = tmp_path / "lens.json"
+    lens.write_text("{}")
+    result = tableref("calibrate", "0", "--lens", str(lens))
+    assert result.returncode == 2 and "lens.json" in result.stderr and "version" in result.stderr
