@@ -12,12 +12,12 @@ from __future__ import annotations
 import random
 import statistics
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import cv2
 import numpy as np
 
-from calibration.homography import MatNotFoundError, estimate_homography
+from calibration.homography import MatNotFoundError, TableHomography, estimate_homography
 from calibration.lanes import lanes_of, read_lanes
 from calibration.mat import MatLayout, render_mat
 from calibration.synth import SHEET_PX_PER_MM, LaidCard, RaceView, View, camera_homography, race_view, render_view
@@ -26,7 +26,7 @@ from calibration.zones import Zone, Zones, mat_zones
 from rules.pi import PI_DECIMALS
 from vision.cards.artwork import CardFace
 from vision.cards.classify import Reading
-from vision.cards.recognize import Card, select_cards
+from vision.cards.recognize import Card, CardRecognizer, select_cards
 
 TOLERANCE_MM = 2.0
 
@@ -51,7 +51,9 @@ def known_points(layout: MatLayout | None = None) -> np.ndarray:
     return np.array([[(x0 + x1) / 2, (y0 + y1) / 2] for x0, y0, x1, y1 in rects])
 
 
-def measure_accuracy(frames: int = 200, seed: int = 0, layout: MatLayout | None = None) -> dict:
+def measure_accuracy(
+    frames: int = 200, seed: int = 0, layout: MatLayout | None = None, on_frame: Callable[[], None] | None = None
+) -> dict:
     """Share of frames within 2 mm, worst and median error, and median ms for detection + homography.
 
     Timing runs OpenCV on one thread, the budget the live loop has (target: under 15 ms at 1280x720);
@@ -74,9 +76,13 @@ def measure_accuracy(frames: int = 200, seed: int = 0, layout: MatLayout | None 
             if found is None:
                 missed += 1
                 errors.append(float("inf"))
+                if on_frame:
+                    on_frame()
                 continue
             truth_px = cv2.perspectiveTransform(points.reshape(-1, 1, 2), view.mm_to_px).reshape(-1, 2)
             errors.append(float(np.linalg.norm(found.pixel_to_mm(truth_px) - points, axis=1).max()))
+            if on_frame:
+                on_frame()
     finally:
         cv2.setNumThreads(threads)
     h, w = view.frame.shape[:2]
@@ -120,15 +126,15 @@ def race_lines(seed: int, lanes: int = 2, cards: int = 3) -> list[list[CardFace]
     return lines
 
 
-def measure_lanes(frames: int = 40, seed: int = 0, max_tilt_deg: float = 45.0) -> dict:
+def measure_lanes(
+    frames: int = 40, seed: int = 0, max_tilt_deg: float = 45.0, on_frame: Callable[[], None] | None = None
+) -> dict:
     """Cards in lanes, read three ways: on the raw frame, on the top-down view, and both merged.
 
     Per way: the share of laid cards found and read right, cards reported where none lies, and the share
     of lanes whose whole line (Starter and every card, in order) came out exactly right. "both" is what
     `topdown.read_cards` does for `judge tempus --calibration`.
     """
-    from vision.cards.recognize import CardRecognizer
-
     layout, zones = MatLayout(), race_zones()
     lanes = [lane for lane in lanes_of(zones) if lane.zone.name in ("north", "south")]
     recognizer = CardRecognizer()
@@ -140,28 +146,14 @@ def measure_lanes(frames: int = 40, seed: int = 0, max_tilt_deg: float = 45.0) -
     laid = not_found = 0
     for i in range(frames):
         view = race_view(seed + i, layout, lanes, race_lines(seed + i, len(lanes)), max_tilt_deg)
-        truth = [c for row in view.lines for c in row]
-        laid += len(truth)
+        laid += sum(len(row) for row in view.lines)
         try:
             table = estimate_homography(view.frame, layout)
         except MatNotFoundError:
+            table = None
             not_found += 1
-            continue
-        top = TopDownView(table, layout=layout)
-        start = time.perf_counter()
-        found = {"raw": recognizer(view.frame)}
-        ms["raw"].append((time.perf_counter() - start) * 1000)
-        start = time.perf_counter()
-        found["topdown"] = [
-            Card(c.face, top.to_frame(c.corners).astype(np.float32), c.confidence)
-            for c in recognizer(top.warp(view.frame))
-        ]
-        ms["topdown"].append((time.perf_counter() - start) * 1000)
-        found["both"] = select_cards(
-            [Reading(c.face, c.corners, c.confidence) for c in found["raw"] + found["topdown"]]
-        )
-        ms["both"].append(ms["raw"][-1] + ms["topdown"][-1])
-        for way, cards in found.items():
+        for way, (cards, took_ms) in (_read_three_ways(recognizer, view.frame, table, layout) if table else {}).items():
+            ms[way].append(took_ms)
             matched = [_laid_under(view, c) for c in cards]
             right[way] += sum(m is not None and m.face == c.face for m, c in zip(matched, cards, strict=True))
             false[way] += sum(m is None for m in matched)
@@ -172,6 +164,8 @@ def measure_lanes(frames: int = 40, seed: int = 0, max_tilt_deg: float = 45.0) -
                 line = lines[lane.zone.name]
                 got = [] if line.starter is None else [cards[k].face for k in (line.starter, *line.cards)]
                 exact[way] += got == [c.face for c in row]
+        if on_frame:
+            on_frame()
     lane_count = frames * len(lanes)
     return {
         "frames": frames,
@@ -189,6 +183,23 @@ def measure_lanes(frames: int = 40, seed: int = 0, max_tilt_deg: float = 45.0) -
             for way in ways
         },
     }
+
+
+def _read_three_ways(
+    recognizer: CardRecognizer, frame: np.ndarray, table: TableHomography, layout: MatLayout
+) -> dict[str, tuple[list[Card], float]]:
+    """The cards read on the raw frame, on the top-down view, and both merged, each with its milliseconds."""
+    top = TopDownView(table, layout=layout)
+    start = time.perf_counter()
+    raw = recognizer(frame)
+    raw_ms = (time.perf_counter() - start) * 1000
+    start = time.perf_counter()
+    above = [
+        Card(c.face, top.to_frame(c.corners).astype(np.float32), c.confidence) for c in recognizer(top.warp(frame))
+    ]
+    top_ms = (time.perf_counter() - start) * 1000
+    both = select_cards([Reading(c.face, c.corners, c.confidence) for c in raw + above])
+    return {"raw": (raw, raw_ms), "topdown": (above, top_ms), "both": (both, raw_ms + top_ms)}
 
 
 def _laid_under(view: RaceView, card: Card) -> LaidCard | None:

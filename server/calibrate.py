@@ -158,3 +158,20 @@ def _loaded_zones(load: Path) -> list[Zone]:
         return zones_from_json(data["zones"] if isinstance(data, dict) and "zones" in data else data)
     except ProfileError as exc:
         raise ZoneError(f"{load}: {exc}") from exc
+
+
+def evaluate_calibration(frames: int, lane_frames: int, seed: int) -> None:
+    """`tableref evaluate calibration`: the homography's accuracy and the lanes' reading, one JSON object."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from calibration.evaluate import measure_accuracy, measure_lanes
+
+    with Progress(console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task("mat views", total=frames)
+        homography = measure_accuracy(frames, seed, on_frame=lambda: progress.advance(task))
+        task = progress.add_task("cards in lanes", total=lane_frames)
+        lanes = (
+            measure_lanes(lane_frames, seed + 1000, on_frame=lambda: progress.advance(task)) if lane_frames else None
+        )
+    typer.echo(json.dumps({"homography": homography, "lanes": lanes}))

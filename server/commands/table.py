@@ -8,7 +8,7 @@ from pathlib import Path
 import cv2
 import typer
 
-from server.app import app, expand_inputs, fail, kit_app
+from server.app import app, evaluate_app, expand_inputs, fail, kit_app
 from vision.image_io import ImageLoadError, load_image
 
 
@@ -162,6 +162,18 @@ def zones(
     from server.calibrate import edit_zones
 
     edit_zones(profile, add, remove, load, pixels, reset, as_json)
+
+
+@evaluate_app.command("calibration")
+def evaluate_calibration(
+    frames: int = typer.Option(200, help="Rendered mat views for the homography's accuracy (within 2 mm)."),
+    lane_frames: int = typer.Option(40, help="Rendered mat views with cards in lanes, read three ways (0: skip)."),
+    seed: int = typer.Option(0, help="First view seed; the lane views start 1000 later."),
+) -> None:
+    """The mat: where the homography puts known table points, and how cards in lanes are read (raw, top-down, both)."""
+    from server.calibrate import evaluate_calibration as run
+
+    run(frames, lane_frames, seed)
 
 
 @app.command()

@@ -178,3 +178,12 @@ def test_a_broken_lens_file_is_named(tmp_path) -> None:
     lens.write_text("{}")
     result = tableref("calibrate", "0", "--lens", str(lens))
     assert result.returncode == 2 and "lens.json" in result.stderr and "version" in result.stderr
+
+
+def test_evaluate_calibration_reports_both_figures() -> None:
+    result = tableref("evaluate", "calibration", "--frames", "2", "--lane-frames", "1")
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["homography"]["frames"] == 2 and 0 <= out["homography"]["within_tolerance"] <= 1
+    assert set(out["lanes"]) >= {"raw", "topdown", "both", "cards_laid"}
+    assert out["lanes"]["both"]["cards_read_right"] >= out["lanes"]["raw"]["cards_read_right"]
