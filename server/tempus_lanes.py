@@ -20,6 +20,7 @@ from calibration.profile import CalibrationProfile
 from calibration.topdown import TopDownView, read_cards
 from rules.tempus import RaceEntry, RaceResult, TempusOptions, TempusVerdict, judge, rank
 from server.app import fail
+from vision.cards.artwork import CARD_MM
 from vision.cards.recognize import Card, CardRecognizer
 from vision.image_io import ImageLoadError, load_image
 
@@ -115,8 +116,15 @@ def judge_lanes(
     warnings = []
     if reading.outside:
         warnings.append(f"{len(reading.outside)} card(s) lie outside every lane and were not judged")
-    if len(entries) > 1 and all(e.finished_at is None for e in entries):
+    counts = [e.verdict.consecutive_correct for e in entries if e.finished_at is None]
+    if len(set(counts)) < len(counts):
         warnings.append("a photo has no finish times: lanes with equal counts share a rank (give --finished)")
+    narrow = [v.name for v in verdicts if v.line.lane.width < CARD_MM[0]]
+    if narrow:
+        warnings.append(
+            f"{', '.join(narrow)} {'is' if len(narrow) == 1 else 'are'} narrower than a card ({CARD_MM[0]:.0f} mm): "
+            "draw lanes a card tall with `tableref zones`"
+        )
     return LaneRace(verdicts, rank(entries, options), len(reading.outside), warnings)
 
 
@@ -155,7 +163,7 @@ def print_race(race: LaneRace, echo) -> None:
             echo(f"{lane.name}{player}: 3.{''.join(map(str, v.cards))}  {summary}")
         for warning in lane.warnings:
             echo(f"  note: {warning}")
-    echo("ranking:")
+    echo("ranking:" if race.result.standings else "ranking: none, no lane holds a Starter")
     for standing in race.result.standings:
         time = "" if standing.finished_at is None else f", finished at {standing.finished_at:g} s"
         late = "" if standing.within_time or standing.finished_at is None else " (over the time limit)"

@@ -16,7 +16,7 @@ from calibration.mat import MatLayout
 from calibration.profile import CalibrationProfile, save_profile
 from calibration.synth import race_view
 from calibration.topdown import TopDownView, read_cards
-from calibration.zones import Zones
+from calibration.zones import Zones, mat_zones
 from rules.tempus import TempusOptions
 from server.tempus_lanes import LaneRaceError, judge_lanes, parse_finish_times
 from tests.server.test_cli import tableref
@@ -142,6 +142,7 @@ def test_ties_without_finish_times_are_shared_and_said_so():
     assert any("no finish times" in w for w in race_.warnings)
     timed = judge_lanes(cards, profile, TempusOptions(), {"south": 20.0, "north": 25.0})
     assert [(s.rank, s.player) for s in timed.result.standings] == [(1, "south"), (2, "north")]
+    assert not any("no finish times" in w for w in timed.warnings)
 
 
 def test_finish_times_parse_and_must_name_an_occupied_lane():
@@ -159,3 +160,11 @@ def test_a_profile_without_lanes_is_refused():
     no_lanes = CalibrationProfile(profile.table, Zones([z for z in USER_LANES if z.purpose != "lane"]))
     with pytest.raises(LaneRaceError, match="no lanes"):
         judge_lanes(truth_cards(view), no_lanes, TempusOptions())
+
+
+def test_printed_lanes_narrower_than_a_card_are_pointed_out():
+    view, profile = race(0)
+    printed = CalibrationProfile(profile.table, mat_zones(LAYOUT))
+    result = judge_lanes(truth_cards(view), printed, TempusOptions())
+    assert any("narrower than a card" in w and "tableref zones" in w for w in result.warnings)
+    assert not any("narrower" in w for w in judge_lanes(truth_cards(view), profile, TempusOptions()).warnings)
