@@ -22,7 +22,7 @@ from calibration.lanes import lanes_of, read_lanes
 from calibration.mat import MatLayout, render_mat
 from calibration.synth import SHEET_PX_PER_MM, LaidCard, RaceView, View, camera_homography, race_view, render_view
 from calibration.topdown import TopDownView
-from calibration.zones import Zone, Zones, mat_zones
+from calibration.zones import Zones, card_lanes, mat_zones
 from rules.pi import PI_DECIMALS
 from vision.cards.artwork import CardFace
 from vision.cards.classify import Reading
@@ -101,17 +101,9 @@ def measure_accuracy(
 
 
 def race_zones(layout: MatLayout | None = None) -> Zones:
-    """The printed zones with two lanes a card tall drawn over them, as a user would for a card race.
-
-    The printed A3 lanes are 30 mm wide, narrower than a card (88 mm); these hold a Starter and three
-    cards each, between the marker bands."""
-    layout = layout or MatLayout()
-    band = layout.margin_mm + layout.marker_mm + 4
-    x0, x1, y0, y1 = band, layout.width_mm - band, band, layout.height_mm - band
-    mid = (y0 + y1) / 2
-    north = ((x0, y0), (x1, y0), (x1, mid - 4), (x0, mid - 4))
-    south = ((x0, mid + 4), (x1, mid + 4), (x1, y1), (x0, y1))
-    return Zones([*mat_zones(layout), Zone("north", north, "lane", 1), Zone("south", south, "lane", 2)])
+    """The printed zones with two lanes a card tall drawn over them (as `tableref zones --card-lanes`
+    draws them, under other names, so the printed lanes stay underneath)."""
+    return Zones([*mat_zones(layout), *card_lanes(layout, names=("north", "south"))])
 
 
 def race_lines(seed: int, lanes: int = 2, cards: int = 3) -> list[list[CardFace]]:

@@ -23,7 +23,7 @@ from calibration.profile import (
     save_profile,
     zones_from_json,
 )
-from calibration.zones import Zone, ZoneError, Zones, check_drawn_zone, drawn_zone, mat_zones
+from calibration.zones import Zone, ZoneError, Zones, card_lanes, check_drawn_zone, drawn_zone, mat_zones
 from vision.sources import SourceError, frames
 
 
@@ -98,13 +98,16 @@ def edit_zones(
     pixels: bool,
     reset: bool,
     as_json: bool,
+    card_lanes_only: bool = False,
 ) -> None:
-    """`tableref zones`: change a profile's zones (reset, load, remove, then add), save it, list them."""
+    """`tableref zones`: change a profile's zones (reset, card lanes, load, remove, then add), save, list."""
     try:
         profile = load_profile(path)
     except ProfileError as exc:
         raise _fail(f"{path}: {exc}", 2) from exc
     zones = mat_zones() if reset else profile.zones
+    if card_lanes_only:  # the printed lanes give way to two lanes a card tall
+        zones = Zones([z for z in zones if z.purpose != "lane"] + card_lanes())
     try:
         new = _loaded_zones(load) if load else []
         for item in add:
@@ -136,7 +139,7 @@ def edit_zones(
                 typer.echo(f"{'replaced' if replaced else 'added'} {zone.name}")
     except (ZoneError, ProfileError) as exc:
         raise _fail(f"{path}: {exc}; the profile is unchanged", 2) from exc
-    if add or remove or load or reset:
+    if add or remove or load or reset or card_lanes_only:
         save_profile(CalibrationProfile(profile.table, zones), path)
     if as_json:
         typer.echo(json.dumps(profile_to_json(CalibrationProfile(profile.table, zones))["zones"]))

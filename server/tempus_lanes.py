@@ -123,7 +123,7 @@ def judge_lanes(
     if narrow:
         warnings.append(
             f"{', '.join(narrow)} {'is' if len(narrow) == 1 else 'are'} narrower than a card ({CARD_MM[0]:.0f} mm): "
-            "draw lanes a card tall with `tableref zones`"
+            "draw lanes a card tall with `tableref zones PROFILE --card-lanes`"
         )
     return LaneRace(verdicts, rank(entries, options), len(reading.outside), warnings)
 

@@ -156,12 +156,15 @@ def zones(
     load: Path | None = typer.Option(None, "--load", help="Add the zones of a JSON file (a profile's zones list)."),
     pixels: bool = typer.Option(False, "--pixels", help="--add points are frame pixels, mapped through the profile."),
     reset: bool = typer.Option(False, "--reset", help="Start again from the zones printed on the mat."),
+    card_lanes: bool = typer.Option(
+        False, "--card-lanes", help="Replace the lanes by two lanes a card tall (the printed ones are narrower)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the zones as JSON."),
 ) -> None:
     """List or draw the profile's zones: named areas of the table (player lanes, your own areas)."""
     from server.calibrate import edit_zones
 
-    edit_zones(profile, add, remove, load, pixels, reset, as_json)
+    edit_zones(profile, add, remove, load, pixels, reset, as_json, card_lanes)
 
 
 @evaluate_app.command("calibration")

@@ -6,7 +6,16 @@ from hypothesis import strategies as st
 
 from calibration.homography import TableHomography
 from calibration.mat import MatLayout
-from calibration.zones import Zone, ZoneError, Zones, check_drawn_zone, drawn_zone, mat_zones, zone_from_pixels
+from calibration.zones import (
+    Zone,
+    ZoneError,
+    Zones,
+    card_lanes,
+    check_drawn_zone,
+    drawn_zone,
+    mat_zones,
+    zone_from_pixels,
+)
 
 SQUARE = ((0.0, 0.0), (10.0, 0.0), (10.0, 10.0), (0.0, 10.0))
 
@@ -179,3 +188,18 @@ def test_drawn_zone_names_say_purpose_and_player():
     assert drawn_zone("north", SQUARE, "lane", 2).player == 2
     with pytest.raises(ZoneError, match="at least 3"):
         drawn_zone("a", SQUARE[:2])
+
+
+def test_card_lanes_hold_a_card_on_the_mat_clear_of_the_markers():
+    layout = MatLayout()
+    lanes = card_lanes(layout)
+    assert [(z.name, z.purpose, z.player) for z in lanes] == [("lane-1", "lane", 1), ("lane-2", "lane", 2)]
+    for zone in lanes:
+        check_drawn_zone(zone, layout)
+        xs, ys = zip(*zone.polygon, strict=True)
+        assert max(ys) - min(ys) >= 88 + 6 and max(xs) - min(xs) >= 4 * 63
+        for marker in layout.markers:
+            x0, y0 = marker.corners.min(axis=0)
+            x1, y1 = marker.corners.max(axis=0)
+            assert max(xs) <= x0 or min(xs) >= x1 or max(ys) <= y0 or min(ys) >= y1, marker.id
+    assert Zones(lanes)  # distinct names

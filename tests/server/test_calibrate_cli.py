@@ -87,6 +87,15 @@ def test_zones_are_drawn_removed_and_saved_in_the_profile(tmp_path) -> None:
     assert mine["polygon"] == [[10.0, 10.0], [110.0, 10.0], [110.0, 110.0]] and mine["purpose"] == "user"
 
 
+def test_card_lanes_replace_the_printed_lanes(tmp_path) -> None:
+    path = _profile(tmp_path)
+    result = tableref("zones", str(path), "--card-lanes", "--json")
+    assert result.returncode == 0, result.stderr
+    names = [z["name"] for z in json.loads(result.stdout)]
+    assert names == ["pi", "sticks", "hand", "lane-1", "lane-2"]
+    assert load_profile(path).zones["lane-2"].player == 2
+
+
 def test_a_bad_zone_leaves_the_profile_unchanged(tmp_path) -> None:
     path = _profile(tmp_path)
     before = path.read_bytes()
