@@ -78,3 +78,19 @@ def test_evaluate_prints_figures() -> None:
     figures = json.loads(result.stdout)
     assert figures["tiles"] >= 28 and set(figures["by_kind"]) == {"pis-28", "mix"}
     assert 0 <= figures["accuracy"] <= 1 and figures["median_cpu_ms_28_tiles"] > 0
+
+
+def test_recognize_reports_dominoes_in_the_contract_shape(tmp_path: Path) -> None:
+    spec = DominoSpec(split="heldout", layout="scatter", n_tiles=(4, 6), tile_px=(40, 50), max_tilt=20)
+    scene = render_dominoes(3, spec)
+    photo = tmp_path / "tiles.jpg"
+    cv2.imwrite(str(photo), scene.image)
+    result = tableref("recognize", "--json", str(photo), "--annotate", str(tmp_path / "out.png"))
+    assert result.returncode == 0, result.stderr
+    reading = json.loads(result.stdout)
+    assert len(reading["dominoes"]) >= len(scene.tiles) / 2  # the contract's shape, not the accuracy
+    for domino in reading["dominoes"]:
+        assert list(domino) == ["center", "corners", "halves", "confidence"]
+        assert len(domino["corners"]) == 4 and len(domino["halves"]) == 2
+        assert all(0 <= half["pips"] <= 9 and len(half["center"]) == 2 for half in domino["halves"])
+    assert cv2.imread(str(tmp_path / "out.png")) is not None
