@@ -91,6 +91,9 @@ def judge_seven_pis(
     pips: bool = typer.Option(False, "--pips", help="Score the pips on the tiles left instead of the tiles left."),
     as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
     annotate: Path | None = typer.Option(None, "--annotate", help="Write the photo with the tiles and pis drawn."),
+    hand: str | None = typer.Option(
+        None, "--hand", help="The tiles in hand, e.g. '3|5 2|2 6|1': adds the legal placements and the advisor's play."
+    ),
 ) -> None:
     """Read the pis on the table: each pi's tiles and problems, and the score (tiles not placed)."""
     from rules.seven_pis import Scoring
@@ -102,11 +105,24 @@ def judge_seven_pis(
         fail("give a photo of the pis or --tiles, one of the two")
         raise typer.Exit(code=2)
     scoring = Scoring.PIPS if pips else Scoring.TILES
+    held = _typed_hand(hand)
     if tiles is not None:
         layout, extra = _typed_pis(tiles, tile_set, scoring)
     else:
         layout, extra = _photo_pis(photo, tile_set, scoring, annotate)
-    _print_pis(layout, extra, as_json)
+    _print_pis(layout, held, extra, as_json)
+
+
+def _typed_hand(text: str | None) -> tuple | None:
+    from rules.dominoes import Domino, InvalidDominoError
+
+    if text is None:
+        return None
+    try:
+        return tuple(Domino.parse(t) for t in text.replace(",", " ").split())
+    except InvalidDominoError as exc:
+        fail(f"--hand: {exc}")
+        raise typer.Exit(code=2) from exc
 
 
 def _setup(name: str, scoring):
@@ -162,17 +178,22 @@ def _photo_pis(photo: Path, tile_set: str, scoring, annotate: Path | None) -> tu
     return layout, {"source": str(photo), "dominoes": [d.to_json() for d in dominoes]}
 
 
-def _print_pis(layout, extra: dict, as_json: bool) -> None:
+def _print_pis(layout, hand: tuple | None, extra: dict, as_json: bool) -> None:
     from rules.seven_pis import TableState
+    from rules.seven_pis_play import advise
 
     setup = layout.setup
-    report = layout.status()
-    outcome = TableState(layout).outcome()
+    state = TableState(layout, hand or ())
+    report = state.status()
+    outcome = state.outcome()
     complete = set(outcome.completed)
     by_pi: dict[int, list] = {}
     for p in layout.placements:
         by_pi.setdefault(p.pi, []).append(p)
     problems_of = {pi: [q for q in report.problems if any(p.pi == pi for p in q.placements)] for pi in by_pi}
+    hand_problems = [q for q in report.problems if not q.placements]
+    legal = list(state.legal_placements()) if hand is not None else []
+    advice = advise(state) if hand is not None else None
     unit = "pips" if outcome.scoring.value == "pips" else "tiles"
     if as_json:
         pis = [
@@ -184,7 +205,11 @@ def _print_pis(layout, extra: dict, as_json: bool) -> None:
             }
             for pi, ps in sorted(by_pi.items())
         ]
-        summary = {k: v for k, v in outcome.to_json().items() if k != "over"}  # the hand is not seen
+        summary = outcome.to_json()
+        if hand is None:
+            del summary["over"]  # whether a tile can be laid depends on the hand, which was not given
+        else:
+            summary |= {"legal_placements": [p.to_json() for p in legal], "advice": advice.to_json()}
         typer.echo(json.dumps({"set": setup.name, **summary, "pis": pis, "status": report.to_json(), **extra}))
         return
     typer.echo(
@@ -197,5 +222,12 @@ def _print_pis(layout, extra: dict, as_json: bool) -> None:
         typer.echo(f"pi {pi} ({mark}): {tiles}")
         for q in problems_of[pi]:
             typer.echo(f"    {(q.kind.name or '').lower()}: {q.detail}")
+    for q in hand_problems:
+        typer.echo(f"hand: {(q.kind.name or '').lower()}: {q.detail}")
     typer.echo("status: ok" if report.ok else f"status: {len(report.problems)} problem(s)")
     typer.echo(f"score: {outcome.score} ({unit} not placed; {outcome.left} tiles left)")
+    if hand is not None:
+        if not legal:
+            typer.echo("game over: no tile in the hand can be laid")
+        else:
+            typer.echo(f"{len(legal)} legal placement(s); the advisor plays: " + ", ".join(map(str, advice.placements)))

@@ -94,3 +94,15 @@ def test_recognize_reports_dominoes_in_the_contract_shape(tmp_path: Path) -> Non
         assert len(domino["corners"]) == 4 and len(domino["halves"]) == 2
         assert all(0 <= half["pips"] <= 9 and len(half["center"]) == 2 for half in domino["halves"])
     assert cv2.imread(str(tmp_path / "out.png")) is not None
+
+
+def test_a_typed_hand_gets_its_legal_placements_and_the_advisors_play() -> None:
+    result = tableref("judge", "seven-pis", "--tiles", "3|4 4|1 3|2 1|6; 2|2 - 2|5 -", "--hand", "2|6 5|5", "--json")
+    assert result.returncode == 0, result.stderr
+    verdict = json.loads(result.stdout)
+    assert verdict["over"] is False
+    legal = verdict["legal_placements"]
+    assert legal and all(sorted(p["ends"]) in ([2, 6], [5, 5]) for p in legal)
+    assert {"pi": 1, "slot": "back-2", "ends": [2, 6]} in legal  # its 2 against the 2|2 above
+    assert {"pi": 1, "slot": "back-2", "ends": [6, 2]} not in legal
+    assert verdict["advice"]["placements"] and all(p in legal for p in verdict["advice"]["placements"][:1])
