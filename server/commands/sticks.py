@@ -166,14 +166,20 @@ def judge_digit_move(
 ) -> None:
     """Judge one DIGIT turn from two photos: exactly one stick moved, all five still touch in one pattern on
     the lattice; and the card the new layout shows. The camera must not move between the photos."""
-    from rules.digit_game import Status, judge_move
-    from rules.sticks import card_number
+    from rules.digit_game import Layout, Status, judge_move
+    from rules.sticks import SYMMETRIES, card_number, normalize, transform
 
     first, second = _read_table(before), _read_table(after)
     if first.layout is None or second.layout is None:
         fail(f"{before if first.layout is None else after}: no sticks found")
         raise typer.Exit(code=1)
-    verdict = judge_move(first.layout, second.layout)
+    # Each photo's lattice frame is taken from its own sticks; a layout turned near 45 degrees in the picture
+    # can come back a quarter turn apart. The table itself does not turn: take the turn that moves least.
+    turned = [Layout(normalize(transform(second.layout, t)), second.layout.on_lattice) for t in SYMMETRIES[:4]]
+    verdict = min(
+        (judge_move(first.layout, layout) for layout in turned),
+        key=lambda v: (max(len(v.removed), len(v.added)), bin(v.status.value).count("1")),
+    )
     # The groups' own stick counts give way to the tables': sticks apart from the group break the pattern.
     status = verdict.status & ~Status.WRONG_STICK_COUNT
     status |= (first.status() | second.status()) & (Status.WRONG_STICK_COUNT | Status.PATTERN_BROKEN)
