@@ -76,8 +76,8 @@ class TableReader:
         reading.timings.update(cards_ms)
         reading.dominoes, dominoes_ms = self.dominoes.timed(image, ignore=[card.corners for card in reading.cards])
         reading.timings.update(dominoes_ms)
-        # Card edges and print make straight bars: the stick recogniser leaves the cards read out.
-        ignore = [card.corners for card in reading.cards]
+        # Card and tile edges, print and a domino's middle line make straight bars: sticks are not read there.
+        ignore = [card.corners for card in reading.cards] + [domino.corners for domino in reading.dominoes]
         reading.sticks, reading.polysticks, sticks_ms = self.sticks.timed(image, ignore=ignore)
         reading.timings.update({f"sticks_{stage}": ms for stage, ms in sticks_ms.items()})
         return reading
