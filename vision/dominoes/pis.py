@@ -21,6 +21,9 @@ from vision.dominoes.detection import Domino
 from vision.dominoes.tile import TileFrame
 
 TOUCH_TOLERANCE = 0.3  # in cells: a read outline's error is well under it; pis laid apart are split by fit
+# Joining groups is tried only when there are more groups than pis and both must fit one pi whole, so it may
+# forgive more: a tile whose outline was read a little off still rejoins its pi.
+JOIN_TOLERANCE = 0.45
 
 
 @dataclass(frozen=True)
@@ -138,7 +141,7 @@ def _joined(a: _Grid, b: _Grid, dominoes: list[Domino]) -> _Grid | None:
     )
     coords = _in_cells(halves[tb][eb] - halves[ta][ea], a.axes[ta])
     rounded = np.round(coords)
-    if np.abs(coords - rounded).max() > TOUCH_TOLERANCE or np.abs(rounded).sum() > 3:
+    if np.abs(coords - rounded).max() > JOIN_TOLERANCE or np.abs(rounded).sum() > 3:
         return None
     grid = _Grid(dict(a.cells), dict(a.axes))
     cell = (a.cells[ta][ea][0] + int(rounded[0]), a.cells[ta][ea][1] + int(rounded[1]))
