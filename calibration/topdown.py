@@ -82,9 +82,10 @@ def read_cards(
     """Cards read on the raw frame (`raw`, if already read) and on the top-down view, in frame pixels,
     each card kept once.
 
-    Measured by `evaluate.measure_lanes` (40 rendered mat views, cards in lanes, tilts to 45 degrees):
-    the raw frame alone reads 65 % of the cards right, the top-down view 73 %, both together 81 %, with
-    no false card in any way; lines read exactly right go from 51 % to 69 %. It costs a second reading.
+    Measured by `tableref evaluate calibration` (40 rendered mat views, cards in lanes, tilts to 45
+    degrees): the raw frame alone reads 63 % of the cards right, the top-down view 72 %, both together
+    80 %, with no false card in any way; lines read exactly right go from 49 % to 70 %. It costs a
+    second reading (74 -> 165 ms median).
     """
     raw = recognizer(frame) if raw is None else raw
     top = recognizer(view.warp(frame))
