@@ -56,28 +56,40 @@ def place_on_table(objects: list[dict], profile: CalibrationProfile) -> None:
             obj["ends_mm"] = [[round(v, 1) for v in p] for p, _ in profile.place(np.array(obj["ends"], dtype=float))]
 
 
-class TableReader:
-    """All recognisers, loaded once. Each one's `timed(image)` gives what it found and its stage timings."""
+KINDS = ("cards", "dominoes", "sticks")
 
-    def __init__(self) -> None:
-        self.cards = CardRecognizer()
-        self.dominoes = DominoRecognizer()
-        self.sticks = StickRecognizer()
+
+class TableReader:
+    """The recognisers for the kinds of object asked for, loaded once. Each one's `timed(image)` gives what
+    it found and its stage timings. A game reads only its own kinds: each recogniser costs time on every
+    frame, and one that looks for what is not there can only invent it."""
+
+    def __init__(self, kinds: tuple[str, ...] = KINDS) -> None:
+        unknown = set(kinds) - set(KINDS)
+        if unknown:
+            raise ValueError(f"unknown kind {sorted(unknown)[0]!r}; choose from {', '.join(KINDS)}")
+        self.cards = CardRecognizer() if "cards" in kinds else None
+        self.dominoes = DominoRecognizer() if "dominoes" in kinds else None
+        self.sticks = StickRecognizer() if "sticks" in kinds else None
 
     def read(self, image: np.ndarray, source: str = "", topdown: TopDownView | None = None) -> TableReading:
         """With a `topdown` view of the calibrated mat, cards are also read from above (more are found)."""
         h, w = image.shape[:2]
         reading = TableReading(source, w, h)
-        reading.cards, cards_ms = self.cards.timed(image)
-        if topdown is not None:
-            start = time.perf_counter()
-            reading.cards = read_cards(self.cards, image, topdown, raw=reading.cards)
-            cards_ms["topdown_ms"] = (time.perf_counter() - start) * 1000
-        reading.timings.update(cards_ms)
-        reading.dominoes, dominoes_ms = self.dominoes.timed(image, ignore=[card.corners for card in reading.cards])
-        reading.timings.update(dominoes_ms)
-        # Card and tile edges, print and a domino's middle line make straight bars: sticks are not read there.
-        ignore = [card.corners for card in reading.cards] + [domino.corners for domino in reading.dominoes]
-        reading.sticks, reading.polysticks, sticks_ms = self.sticks.timed(image, ignore=ignore)
-        reading.timings.update({f"sticks_{stage}": ms for stage, ms in sticks_ms.items()})
+        if self.cards:
+            reading.cards, cards_ms = self.cards.timed(image)
+            if topdown is not None:
+                start = time.perf_counter()
+                reading.cards = read_cards(self.cards, image, topdown, raw=reading.cards)
+                cards_ms["topdown_ms"] = (time.perf_counter() - start) * 1000
+            reading.timings.update({f"cards_{stage}": ms for stage, ms in cards_ms.items()})
+        if self.dominoes:
+            cards = [card.corners for card in reading.cards]
+            reading.dominoes, dominoes_ms = self.dominoes.timed(image, ignore=cards)
+            reading.timings.update(dominoes_ms)
+        if self.sticks:
+            # Card and tile edges, print and a domino's middle line make straight bars: sticks are not read there.
+            ignore = [card.corners for card in reading.cards] + [domino.corners for domino in reading.dominoes]
+            reading.sticks, reading.polysticks, sticks_ms = self.sticks.timed(image, ignore=ignore)
+            reading.timings.update({f"sticks_{stage}": ms for stage, ms in sticks_ms.items()})
         return reading

@@ -28,20 +28,27 @@ def recognize(
         "--calibration",
         help="A profile from `tableref calibrate`: adds table millimetres and zones; cards are also read top-down.",
     ),
+    only: str | None = typer.Option(
+        None, "--only", help="Look only for these kinds, comma-separated: cards, dominoes, sticks (default: all)."
+    ),
 ) -> None:
-    """Read every card and domino on the table in each picture."""
+    """Read every card, domino and stick on the table in each picture."""
     from calibration.profile import ProfileError, load_profile
     from calibration.topdown import TopDownView
     from vision.annotate import annotate_cards
     from vision.dominoes.annotate import annotate_dominoes
-    from vision.table import TableReader
+    from vision.table import KINDS, TableReader
 
     try:
         profile = load_profile(calibration) if calibration else None
     except ProfileError as exc:
         fail(f"{calibration}: {exc}")
         raise typer.Exit(code=2) from exc
-    reader = TableReader()
+    try:
+        reader = TableReader(tuple(kind.strip() for kind in only.split(",") if kind.strip()) if only else KINDS)
+    except ValueError as exc:
+        fail(f"--only: {exc}")
+        raise typer.Exit(code=2) from exc
     sources = expand_inputs(paths)
     failed = 0
     for source in sources:
@@ -81,6 +88,16 @@ def _print_table(reading) -> None:
         x, y = domino.center
         pips = f"{domino.pips[0]}|{domino.pips[1]}"
         typer.echo(f"  {pips:>5}  at ({x:6.0f}, {y:6.0f})  confidence {domino.confidence:.2f}")
+    if reading.sticks:
+        typer.echo(f"  {_count(len(reading.sticks), 'stick')}")
+    for group in reading.polysticks:
+        shape = f"DIGIT card {group.card}" if group.card else "no DIGIT card"
+        where = "on the lattice" if group.on_lattice else "off the lattice"
+        typer.echo(f"  a group of {_count(len(group.sticks), 'stick')}, {where}: {shape}")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 @kit_app.command("mat")

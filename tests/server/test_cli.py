@@ -73,6 +73,23 @@ def test_recognize_json_follows_the_contract_and_bad_files_do_not_stop_the_rest(
     assert read == truth
 
 
+def test_recognize_only_the_kinds_asked_for() -> None:
+    sticks = SAMPLES / "sticks-digit.jpg"
+    everything = json.loads(tableref("recognize", "--json", str(sticks)).stdout)
+    only_cards = tableref("recognize", "--json", "--only", "cards", str(sticks))
+    assert only_cards.returncode == 0, only_cards.stderr
+    reading = json.loads(only_cards.stdout)
+    assert reading["cards"] == everything["cards"]
+    assert reading["sticks"] == reading["polysticks"] == reading["dominoes"] == []
+    assert everything["sticks"]  # the picture has sticks, so leaving them out was the option's doing
+
+
+def test_recognize_refuses_an_unknown_kind() -> None:
+    result = tableref("recognize", "--only", "cards,marbles", str(SAMPLES / "close-up.jpg"))
+    assert result.returncode == 2
+    assert "marbles" in result.stderr and result.stdout == ""
+
+
 def test_recognize_annotates(tmp_path) -> None:
     out = tmp_path / "seen.png"
     result = tableref("recognize", str(SAMPLES / "close-up.jpg"), "--annotate", str(out))
