@@ -43,8 +43,10 @@ def _error_mm(found, mm_to_px):
 
 
 def test_accuracy_on_rendered_mats():
-    """The issue's bar on a seeded set: within 2 mm in at least 99% of frames, 0-2 markers covered."""
-    result = measure_accuracy(frames=100, seed=2024)
+    """The issue's bar on a seeded set: within 2 mm in at least 99% of frames, 0-2 markers covered.
+
+    Kept to 40 frames so the default run stays fast; the slow test below runs 2000."""
+    result = measure_accuracy(frames=40, seed=2024)
     assert result["not_found"] == 0
     assert result["within_tolerance"] >= 0.99
     assert result["median_error_mm"] < 0.5
