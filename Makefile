@@ -33,10 +33,15 @@ lint: $(STAMP)
 # Reproduces the committed ONNX models on the CPU (needs the `train` extra: torch, onnx).
 train: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,train]'
+	$(BIN)/python -m models.train_card_mask --epochs 20
 	$(BIN)/python -m models.train_cards
+	$(BIN)/python -m models.train_dominoes
+	$(BIN)/python -m models.train_sticks
 
 evaluate: $(STAMP)
 	$(BIN)/tableref evaluate cards
+	$(BIN)/tableref evaluate dominoes
+	$(BIN)/tableref evaluate sticks
 
 bench: $(STAMP)
 	$(BIN)/tableref bench

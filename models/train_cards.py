@@ -68,10 +68,10 @@ def _jitter(rng: random.Random, quad: np.ndarray, amount: float) -> np.ndarray:
     return (quad + np.array([[rng.gauss(0, amount * size) for _ in range(2)] for _ in range(4)])).astype(np.float32)
 
 
-def scene_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Labelled crops from one training scene."""
+def scene_crops(seed: int, split: str = "train") -> tuple[np.ndarray, np.ndarray]:
+    """Labelled crops from one scene."""
     rng = random.Random(seed)
-    scene = render_scene(seed, training_spec(seed))
+    scene = render_scene(seed, training_spec(seed, split))
     image = scene.image
     crops, labels = [], []
 
@@ -137,8 +137,15 @@ def mat_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return np.stack(crops), np.full(len(crops), NOT_CARD, np.int64)
 
 
+def heldout_scene_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    return scene_crops(seed, "heldout")
+
+
+DATASETS = {"cards-train": scene_crops, "mat-negatives": mat_crops, "cards-heldout": heldout_scene_crops}
+
+
 def build_dataset(first_seed: int, scenes: int, name: str) -> tuple[np.ndarray, np.ndarray]:
-    return render_cached(name, mat_crops if name.startswith("mat") else scene_crops, first_seed, scenes)
+    return render_cached(name, DATASETS[name], first_seed, scenes)
 
 
 def make_model():
@@ -193,16 +200,20 @@ def main(
     ]
     parts.append(build_dataset(5_000_000, mat_views, "mat-negatives"))
     x_train, y_train = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-    x_val, y_val = build_dataset(10_000_000, val_scenes, "cards-val-heldout")
+    x_val, y_val = build_dataset(10_000_000, val_scenes, "cards-heldout")
     print(f"train crops {len(x_train)}, validation crops {len(x_val)}")
-    xt = torch.from_numpy(to_tensor(x_train))
+    del parts
+
+    def batch_of(x: np.ndarray, idx) -> torch.Tensor:
+        # Crops stay uint8 until used: as float32 a larger set would not fit in memory.
+        return torch.from_numpy(to_tensor(x[np.asarray(idx)]))
+
     yt = torch.from_numpy(y_train)
-    xv = torch.from_numpy(to_tensor(x_val))
     yv = torch.from_numpy(y_val)
 
     model = make_model()
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
-    steps = epochs * (len(xt) // 128 + 1)
+    steps = epochs * (len(x_train) // 128 + 1)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
     gen = torch.Generator().manual_seed(seed)
     started = time.time()
@@ -210,10 +221,10 @@ def main(
         task = progress.add_task("training", total=steps)
         for epoch in range(epochs):
             model.train()
-            order = torch.randperm(len(xt), generator=gen)
-            for i in range(0, len(xt), 128):
+            order = torch.randperm(len(x_train), generator=gen)
+            for i in range(0, len(x_train), 128):
                 idx = order[i : i + 128]
-                loss = F.cross_entropy(model(augment(xt[idx], gen)), yt[idx], label_smoothing=0.05)
+                loss = F.cross_entropy(model(augment(batch_of(x_train, idx), gen)), yt[idx], label_smoothing=0.05)
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
@@ -221,7 +232,12 @@ def main(
                 progress.advance(task)
             model.eval()
             with torch.no_grad():
-                pred = torch.cat([model(xv[i : i + 512]).argmax(1) for i in range(0, len(xv), 512)])
+                pred = torch.cat(
+                    [
+                        model(batch_of(x_val, range(i, min(i + 512, len(x_val))))).argmax(1)
+                        for i in range(0, len(x_val), 512)
+                    ]
+                )
             acc = (pred == yv).float().mean().item()
             progress.console.print(f"epoch {epoch + 1}: loss {loss.item():.3f}  held-out crop accuracy {acc:.4f}")
 

@@ -13,7 +13,7 @@ from vision.cards.recognize import CardRecognizer, select_cards
 HELDOUT_SCENES, HELDOUT_FIRST_SEED = 120, 20_000_000
 HELDOUT_SEED = 50_000_000  # other held-out renders for the focused tests below
 READ_RIGHT_WHEN_FOUND = 0.98
-RECALL_FLOOR = 0.65  # measured 67.5 % with the committed models
+RECALL_FLOOR = 0.72  # measured 74.0 % with the committed models
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,7 @@ def test_finds_at_least_what_it_found_when_last_measured(heldout: CardScore) -> 
     assert heldout.found / heldout.cards >= RECALL_FLOOR, heldout.confusions
 
 
-@pytest.mark.xfail(reason="recall on held-out renders is 67.5 %: touching cards and busy tables are missed (issue 2)")
+@pytest.mark.xfail(reason="74 % of held-out cards read right: the classifier rejects far designs (issue 2)")
 def test_meets_the_issue_bar(heldout: CardScore) -> None:
     assert heldout.accuracy >= 0.995, heldout.confusions
 

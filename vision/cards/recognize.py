@@ -20,6 +20,7 @@ MIN_CONFIDENCE = 0.5
 # side, that the rim search in refine_quad corrects either way.
 NEIGHBOUR_GAP = 0.12
 OUTLINED_IOU = 0.75  # a core blob this close to an edge outline is that outline's card
+MAX_GROWTH_STEPS = 25  # a long Tempus row read from one end
 NEIGHBOUR_CORE = 0.25  # least core probability at a neighbour's centre worth a look
 UNIT_SQUARE = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
 
@@ -136,13 +137,18 @@ class CardRecognizer:
 
     def grow(self, image: np.ndarray, cards: list[Card], core: CoreMap) -> list[Card]:
         """Look beside every card for a neighbour the proposals missed: in rows and grids cards touch, or
-        nearly, and their blobs and outlines run together. Only where the core map sees card is looked at."""
+        nearly, and their blobs and outlines run together. Each card found this way is looked beside in
+        turn, so one card read in a row leads along the row. Only where the core map sees card is looked at."""
         h, w = image.shape[:2]
-        quads = [q for card in cards for q in neighbour_quads(card)]
-        if not quads:
-            return cards
-        seen = core.at(np.array([q.mean(axis=0) for q in quads]))
-        quads = [q for q, p in zip(quads, seen, strict=True) if p > NEIGHBOUR_CORE and _free(q, cards, (w, h))]
-        quads = dedupe_quads([refine_quad(image, q) for q in quads])
-        found = select_cards([r for r in self.classifier.read(image, quads) if r is not None])
-        return cards + [c for c in found if _free(c.corners, cards, (w, h))]
+        frontier = cards
+        for _ in range(MAX_GROWTH_STEPS):
+            quads = [q for card in frontier for q in neighbour_quads(card)]
+            if not quads:
+                break
+            seen = core.at(np.array([q.mean(axis=0) for q in quads]))
+            quads = [q for q, p in zip(quads, seen, strict=True) if p > NEIGHBOUR_CORE and _free(q, cards, (w, h))]
+            quads = dedupe_quads([refine_quad(image, q) for q in quads])
+            found = select_cards([r for r in self.classifier.read(image, quads) if r is not None])
+            frontier = [c for c in found if _free(c.corners, cards, (w, h))]
+            cards = cards + frontier
+        return cards
