@@ -5,8 +5,10 @@ from __future__ import annotations
 from importlib.metadata import version
 from pathlib import Path
 
+import numpy as np
 import typer
 
+from vision.image_io import ImageLoadError, load_image
 from vision.sources import IMAGE_SUFFIXES
 
 app = typer.Typer(
@@ -28,6 +30,15 @@ app.add_typer(evaluate_app, name="evaluate")
 def fail(message: str) -> None:
     """One line on stderr, prefixed so that it reads as the tool speaking."""
     typer.echo(f"tableref: {message}", err=True)
+
+
+def load_photo(path: Path) -> np.ndarray:
+    """The picture at `path`; if it cannot be read, one line saying why and exit code 1."""
+    try:
+        return load_image(path)
+    except ImageLoadError as exc:
+        fail(str(exc))
+        raise typer.Exit(code=1) from exc
 
 
 def _version(value: bool) -> None:

@@ -19,10 +19,9 @@ from calibration.lanes import LaneLine, lanes_of, read_lanes
 from calibration.profile import CalibrationProfile
 from calibration.topdown import TopDownView, read_cards
 from rules.tempus import RaceEntry, RaceResult, TempusOptions, TempusVerdict, judge, rank
-from server.app import fail
+from server.app import fail, load_photo
 from vision.cards.artwork import CARD_MM
 from vision.cards.recognize import Card, CardRecognizer
-from vision.image_io import ImageLoadError, load_image
 
 
 class LaneRaceError(ValueError):
@@ -199,11 +198,7 @@ def run_lane_race(
     except (ProfileError, LaneRaceError) as exc:
         fail(f"{calibration}: {exc}" if isinstance(exc, ProfileError) else str(exc))
         raise typer.Exit(code=2) from exc
-    try:
-        image = load_image(photo)
-    except ImageLoadError as exc:
-        fail(str(exc))
-        raise typer.Exit(code=1) from exc
+    image = load_photo(photo)
     if tuple(profile.table.image_size) != (image.shape[1], image.shape[0]):
         w, h = profile.table.image_size
         fail(f"{photo}: is {image.shape[1]}x{image.shape[0]} but {calibration} was made at {w}x{h}; calibrate again")

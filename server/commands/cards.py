@@ -9,8 +9,7 @@ import cv2
 import typer
 
 from rules.tempus import TempusError, TempusOptions, TempusVerdict, judge
-from server.app import evaluate_app, fail, judge_app, kit_app
-from vision.image_io import ImageLoadError, load_image
+from server.app import evaluate_app, fail, judge_app, kit_app, load_photo
 
 
 def _print_verdict(verdict: TempusVerdict, options: TempusOptions) -> None:
@@ -83,11 +82,7 @@ def _read_tempus_photo(photo: Path, annotate: Path | None) -> tuple[list[int], d
     from vision.cards.lines import NoStarterError, read_line
     from vision.cards.recognize import CardRecognizer
 
-    try:
-        image = load_image(photo)
-    except ImageLoadError as exc:
-        fail(str(exc))
-        raise typer.Exit(code=1) from exc
+    image = load_photo(photo)
     cards = CardRecognizer()(image)
     try:
         line = read_line(cards)

@@ -8,8 +8,7 @@ from pathlib import Path
 import numpy as np
 import typer
 
-from server.app import app, evaluate_app, fail, judge_app
-from vision.image_io import ImageLoadError, load_image
+from server.app import app, evaluate_app, fail, judge_app, load_photo
 
 
 @app.command()
@@ -162,11 +161,7 @@ def _photo_pis(photo: Path, tile_set: str, scoring, annotate: Path | None) -> tu
     from vision.dominoes.annotate import annotate_dominoes
     from vision.dominoes.pis import guess_setup, read_pis
 
-    try:
-        image = load_image(photo)
-    except ImageLoadError as exc:
-        fail(str(exc))
-        raise typer.Exit(code=1) from exc
+    image = load_photo(photo)
     dominoes = DominoRecognizer()(image)
     setup = guess_setup(dominoes) if tile_set == "auto" else _setup(tile_set, scoring)
     if setup.scoring is not scoring:

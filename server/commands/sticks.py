@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from server.app import evaluate_app, fail, judge_app, kit_app
+from server.app import evaluate_app, fail, judge_app, kit_app, load_photo
 
 SYMMETRY_HELP = "Rotations only: a mirror image is another card (the default counts turned or flipped)."
 
@@ -25,16 +25,10 @@ PROBLEMS = {
 
 def _read_table(photo: Path):
     """The photo's DIGIT layout (vision.sticks.layout.TableLayout); a clear error and exit on a bad file."""
-    from vision.image_io import ImageLoadError, load_image
     from vision.sticks import StickRecognizer
     from vision.sticks.layout import table_layout
 
-    try:
-        image = load_image(photo)
-    except ImageLoadError as exc:
-        fail(str(exc))
-        raise typer.Exit(code=1) from exc
-    return table_layout(*StickRecognizer()(image))
+    return table_layout(*StickRecognizer()(load_photo(photo)))
 
 
 def _symmetry(rotations_only: bool):
