@@ -69,15 +69,14 @@ def _kind_ms(timings: dict[str, float], kind: str) -> float:
 
 
 def _summary_table(results: dict[str, dict], repeat: int, core: int) -> Table:
-    table = Table(title=f"tableref bench: milliseconds per picture, median of {repeat} runs, one core (cpu {core})")
-    for column in ("picture", "size", *(f"{kind} found" for kind in KINDS), *(f"{kind} ms" for kind in KINDS)):
+    sizes = ", ".join(sorted({r["size"] for r in results.values()}))
+    table = Table(title=f"tableref bench ({sizes}): ms per picture, median of {repeat} runs, one core (cpu {core})")
+    for column in ("picture", *KINDS, *(f"{kind} ms" for kind in KINDS), "all ms", "fps"):
         table.add_column(column, justify="right")
-    table.add_column("all ms", justify="right")
-    table.add_column("fps", justify="right")
     for name, r in results.items():
         found = [str(r["found"][kind]) for kind in KINDS]
         kinds = [f"{r['kinds_ms'][kind]:.1f}" for kind in KINDS]
-        table.add_row(name, r["size"], *found, *kinds, f"{r['total_ms']:.1f}", f"{1000 / r['total_ms']:.0f}")
+        table.add_row(name, *found, *kinds, f"{r['total_ms']:.1f}", f"{1000 / r['total_ms']:.0f}")
     return table
 
 
