@@ -90,6 +90,10 @@ class TableReader:
         if self.sticks:
             # Card and tile edges, print and a domino's middle line make straight bars: sticks are not read there.
             ignore = [card.corners for card in reading.cards] + [domino.corners for domino in reading.dominoes]
-            reading.sticks, reading.polysticks, sticks_ms = self.sticks.timed(image, ignore=ignore)
+            # With a calibration the lattice is snapped in table millimetres; a lens model would bend the
+            # plain 3x3 map the stick reader takes, so then it finds its own plane from the sticks.
+            table = topdown.table if topdown is not None else None
+            homography = table.matrix if table is not None and table.lens is None else None
+            reading.sticks, reading.polysticks, sticks_ms = self.sticks.timed(image, homography, ignore=ignore)
             reading.timings.update({f"sticks_{stage}": ms for stage, ms in sticks_ms.items()})
         return reading
