@@ -15,9 +15,9 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import onnxruntime as ort
 
 from vision.dominoes.tile import TileFrame
+from vision.onnx_session import load_session
 
 INPUT_SIZE = (640, 368)  # width, height; a multiple of 16 for the network's four halvings
 STRIDE = 4
@@ -116,15 +116,10 @@ class TileLocator:
     """The locating network, loaded once."""
 
     def __init__(self, model_path: Path = MODEL_PATH, threads: int = 1) -> None:
-        if not model_path.is_file():
-            raise FileNotFoundError(f"domino locator not found at {model_path}; run `python -m models.train_dominoes`")
+        self.session = load_session(model_path, threads)
         manifest = json.loads(model_path.with_suffix(".json").read_text())
         if manifest["outputs"] != list(CHANNELS) or manifest["input"]["shape"][2:] != [INPUT_SIZE[1], INPUT_SIZE[0]]:
             raise ValueError(f"{model_path.name} was trained for other maps; run `python -m models.train_dominoes`")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        self.session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
         self.input_name = self.session.get_inputs()[0].name
 
     def maps(self, canvas: np.ndarray) -> np.ndarray:

@@ -12,9 +12,9 @@ import json
 from pathlib import Path
 
 import numpy as np
-import onnxruntime as ort
 
 from vision.dominoes.detection import MAX_PIPS
+from vision.onnx_session import load_session
 
 N_COUNTS = MAX_PIPS + 1
 MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "dominoes_pips.onnx"
@@ -43,17 +43,10 @@ class PipReader:
     """The pip-count network, loaded once and run on a batch of crops."""
 
     def __init__(self, model_path: Path = MODEL_PATH, threads: int = 1) -> None:
-        if not model_path.is_file():
-            raise FileNotFoundError(
-                f"domino pip model not found at {model_path}; run `python -m models.train_dominoes`"
-            )
+        self.session = load_session(model_path, threads)
         manifest = json.loads(model_path.with_suffix(".json").read_text())
         if manifest["outputs"] != output_names():
             raise ValueError(f"{model_path.name} was trained for other outputs; run `python -m models.train_dominoes`")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        self.session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
         self.input_name = self.session.get_inputs()[0].name
 
     def read(self, crops: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
