@@ -23,6 +23,14 @@ def parse_source(spec: str) -> int | str:
     return int(spec) if spec.isdigit() else spec
 
 
+def _cannot_open(source: int | str) -> str:
+    if isinstance(source, int):
+        return f"camera {source}: cannot be opened; check that it is plugged in and no other program uses it"
+    if "://" in source:
+        return f"{source}: cannot be opened; check the address and that the stream is running"
+    return f"{source}: cannot be opened as a video; check that it is a video file OpenCV can decode (MP4, AVI...)"
+
+
 def frames(spec: str, count: int, timeout_s: float = 10.0) -> Iterator[np.ndarray]:
     """Up to `count` good frames. Undecodable frames are skipped; a source that gives none in `timeout_s`
     (a camera unplugged or busy, a dead URL) raises SourceError."""
@@ -38,8 +46,7 @@ def frames(spec: str, count: int, timeout_s: float = 10.0) -> Iterator[np.ndarra
     capture = cv2.VideoCapture(source)
     try:
         if not capture.isOpened():
-            what = f"camera {source}" if isinstance(source, int) else source
-            raise SourceError(f"{what}: cannot be opened; check that it is plugged in, free, and readable")
+            raise SourceError(_cannot_open(source))
         given, deadline = 0, time.monotonic() + timeout_s
         while given < count:
             ok, frame = capture.read()
