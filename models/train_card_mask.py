@@ -22,6 +22,7 @@ from rich.progress import Progress
 from models.datasets import render_cached
 from models.synth.scenes import render_scene
 from models.train_cards import training_spec
+from models.training import export_onnx, take_step
 from vision.cards.segment import INPUT_SIZE, MASK_MODEL_PATH, OUTPUT_STRIDE, core_quad, letterbox, to_input
 
 OUT_SIZE = (INPUT_SIZE[0] // OUTPUT_STRIDE, INPUT_SIZE[1] // OUTPUT_STRIDE)
@@ -165,10 +166,7 @@ def main(
             for i in range(0, len(order), batch):
                 xt, yt = tensors(order[i : i + batch], x_train, y_train, augment=True)
                 loss = loss_fn(model(xt), yt)
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                sched.step()
+                take_step(loss, opt, sched)
                 progress.advance(task)
             model.eval()
             inter = union = 0.0
@@ -181,17 +179,7 @@ def main(
             iou = inter / max(union, 1)
             progress.console.print(f"epoch {epoch + 1}: loss {loss.item():.3f}  held-out core IoU {iou:.4f}")
 
-    model.eval()
-    dummy = torch.zeros(1, 3, INPUT_SIZE[1], INPUT_SIZE[0])
-    torch.onnx.export(
-        model,
-        dummy,
-        str(out),
-        input_names=["frame"],
-        output_names=["core_logits"],
-        opset_version=17,
-        dynamo=False,
-    )
+    export_onnx(model, (1, 3, INPUT_SIZE[1], INPUT_SIZE[0]), out, "frame", "core_logits", any_batch=False)
     manifest = {
         "model": out.name,
         "input": {

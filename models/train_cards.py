@@ -22,6 +22,7 @@ from rich.progress import Progress
 
 from models.datasets import render_cached
 from models.synth.scenes import SceneSpec, render_scene, split_fonts
+from models.training import export_onnx, take_step
 from rules.pi import PI_DECIMALS
 from vision.cards.artwork import FACE_CLASSES, CardFace
 from vision.cards.classify import (
@@ -225,10 +226,7 @@ def main(
             for i in range(0, len(x_train), 128):
                 idx = order[i : i + 128]
                 loss = F.cross_entropy(model(augment(batch_of(x_train, idx), gen)), yt[idx], label_smoothing=0.05)
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                sched.step()
+                take_step(loss, opt, sched)
                 progress.advance(task)
             model.eval()
             with torch.no_grad():
@@ -241,19 +239,7 @@ def main(
             acc = (pred == yv).float().mean().item()
             progress.console.print(f"epoch {epoch + 1}: loss {loss.item():.3f}  held-out crop accuracy {acc:.4f}")
 
-    model.eval()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    dummy = torch.zeros(1, 3, CROP_SIZE[1], CROP_SIZE[0])
-    torch.onnx.export(
-        model,
-        dummy,
-        str(out),
-        input_names=["crops"],
-        output_names=["logits"],
-        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
-        opset_version=17,
-        dynamo=False,
-    )
+    export_onnx(model, (1, 3, CROP_SIZE[1], CROP_SIZE[0]), out, "crops", "logits")
     manifest = {
         "model": out.name,
         "input": {

@@ -25,6 +25,7 @@ import numpy as np
 import typer
 
 from models.synth.dominoes import DominoSpec, render_dominoes
+from models.training import export_onnx, take_step
 from vision.dominoes.locate import CHANNELS, INPUT_SIZE, TileLocator, encode_targets, letterbox
 from vision.dominoes.locate import MODEL_PATH as LOCATE_PATH
 from vision.dominoes.pips import MODEL_PATH as PIPS_PATH
@@ -319,22 +320,6 @@ def _focal(logits, target):
     return (pos_loss + neg_loss) / pos.sum().clamp(min=1)
 
 
-def _export(model, shape: tuple[int, ...], out: Path, input_name: str, output_name: str) -> None:
-    import torch
-
-    model.eval()
-    torch.onnx.export(
-        model,
-        torch.zeros(*shape),
-        str(out),
-        input_names=[input_name],
-        output_names=[output_name],
-        dynamic_axes={input_name: {0: "n"}, output_name: {0: "n"}},
-        opset_version=17,
-        dynamo=False,
-    )
-
-
 def train_locator(data: dict[str, np.ndarray], steps: int, seed: int, out: Path, resume: bool = False) -> dict:
     """Train on random 256x192 windows of the letterboxed frames (a fifth of the work of whole frames)."""
     import torch
@@ -377,16 +362,13 @@ def train_locator(data: dict[str, np.ndarray], steps: int, seed: int, out: Path,
             out_ = model(x)
             reg_loss = (F.l1_loss(out_[:, 1:], reg, reduction="none") * weight).sum() / weight.sum().clamp(min=1)
             loss = _focal(out_[:, 0], heat) + 0.5 * reg_loss
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
+            take_step(loss, opt, sched)
             progress.advance(task)
             running = loss.item() if running is None else 0.98 * running + 0.02 * loss.item()
             if (step + 1) % 250 == 0 or step + 1 == steps:
                 torch.save(model.state_dict(), checkpoint)
                 progress.console.print(f"locator step {step + 1}: mean loss {running:.3f}")
-    _export(model, (1, 3, INPUT_SIZE[1], INPUT_SIZE[0]), out, "frames", "maps")
+    export_onnx(model, (1, 3, INPUT_SIZE[1], INPUT_SIZE[0]), out, "frames", "maps")
     return {
         "frames": n,
         "steps": steps,
@@ -429,10 +411,7 @@ def train_pip_reader(
                 )
                 tile = F.binary_cross_entropy_with_logits(logits[:, -1], y[:, 2].float())
                 loss = counts + tile
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                sched.step()
+                take_step(loss, opt, sched)
                 progress.advance(task)
             model.eval()
             with torch.no_grad():
@@ -440,7 +419,7 @@ def train_pip_reader(
             scores = _crop_scores(logits, yv)
             progress.console.print(f"epoch {epoch + 1}: loss {loss.item():.3f}  held-out crops {scores}")
     torch.save(model.state_dict(), DATA_DIR / "dominoes_pips.pt")
-    _export(model, (1, 3, CROP_SIZE[1], CROP_SIZE[0]), out, "crops", "logits")
+    export_onnx(model, (1, 3, CROP_SIZE[1], CROP_SIZE[0]), out, "crops", "logits")
     return {"crops": len(xt), "epochs": epochs, "seconds": round(time.time() - started), "heldout_crops": scores}
 
 
