@@ -172,42 +172,48 @@ Strategy = Callable[[_Table], list[_Move]]
 """Plays one turn on the table (at least one tile) and returns the placements it made, in order."""
 
 
-def _many(table: _Table) -> list[_Move]:
-    """Start a new pi with every tile while pis are left to start, then lay whatever fits."""
-    played = []
+def _play_while(table: _Table, choose: Callable[[_Table, list[_Move]], _Move | None]) -> list[_Move]:
+    """Lay the moves `choose(table, played so far)` picks until it has none or the hand is empty."""
+    played: list[_Move] = []
     while table.hand:
-        if len(table.needs) < table.max_pis:
-            a, b = table.hand[0]
-            move: _Move | None = (len(table.needs), 0, a, b)
-        else:
-            move = table.first_move()
+        move = choose(table, played)
         if move is None:
             break
         table.play(move)
         played.append(move)
     return played
+
+
+def _start_pi(table: _Table) -> _Move:
+    a, b = table.hand[0]
+    return (len(table.needs), 0, a, b)
+
+
+def _many(table: _Table) -> list[_Move]:
+    """Start a new pi with every tile while pis are left to start, then lay whatever fits."""
+
+    def choose(table: _Table, _played: list[_Move]) -> _Move | None:
+        return _start_pi(table) if len(table.needs) < table.max_pis else table.first_move()
+
+    return _play_while(table, choose)
 
 
 def _one_at_a_time(table: _Table) -> list[_Move]:
     """Build the earliest unfinished pi; start another only when all are complete, or when forced."""
-    played = []
-    while table.hand:
-        move = None
+
+    def choose(table: _Table, played: list[_Move]) -> _Move | None:
         for p in range(len(table.needs)):
             if not table.is_complete(p):
                 move = table.first_move(range(p, p + 1))
                 if move is not None:
-                    break
-        if move is None and len(table.needs) < table.max_pis:
+                    return move
+        if len(table.needs) < table.max_pis:
             all_complete = all(table.is_complete(p) for p in range(len(table.needs)))
             if all_complete or not played:
-                a, b = table.hand[0]
-                move = (len(table.needs), 0, a, b)
-        if move is None:
-            break
-        table.play(move)
-        played.append(move)
-    return played
+                return _start_pi(table)
+        return None
+
+    return _play_while(table, choose)
 
 
 def _advisor(table: _Table) -> list[_Move]:
