@@ -106,6 +106,8 @@ def measure_outline_scale(model_path: Path, seeds: range) -> float:
             best = max(proposals, key=lambda q: quad_iou(q, card.corners), default=None)
             if best is not None and quad_iou(best, card.corners) > 0.5:
                 ratios.append(np.sqrt(polygon_area(card.corners) / polygon_area(best)))
+    if not ratios:
+        raise ValueError(f"{model_path.name} found no card in {len(seeds)} training scenes; train it longer")
     return float(np.median(ratios))
 
 
