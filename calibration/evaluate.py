@@ -22,7 +22,7 @@ from calibration.lanes import lanes_of, read_lanes
 from calibration.mat import MatLayout, render_mat
 from calibration.synth import SHEET_PX_PER_MM, LaidCard, RaceView, View, camera_homography, race_view, render_view
 from calibration.topdown import TopDownView
-from calibration.zones import Zones, card_lanes, mat_zones
+from calibration.zones import Zones, mat_zones
 from rules.pi import PI_DECIMALS
 from vision.cards.artwork import CardFace
 from vision.cards.classify import Reading
@@ -100,10 +100,9 @@ def measure_accuracy(
     }
 
 
-def race_zones(layout: MatLayout | None = None) -> Zones:
-    """The printed zones with two lanes a card tall drawn over them (as `tableref zones --card-lanes`
-    draws them, under other names, so the printed lanes stay underneath)."""
-    return Zones([*mat_zones(layout), *card_lanes(layout, names=("north", "south"))])
+def race_zones() -> Zones:
+    """The race mat's two lanes a card tall."""
+    return mat_zones(MatLayout(lanes=2, race=True))
 
 
 def race_lines(seed: int, lanes: int = 2, cards: int = 3) -> list[list[CardFace]]:
@@ -128,7 +127,7 @@ def measure_lanes(
     `topdown.read_cards` does for `judge tempus --calibration`.
     """
     layout, zones = MatLayout(), race_zones()
-    lanes = [lane for lane in lanes_of(zones) if lane.zone.name in ("north", "south")]
+    lanes = lanes_of(zones)
     recognizer = CardRecognizer()
     ways = ("raw", "topdown", "both")
     right = dict.fromkeys(ways, 0)

@@ -22,6 +22,9 @@ DICTIONARY = cv2.aruco.DICT_4X4_50
 INK = (165, 165, 165)  # zone outlines and names: light enough that recognisers do not take them for sticks
 
 Rect = tuple[float, float, float, float]  # x0, y0, x1, y1 in mm
+CARD_MM = (63.0, 88.0)  # a poker-size digit card, short side first
+ZONE_GAP_MM = 6.0
+LANE_SHARE = 0.6  # of the play mat's height between the marker bands, for its lanes
 
 
 @dataclass(frozen=True)
@@ -47,20 +50,46 @@ class MatLayout:
     Markers sit at the four corners, two more along each long edge (at a third and two thirds, so none
     straddles the join of two A4 sheets) and one at the middle of each short edge: ten in all, so the
     homography survives a hand over any two of them.
+
+    The play mat prints narrow Tempus lanes above the pi, stick and hand areas; they show where each
+    player's line starts and which way it runs, but a card is wider than they are. The race mat
+    (`race=True`) has the same markers, so one calibration serves both prints, and gives the whole page to
+    two lanes a card tall, or three a card wide for cards laid sideways.
     """
 
     width_mm: float = A3_MM[0]
     height_mm: float = A3_MM[1]
     marker_mm: float = 32.0
     margin_mm: float = 10.0
-    lanes: int = 4
+    lanes: int = None  # type: ignore[assignment]  # 4 on the play mat, 2 on the race mat
     dictionary: int = DICTIONARY
+    race: bool = False
 
     def __post_init__(self) -> None:
+        if self.lanes is None:
+            object.__setattr__(self, "lanes", 2 if self.race else 4)
         if not 2 <= self.lanes <= 4:
             raise ValueError(f"lanes: expected 2 to 4, got {self.lanes}")
         if min(self.width_mm, self.height_mm) < 4 * (self.marker_mm + self.margin_mm):
             raise ValueError("mat too small for its markers")
+        if self.race and self.lane_height_mm < CARD_MM[0]:
+            raise ValueError(
+                f"lanes: {self.lanes} race lanes of {self.lane_height_mm:.0f} mm are narrower than a card "
+                f"({CARD_MM[0]:.0f} mm even laid sideways); print fewer lanes"
+            )
+
+    @property
+    def _inner(self) -> Rect:
+        """The area between the marker bands, where zones are printed."""
+        band = self.margin_mm + self.marker_mm + ZONE_GAP_MM
+        return band, band, self.width_mm - band, self.height_mm - band
+
+    @property
+    def lane_height_mm(self) -> float:
+        """Each lane's width across its line of cards."""
+        _, y0, _, y1 = self._inner
+        share = 1.0 if self.race else LANE_SHARE
+        return (share * (y1 - y0) - (self.lanes - 1) * ZONE_GAP_MM * self.race) / self.lanes
 
     @cached_property
     def markers(self) -> tuple[Marker, ...]:
@@ -80,13 +109,17 @@ class MatLayout:
 
     @cached_property
     def zone_rects(self) -> dict[str, Rect]:
-        """Printed zones: the Tempus lanes across the top, then the pi, sticks and hand areas."""
-        gap = 6.0
-        band = self.margin_mm + self.marker_mm + gap
-        x0, y0, x1, y1 = band, band, self.width_mm - band, self.height_mm - band
-        split = y0 + 0.6 * (y1 - y0)
-        lane_h = (split - y0) / self.lanes
-        rects = {f"lane-{i + 1}": (x0, y0 + i * lane_h, x1, y0 + (i + 1) * lane_h) for i in range(self.lanes)}
+        """Printed zones: the Tempus lanes across the top, then (not on the race mat) the pi, sticks and hand
+        areas. The race mat's lanes are kept apart by a gap, so that a card is never half in each."""
+        gap = ZONE_GAP_MM
+        x0, y0, x1, y1 = self._inner
+        pitch = self.lane_height_mm + gap * self.race
+        rects = {
+            f"lane-{i + 1}": (x0, y0 + i * pitch, x1, y0 + i * pitch + self.lane_height_mm) for i in range(self.lanes)
+        }
+        if self.race:
+            return rects
+        split = y0 + LANE_SHARE * (y1 - y0)
         inner_w = x1 - x0 - 2 * gap
         a = x0 + 0.3 * inner_w
         b = a + gap + 0.45 * inner_w

@@ -110,21 +110,6 @@ def mat_zones(layout: MatLayout | None = None) -> Zones:
     return Zones(zones)
 
 
-def card_lanes(layout: MatLayout | None = None, names: tuple[str, str] = ("lane-1", "lane-2")) -> list[Zone]:
-    """Two lanes a card tall across the mat between its marker bands, for players 1 and 2.
-
-    The printed lanes are narrower than a card (88 x 63 mm): these are what a Tempus race on the mat
-    needs. On the A3 mat each holds the Starter and three or four cards; a line runs on past the mat."""
-    layout = layout or MatLayout()
-    band = layout.margin_mm + layout.marker_mm + 4
-    x0, x1, y0, y1 = band, layout.width_mm - band, band, layout.height_mm - band
-    mid = (y0 + y1) / 2
-    return [
-        Zone(names[0], ((x0, y0), (x1, y0), (x1, mid - 4), (x0, mid - 4)), "lane", 1),
-        Zone(names[1], ((x0, mid + 4), (x1, mid + 4), (x1, y1), (x0, y1)), "lane", 2),
-    ]
-
-
 def zone_from_pixels(
     name: str,
     polygon_px: np.ndarray,

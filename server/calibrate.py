@@ -13,6 +13,7 @@ import typer
 from calibration.annotate import draw_calibration
 from calibration.homography import MatNotFoundError, detect_markers, estimate_homography
 from calibration.lens import LensError, calibrate_lens
+from calibration.mat import MatLayout
 from calibration.profile import (
     CalibrationProfile,
     ProfileError,
@@ -23,7 +24,7 @@ from calibration.profile import (
     save_profile,
     zones_from_json,
 )
-from calibration.zones import Zone, ZoneError, Zones, card_lanes, check_drawn_zone, drawn_zone, mat_zones
+from calibration.zones import Zone, ZoneError, Zones, check_drawn_zone, drawn_zone, mat_zones
 from vision.sources import SourceError, frames
 
 
@@ -32,7 +33,17 @@ def _fail(message: str, code: int = 1) -> typer.Exit:
     return typer.Exit(code=code)
 
 
-def calibrate_table(source: str, profile: Path, annotate: Path, as_json: bool, lens: Path | None) -> None:
+def mat_layout(race: bool, lanes: int | None) -> MatLayout:
+    """The printed mat a command is told about: the play mat or the race mat, with its lane count."""
+    try:
+        return MatLayout(lanes=lanes, race=race)
+    except ValueError as exc:
+        raise _fail(str(exc), 2) from exc
+
+
+def calibrate_table(
+    source: str, profile: Path, annotate: Path, as_json: bool, lens: Path | None, layout: MatLayout | None = None
+) -> None:
     try:
         lens_model = load_lens(lens) if lens else None
     except ProfileError as exc:
@@ -54,7 +65,7 @@ def calibrate_table(source: str, profile: Path, annotate: Path, as_json: bool, l
         raise _fail(str(exc)) from exc
     except cv2.error as exc:  # a backend that fails mid-stream, or a frame OpenCV cannot work on
         raise _fail(f"{source}: reading a frame failed ({exc.err or exc}); check the camera or file") from exc
-    zones = mat_zones()
+    zones = mat_zones(layout)
     save_profile(CalibrationProfile(table, zones), profile)
     cv2.imwrite(str(annotate), draw_calibration(frame, detect_markers(frame), table, zones))
     if as_json:
@@ -98,16 +109,21 @@ def edit_zones(
     pixels: bool,
     reset: bool,
     as_json: bool,
-    card_lanes_only: bool = False,
+    printed: MatLayout | None = None,
 ) -> None:
-    """`tableref zones`: change a profile's zones (reset, card lanes, load, remove, then add), save, list."""
+    """`tableref zones`: change a profile's zones (reset, race lanes, load, remove, then add), save, list.
+
+    `printed` is the mat the user names: --reset starts from its zones, and a race mat's lanes replace the
+    profile's lanes, on top of its other areas."""
+    printed = printed or MatLayout()
     try:
         profile = load_profile(path)
     except ProfileError as exc:
         raise _fail(f"{path}: {exc}", 2) from exc
-    zones = mat_zones() if reset else profile.zones
-    if card_lanes_only:  # the printed lanes give way to two lanes a card tall
-        zones = Zones([z for z in zones if z.purpose != "lane"] + card_lanes())
+    zones = mat_zones(printed) if reset else profile.zones
+    race = printed.race and not reset
+    if race:
+        zones = Zones([z for z in zones if z.purpose != "lane"] + list(mat_zones(printed)))
     try:
         new = _loaded_zones(load) if load else []
         for item in add:
@@ -139,7 +155,7 @@ def edit_zones(
                 typer.echo(f"{'replaced' if replaced else 'added'} {zone.name}")
     except (ZoneError, ProfileError) as exc:
         raise _fail(f"{path}: {exc}; the profile is unchanged", 2) from exc
-    if add or remove or load or reset or card_lanes_only:
+    if add or remove or load or reset or race:
         save_profile(CalibrationProfile(profile.table, zones), path)
     if as_json:
         typer.echo(json.dumps(profile_to_json(CalibrationProfile(profile.table, zones))["zones"]))

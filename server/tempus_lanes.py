@@ -122,7 +122,7 @@ def judge_lanes(
     if narrow:
         warnings.append(
             f"{', '.join(narrow)} {'is' if len(narrow) == 1 else 'are'} narrower than a card ({CARD_MM[0]:.0f} mm): "
-            "draw lanes a card tall with `tableref zones PROFILE --card-lanes`"
+            "print the race mat (`tableref kit mat --race`) and take its lanes with `tableref zones PROFILE --race`"
         )
     return LaneRace(verdicts, rank(entries, options), len(reading.outside), warnings)
 

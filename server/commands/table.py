@@ -100,16 +100,26 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+RACE_OPTION = typer.Option(
+    False, "--race", help="The race mat: the same markers, the page given to lanes a card tall (2) or wide (3)."
+)
+LANES_OPTION = typer.Option(None, "--lanes", help="Lanes printed: 2-4 on the play mat (4), 2-3 on the race mat (2).")
+
+
 @kit_app.command("mat")
 def kit_mat(
     output: Path = typer.Option(Path("mat.pdf"), "-o", "--output", help="Where to write the PDF."),
     a4: bool = typer.Option(False, "--a4", help="Two A4 sheets that join edge to edge instead of one A3 page."),
+    race: bool = RACE_OPTION,
+    lanes: int | None = LANES_OPTION,
 ) -> None:
-    """The play mat: ArUco markers, Tempus lanes, pi, stick and hand areas."""
+    """The play mat: ArUco markers, Tempus lanes, pi, stick and hand areas; or the race mat (--race)."""
     from calibration.mat import render_mat, render_mat_tiles
+    from server.calibrate import mat_layout
     from server.kit import write_pdf
 
-    pages = render_mat_tiles() if a4 else [render_mat()]
+    layout = mat_layout(race, lanes)
+    pages = render_mat_tiles(layout) if a4 else [render_mat(layout)]
     write_pdf(pages, output)
     typer.echo(
         f"wrote {output}: {'two A4 sheets, join them along the grey ticks' if a4 else 'one A3 page'}; print at 100 %"
@@ -142,11 +152,13 @@ def calibrate(
     lens: Path | None = typer.Option(None, help="A lens file from `calibrate lens`, applied before the homography."),
     views: int = typer.Option(20, help="With `lens`: board views to take from the source."),
     output: Path = typer.Option(Path("lens.json"), "-o", "--output", help="With `lens`: where to write it."),
+    race: bool = RACE_OPTION,
+    lanes: int | None = LANES_OPTION,
 ) -> None:
     """Find the printed play mat and save the table's calibration (image pixels to table millimetres).
 
     Draw your own zones on the table afterwards with `tableref zones`."""
-    from server.calibrate import calibrate_camera_lens, calibrate_table
+    from server.calibrate import calibrate_camera_lens, calibrate_table, mat_layout
 
     if args[0] == "lens":
         if len(args) != 2:
@@ -154,7 +166,7 @@ def calibrate(
             raise typer.Exit(code=2)
         calibrate_camera_lens(args[1], output, views)
     elif len(args) == 1:
-        calibrate_table(args[0], profile, annotate, as_json, lens)
+        calibrate_table(args[0], profile, annotate, as_json, lens, mat_layout(race, lanes))
     else:
         fail("give one SOURCE (or `lens SOURCE`)")
         raise typer.Exit(code=2)
@@ -173,15 +185,14 @@ def zones(
     load: Path | None = typer.Option(None, "--load", help="Add the zones of a JSON file (a profile's zones list)."),
     pixels: bool = typer.Option(False, "--pixels", help="--add points are frame pixels, mapped through the profile."),
     reset: bool = typer.Option(False, "--reset", help="Start again from the zones printed on the mat."),
-    card_lanes: bool = typer.Option(
-        False, "--card-lanes", help="Replace the lanes by two lanes a card tall (the printed ones are narrower)."
-    ),
+    race: bool = typer.Option(False, "--race", help="Replace the lanes by the race mat's (lanes a card tall)."),
+    lanes: int | None = typer.Option(None, "--lanes", help="With --race or --reset: how many lanes the print has."),
     as_json: bool = typer.Option(False, "--json", help="Print the zones as JSON."),
 ) -> None:
     """List or draw the profile's zones: named areas of the table (player lanes, your own areas)."""
-    from server.calibrate import edit_zones
+    from server.calibrate import edit_zones, mat_layout
 
-    edit_zones(profile, add, remove, load, pixels, reset, as_json, card_lanes)
+    edit_zones(profile, add, remove, load, pixels, reset, as_json, mat_layout(race, lanes))
 
 
 @evaluate_app.command("calibration")

@@ -1,3 +1,5 @@
+import itertools
+
 import cv2
 import numpy as np
 import pytest
@@ -97,3 +99,20 @@ def test_a4_tick_marks_meet_across_the_join():
 def test_tiling_refuses_to_split_a_marker():
     with pytest.raises(ValueError, match="straddles"):
         render_mat_tiles(dpi=20, sheet_mm=(140.0, 297.0))
+
+
+@pytest.mark.parametrize("lanes", [2, 3])
+def test_race_mat_prints_the_same_markers_and_only_lanes_apart(lanes):
+    race = MatLayout(lanes=lanes, race=True)
+    assert race.markers == MatLayout().markers  # one calibration serves either print
+    rects = list(race.zone_rects.values())
+    assert list(race.zone_rects) == [f"lane-{i}" for i in range(1, lanes + 1)]
+    for a, b in itertools.pairwise(rects):
+        assert b[1] - a[3] > 0  # a gap: a card is never half in two lanes
+    found = detect_markers(_bgr(render_mat(race, dpi=DPI)))
+    assert sorted(found.ids.tolist()) == list(range(10))
+
+
+def test_race_lanes_narrower_than_a_card_are_refused():
+    with pytest.raises(ValueError, match="narrower than a card"):
+        MatLayout(lanes=4, race=True)

@@ -10,7 +10,6 @@ from calibration.zones import (
     Zone,
     ZoneError,
     Zones,
-    card_lanes,
     check_drawn_zone,
     drawn_zone,
     mat_zones,
@@ -190,14 +189,15 @@ def test_drawn_zone_names_say_purpose_and_player():
         drawn_zone("a", SQUARE[:2])
 
 
-def test_card_lanes_hold_a_card_on_the_mat_clear_of_the_markers():
-    layout = MatLayout()
-    lanes = card_lanes(layout)
-    assert [(z.name, z.purpose, z.player) for z in lanes] == [("lane-1", "lane", 1), ("lane-2", "lane", 2)]
+@pytest.mark.parametrize(("count", "across"), [(2, 88 + 6), (3, 63)])
+def test_race_lanes_hold_a_card_on_the_mat_clear_of_the_markers(count, across):
+    layout = MatLayout(lanes=count, race=True)
+    lanes = list(mat_zones(layout))
+    assert [(z.name, z.purpose, z.player) for z in lanes] == [(f"lane-{i}", "lane", i) for i in range(1, count + 1)]
     for zone in lanes:
         check_drawn_zone(zone, layout)
         xs, ys = zip(*zone.polygon, strict=True)
-        assert max(ys) - min(ys) >= 88 + 6 and max(xs) - min(xs) >= 4 * 63
+        assert max(ys) - min(ys) >= across and max(xs) - min(xs) >= 4 * 63
         for marker in layout.markers:
             x0, y0 = marker.corners.min(axis=0)
             x1, y1 = marker.corners.max(axis=0)

@@ -63,6 +63,12 @@ def test_kit_mat_writes_a_pdf(tmp_path) -> None:
     assert out.read_bytes().startswith(b"%PDF")
 
 
+def test_kit_race_mat_with_too_many_lanes_says_why(tmp_path) -> None:
+    result = tableref("kit", "mat", "-o", str(tmp_path / "mat.pdf"), "--race", "--lanes", "4")
+    assert result.returncode == 2
+    assert "narrower than a card" in result.stderr and not (tmp_path / "mat.pdf").exists()
+
+
 def _profile(tmp_path):
     # 2 px per mm, the mat's origin at pixel (100, 50).
     table = TableHomography(np.array([[0.5, 0, -50], [0, 0.5, -25], [0, 0, 1]]), (1280, 720), (0, 1, 2), 0.3)
@@ -87,9 +93,9 @@ def test_zones_are_drawn_removed_and_saved_in_the_profile(tmp_path) -> None:
     assert mine["polygon"] == [[10.0, 10.0], [110.0, 10.0], [110.0, 110.0]] and mine["purpose"] == "user"
 
 
-def test_card_lanes_replace_the_printed_lanes(tmp_path) -> None:
+def test_race_lanes_replace_the_printed_lanes(tmp_path) -> None:
     path = _profile(tmp_path)
-    result = tableref("zones", str(path), "--card-lanes", "--json")
+    result = tableref("zones", str(path), "--race", "--json")
     assert result.returncode == 0, result.stderr
     names = [z["name"] for z in json.loads(result.stdout)]
     assert names == ["pi", "sticks", "hand", "lane-1", "lane-2"]

@@ -25,8 +25,8 @@ from vision.cards.recognize import Card, CardRecognizer
 LAYOUT = MatLayout()
 # The printed A3 lanes are narrower than a card: two lanes a card tall, drawn by the user over the printed
 # zones, hold a Starter and three cards each.
-USER_LANES = race_zones(LAYOUT)
-RACE_LANES = [lane for lane in lanes_of(USER_LANES) if lane.zone.name in ("north", "south")]
+USER_LANES = race_zones()
+RACE_LANES = lanes_of(USER_LANES)
 
 
 @cache
@@ -96,12 +96,12 @@ def test_the_command_prints_one_verdict_per_lane_and_the_ranking(tmp_path):
     cv2.imwrite(str(photo), view.frame)
     save_profile(profile, profile_path)
     args = ["judge", "tempus", str(photo), "--calibration", str(profile_path), "--annotate", str(picture)]
-    result = tableref(*args, "--json", "--finished", "south=40", "--finished", "1=35.5")
+    result = tableref(*args, "--json", "--finished", "lane-2=40", "--finished", "1=35.5")
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
     assert picture.is_file()
     lanes = {lane["lane"]: lane for lane in out["lanes"]}
-    assert set(lanes) <= {"north", "south"} and lanes
+    assert set(lanes) <= {"lane-1", "lane-2"} and lanes
     truth = {
         lane.zone.name: [c.face.digits[0] for c in row[1:]] for lane, row in zip(RACE_LANES, view.lines, strict=True)
     }
@@ -114,7 +114,7 @@ def test_the_command_prints_one_verdict_per_lane_and_the_ranking(tmp_path):
         (s["consecutive_correct"] for s in standings), reverse=True
     )
     times = {s["player"]: s["finished_at"] for s in standings}
-    assert times.get("north", 35.5) == 35.5 and times.get("south", 40.0) == 40.0
+    assert times.get("lane-1", 35.5) == 35.5 and times.get("lane-2", 40.0) == 40.0
 
 
 def test_the_command_refuses_bad_finish_times_and_a_profile_of_another_size(tmp_path):
@@ -122,7 +122,7 @@ def test_the_command_refuses_bad_finish_times_and_a_profile_of_another_size(tmp_
     photo, profile_path = tmp_path / "race.png", tmp_path / "table.json"
     cv2.imwrite(str(photo), view.frame)
     save_profile(profile, profile_path)
-    result = tableref("judge", "tempus", str(photo), "--calibration", str(profile_path), "--finished", "north")
+    result = tableref("judge", "tempus", str(photo), "--calibration", str(profile_path), "--finished", "lane-1")
     assert result.returncode == 2 and "LANE=SECONDS" in result.stderr
     small = tmp_path / "small.png"
     cv2.imwrite(str(small), cv2.resize(view.frame, (640, 360)))
@@ -140,8 +140,8 @@ def test_ties_without_finish_times_are_shared_and_said_so():
     race_ = judge_lanes(cards, profile, TempusOptions())
     assert [s.rank for s in race_.result.standings] == [1, 1]
     assert any("no finish times" in w for w in race_.warnings)
-    timed = judge_lanes(cards, profile, TempusOptions(), {"south": 20.0, "north": 25.0})
-    assert [(s.rank, s.player) for s in timed.result.standings] == [(1, "south"), (2, "north")]
+    timed = judge_lanes(cards, profile, TempusOptions(), {"lane-2": 20.0, "lane-1": 25.0})
+    assert [(s.rank, s.player) for s in timed.result.standings] == [(1, "lane-2"), (2, "lane-1")]
     assert not any("no finish times" in w for w in timed.warnings)
 
 
