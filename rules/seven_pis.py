@@ -542,8 +542,14 @@ class TableState:
         seen = {*self.layout.tiles(), *self.hand}
         return tuple(t for t in self.setup.tiles if t not in seen)
 
+    def playable(self) -> tuple[Domino, ...]:
+        """The hand's tiles that may be laid: once each, in the set and not on the table already. A tile seen
+        twice is a misreading or a cheat, which `status` reports; either way the same tile cannot go down again."""
+        on_table = set(self.layout.tiles())
+        return tuple(t for t in dict.fromkeys(self.hand) if t in self.setup.tileset and t not in on_table)
+
     def legal_placements(self) -> LegalPlacements:
-        return LegalPlacements(self.layout, self.hand)
+        return LegalPlacements(self.layout, self.playable())
 
     def is_over(self) -> bool:
         return not self.legal_placements()

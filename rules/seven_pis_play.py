@@ -364,7 +364,7 @@ def advise(state: TableState) -> Advice:
     setup = state.setup
     grid = state.layout.occupancy()
     labels = sorted(grid) + [pi for pi in range(setup.pis) if pi not in grid]
-    hand = [tile.key for tile in dict.fromkeys(state.hand)]
+    hand = [tile.key for tile in state.playable()]
     table = _Table(setup, hand, {tile.key for tile in state.unseen()})
     for p, pi in enumerate(sorted(grid)):
         for name, (a, b) in grid[pi].items():

@@ -661,6 +661,20 @@ def test_the_advisor_plays_legal_turns(states: list[TableState], rng: random.Ran
     assert plain(advice.to_json()) == advice.to_json()
 
 
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(grown(), st.data())
+def test_a_tile_on_the_table_is_never_laid_again_from_the_hand(layouts: list[Layout], data: st.DataObject) -> None:
+    layout = layouts[-1]
+    on_table = list(layout.tiles())
+    assume(on_table)
+    fresh = [t for t in layout.setup.tiles if t not in set(on_table)]
+    hand = data.draw(st.lists(st.sampled_from(on_table + fresh), min_size=1, max_size=3))
+    state = TableState(layout, hand)
+    laid = {p.tile for p in state.legal_placements()} | {p.tile for p in advise(state).placements}
+    assert not laid & set(on_table)
+    assert set(state.playable()) == set(hand) - set(on_table)
+
+
 def test_the_advisor_finishes_a_game_it_can_finish() -> None:
     # Everything placed but pi 0's leg-right; the hand holds the one tile that fits.
     layout = winning_layout()
