@@ -13,7 +13,7 @@ from vision.cards.recognize import CardRecognizer, select_cards
 HELDOUT_SCENES, HELDOUT_FIRST_SEED = 120, 20_000_000
 HELDOUT_SEED = 50_000_000  # other held-out renders for the focused tests below
 READ_RIGHT_WHEN_FOUND = 0.98
-RECALL_FLOOR = 0.72  # measured 74.0 % with the committed models
+RECALL_FLOOR = 0.74  # measured 75.7 % with the committed models
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,7 @@ def test_finds_at_least_what_it_found_when_last_measured(heldout: CardScore) -> 
     assert heldout.found / heldout.cards >= RECALL_FLOOR, heldout.confusions
 
 
-@pytest.mark.xfail(reason="74 % of held-out cards read right: the classifier rejects far designs (issue 2)")
+@pytest.mark.xfail(reason="76 % of held-out cards read right: the classifier rejects far designs (issue 2)")
 def test_meets_the_issue_bar(heldout: CardScore) -> None:
     assert heldout.accuracy >= 0.995, heldout.confusions
 
@@ -143,3 +143,26 @@ def test_doubt_about_the_turn_is_not_doubt_about_the_face(recognizer: CardRecogn
     assert kept.face == FACE_CLASSES[face]
     assert kept.confidence == pytest.approx(0.6)
     assert np.allclose(kept.corners, np.roll(quad, -2, axis=0))  # the half-turned class was the likelier
+
+
+def test_an_unread_outline_is_read_again_scaled_where_the_core_map_sees_card(recognizer, monkeypatch) -> None:
+    """A loose outline around a card is re-read a little smaller, so the card's own outline comes out; no
+    second read where the core map sees table, nor over a card already read."""
+    from vision.cards.recognize import REREAD_SCALES, Card
+    from vision.cards.segment import CoreMap
+
+    truth = np.array([[300, 200], [363, 200], [363, 288], [300, 288]], np.float32)
+    center = truth.mean(axis=0)
+    loose = (truth - center) / min(REREAD_SCALES) + center
+    face = CardFace("digit", (7,))
+
+    def read(image, quads):  # a classifier that reads only the card's own outline
+        return [Reading(face, q, 0.9) if np.abs(q - truth).max() < 1 else None for q in quads]
+
+    monkeypatch.setattr(recognizer.classifier, "read", read)
+    image = np.zeros((480, 640, 3), np.uint8)
+    card_seen, table_seen = CoreMap(np.ones((60, 80), np.float32), 8.0), CoreMap(np.zeros((60, 80), np.float32), 8.0)
+    (found,) = recognizer.reread(image, [loose], [], card_seen)
+    assert found.face == face and np.abs(found.corners - truth).max() < 1
+    assert recognizer.reread(image, [loose], [], table_seen) == []
+    assert recognizer.reread(image, [loose], [Card(face, truth, 0.9)], card_seen) == []

@@ -22,6 +22,10 @@ NEIGHBOUR_GAP = 0.12
 OUTLINED_IOU = 0.75  # a core blob this close to an edge outline is that outline's card
 MAX_GROWTH_STEPS = 25  # a long Tempus row read from one end
 NEIGHBOUR_CORE = 0.25  # least core probability at a neighbour's centre worth a look
+# An outline left unread where the core map sees card is read again this much smaller and larger: a loose
+# outline (a blob's, or one snapped to a printed frame) cuts the numeral or takes in the table. Measured on
+# the tuning seeds: 79.6 % -> 81.2 % read right, no more misreads (0.95/1.05: 80.6 %; four scales: 81.6 %).
+REREAD_SCALES = (0.92, 1.08)
 UNIT_SQUARE = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
 
 
@@ -125,15 +129,31 @@ class CardRecognizer:
         t3 = time.perf_counter()
         cards = select_cards(readings)
         t4 = time.perf_counter()
-        cards = self.grow(image, cards, core)
+        cards = cards + self.reread(image, quads, cards, core)
         t5 = time.perf_counter()
+        cards = self.grow(image, cards, core)
+        t6 = time.perf_counter()
         return cards, {
             "edges_ms": (t1 - t0) * 1000,
             "mask_ms": (t2 - t1) * 1000,
             "classify_ms": (t3 - t2) * 1000,
             "select_ms": (t4 - t3) * 1000,
-            "neighbours_ms": (t5 - t4) * 1000,
+            "reread_ms": (t5 - t4) * 1000,
+            "neighbours_ms": (t6 - t5) * 1000,
         }
+
+    def reread(self, image: np.ndarray, quads: list[np.ndarray], cards: list[Card], core: CoreMap) -> list[Card]:
+        """Cards among the outlines no card was read from, each read again scaled about its centre; only
+        where the core map sees card, so the table's own shapes get no second chance."""
+        h, w = image.shape[:2]
+        left = [q for q in quads if _free(q, cards, (w, h))]
+        if not left:
+            return []
+        seen = core.at(np.array([q.mean(axis=0) for q in left]))
+        left = [q for q, p in zip(left, seen, strict=True) if p > NEIGHBOUR_CORE]
+        scaled = [((q - q.mean(axis=0)) * s + q.mean(axis=0)).astype(np.float32) for q in left for s in REREAD_SCALES]
+        found = select_cards([r for r in self.classifier.read(image, scaled) if r is not None])
+        return [c for c in found if _free(c.corners, cards, (w, h))]
 
     def grow(self, image: np.ndarray, cards: list[Card], core: CoreMap) -> list[Card]:
         """Look beside every card for a neighbour the proposals missed: in rows and grids cards touch, or
