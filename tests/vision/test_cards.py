@@ -13,7 +13,7 @@ from vision.cards.recognize import CardRecognizer, select_cards
 HELDOUT_SCENES, HELDOUT_FIRST_SEED = 120, 20_000_000
 HELDOUT_SEED = 50_000_000  # other held-out renders for the focused tests below
 READ_RIGHT_WHEN_FOUND = 0.98
-RECALL_FLOOR = 0.74  # measured 75.7 % with the committed models
+RECALL_FLOOR = 0.75  # measured 76.7 % with the committed models
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,7 @@ def test_finds_at_least_what_it_found_when_last_measured(heldout: CardScore) -> 
     assert heldout.found / heldout.cards >= RECALL_FLOOR, heldout.confusions
 
 
-@pytest.mark.xfail(reason="76 % of held-out cards read right: the classifier rejects far designs (issue 2)")
+@pytest.mark.xfail(reason="77 % of held-out cards read right: the classifier rejects far designs (issue 2)")
 def test_meets_the_issue_bar(heldout: CardScore) -> None:
     assert heldout.accuracy >= 0.995, heldout.confusions
 
@@ -145,11 +145,10 @@ def test_doubt_about_the_turn_is_not_doubt_about_the_face(recognizer: CardRecogn
     assert np.allclose(kept.corners, np.roll(quad, -2, axis=0))  # the half-turned class was the likelier
 
 
-def test_an_unread_outline_is_read_again_scaled_where_the_core_map_sees_card(recognizer, monkeypatch) -> None:
-    """A loose outline around a card is re-read a little smaller, so the card's own outline comes out; no
-    second read where the core map sees table, nor over a card already read."""
+def test_a_doubted_outline_is_read_again_scaled(recognizer, monkeypatch) -> None:
+    """A loose outline around a card is re-read a little smaller, so the card's own outline comes out; not
+    over a card already read."""
     from vision.cards.recognize import REREAD_SCALES, Card
-    from vision.cards.segment import CoreMap
 
     truth = np.array([[300, 200], [363, 200], [363, 288], [300, 288]], np.float32)
     center = truth.mean(axis=0)
@@ -161,8 +160,28 @@ def test_an_unread_outline_is_read_again_scaled_where_the_core_map_sees_card(rec
 
     monkeypatch.setattr(recognizer.classifier, "read", read)
     image = np.zeros((480, 640, 3), np.uint8)
-    card_seen, table_seen = CoreMap(np.ones((60, 80), np.float32), 8.0), CoreMap(np.zeros((60, 80), np.float32), 8.0)
-    (found,) = recognizer.reread(image, [loose], [], card_seen)
+    (found,) = recognizer.reread(image, [loose], [])
     assert found.face == face and np.abs(found.corners - truth).max() < 1
-    assert recognizer.reread(image, [loose], [], table_seen) == []
-    assert recognizer.reread(image, [loose], [Card(face, truth, 0.9)], card_seen) == []
+    assert recognizer.reread(image, [loose], [Card(face, truth, 0.9)]) == []
+
+
+def test_near_misses_come_back_flagged_and_a_sure_reading_wins(recognizer: CardRecognizer, monkeypatch) -> None:
+    from vision.cards.classify import N_CLASSES, NOT_CARD
+
+    def probabilities(face_share: float) -> np.ndarray:
+        p = np.zeros(N_CLASSES, np.float32)
+        p[3], p[NOT_CARD] = face_share, 1 - face_share
+        return p
+
+    classifier = recognizer.classifier
+    square = np.array([[100, 100], [170, 100], [170, 170], [100, 170]], np.float32)  # two readings: both turns
+    cases = {(0.3, 0.2): (0.3, True), (0.3, 0.7): (0.7, False), (0.01, 0.02): None}
+    for (first, second), expected in cases.items():
+        monkeypatch.setattr(
+            classifier, "probabilities", lambda crops, a=first, b=second: np.stack([probabilities(a), probabilities(b)])
+        )
+        (reading,) = classifier.read(np.zeros((300, 300, 3), np.uint8), [square], near_misses=0.05)
+        got = None if reading is None else (round(reading.confidence, 2), reading.rejected)
+        assert got == expected
+        (plain,) = classifier.read(np.zeros((300, 300, 3), np.uint8), [square])
+        assert (plain is None) == (expected is None or expected[1])

@@ -49,6 +49,7 @@ class Reading:
     face: CardFace
     corners: np.ndarray  # the card's own top-left, top-right, bottom-right, bottom-left in image pixels
     confidence: float
+    rejected: bool = False  # a near miss: the model's likelier answer was "not a card" or "sideways"
 
 
 class CardClassifier:
@@ -69,8 +70,11 @@ class CardClassifier:
         p = np.exp(logits)
         return p / p.sum(axis=1, keepdims=True)
 
-    def read(self, image: np.ndarray, quads: list[np.ndarray]) -> list[Reading | None]:
-        """One reading per outline, or None where the outline is not a card."""
+    def read(
+        self, image: np.ndarray, quads: list[np.ndarray], near_misses: float | None = None
+    ) -> list[Reading | None]:
+        """One reading per outline, or None where the outline is not a card. With `near_misses`, an outline
+        judged not a card whose likeliest face still has that much confidence comes back `rejected`."""
         candidates: list[tuple[int, np.ndarray]] = []
         for i, quad in enumerate(quads):
             upright = portrait_order(quad)
@@ -85,11 +89,12 @@ class CardClassifier:
             upright, turned = p[:N_FACES], p[N_FACES:SIDEWAYS]
             face_index = int(np.argmax(upright + turned))
             confidence = float(upright[face_index] + turned[face_index])
-            if confidence < max(p[SIDEWAYS], p[NOT_CARD]):
+            rejected = confidence < max(p[SIDEWAYS], p[NOT_CARD])
+            if rejected and (near_misses is None or confidence < near_misses):
                 continue
             corners = np.roll(quad, -2, axis=0) if turned[face_index] > upright[face_index] else quad
-            reading = Reading(FACE_CLASSES[face_index], corners.astype(np.float32), confidence)
-            if best[i] is None or reading.confidence > best[i].confidence:
+            reading = Reading(FACE_CLASSES[face_index], corners.astype(np.float32), confidence, rejected)
+            if best[i] is None or (not rejected, confidence) > (not best[i].rejected, best[i].confidence):
                 best[i] = reading
         return best
 
