@@ -24,6 +24,8 @@ from pathlib import Path
 import numpy as np
 import typer
 
+from models.locator_training import augment, block, fit_locator
+from models.locator_training import make_locator as make_locator_for
 from models.synth.dominoes import DominoSpec, render_dominoes
 from models.training import export_onnx, take_step
 from vision.dominoes.locate import CHANNELS, INPUT_SIZE, TileLocator, encode_targets, letterbox
@@ -225,42 +227,9 @@ def build_proposals(first_seed: int, scenes: int) -> dict[str, np.ndarray]:
 # The networks --------------------------------------------------------------------------------------------
 
 
-def _block(cin: int, cout: int, stride: int = 1, dilation: int = 1):
-    import torch.nn as nn
-
-    return nn.Sequential(
-        nn.Conv2d(cin, cout, 3, stride, padding=dilation, dilation=dilation, bias=False),
-        nn.BatchNorm2d(cout),
-        nn.ReLU(inplace=True),
-    )
-
-
 def make_locator():
-    """A small encoder at strides 4, 8 and 16 (for a receptive field as long as a close tile) whose deeper
-    features are added back at stride 4, where side-by-side tiles' centres are still cells apart."""
-    import torch.nn as nn
-    import torch.nn.functional as F
-
-    class Locator(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.s4 = nn.Sequential(_block(3, 16, 2), _block(16, 24, 2), _block(24, 24))
-            self.s8 = nn.Sequential(_block(24, 48, 2), _block(48, 48), _block(48, 48))
-            self.s16 = nn.Sequential(_block(48, 96, 2), _block(96, 96, dilation=2), _block(96, 96, dilation=4))
-            self.lat16 = nn.Conv2d(96, 48, 1)
-            self.lat8 = nn.Conv2d(48, 24, 1)
-            self.head = nn.Sequential(_block(24, 24), nn.Conv2d(24, len(CHANNELS), 1))
-            self.head[-1].bias.data[0] = -2.2  # centres are rare: start the heatmap near 0.1
-
-        def forward(self, x):
-            s4 = self.s4(x)
-            s8 = self.s8(s4)
-            s16 = self.s16(s8)
-            s8 = s8 + F.interpolate(self.lat16(s16), scale_factor=2.0, mode="nearest")
-            s4 = s4 + F.interpolate(self.lat8(s8), scale_factor=2.0, mode="nearest")
-            return self.head(s4)
-
-    return Locator()
+    """The shared locator network (models/locator_training.py) answering the tile maps."""
+    return make_locator_for(len(CHANNELS))
 
 
 def make_pip_reader():
@@ -273,13 +242,13 @@ def make_pip_reader():
         def __init__(self) -> None:
             super().__init__()
             self.features = nn.Sequential(
-                _block(3, 16, 2),  # 32x16
-                _block(16, 24),
+                block(3, 16, 2),  # 32x16
+                block(16, 24),
                 nn.MaxPool2d(2),  # 16x8
-                _block(24, 48),
-                _block(48, 48),
+                block(24, 48),
+                block(48, 48),
                 nn.MaxPool2d(2),  # 8x4
-                _block(48, 64),
+                block(48, 64),
             )
             self.count = nn.Sequential(nn.Linear(64, 64), nn.ReLU(inplace=True), nn.Linear(64, N_COUNTS))
             self.tile = nn.Sequential(nn.Linear(4 * 64, 32), nn.ReLU(inplace=True), nn.Linear(32, 1))
@@ -295,87 +264,13 @@ def make_pip_reader():
     return PipNet()
 
 
-def _augment(x, generator, gain: float = 0.3):
-    """Colour variety beyond the renders: swapped channels (pip colours are not the count) and inverted
-    polarity (light tiles with dark pips and dark tiles with light pips both exist), plus gain and noise."""
-    import torch
-
-    n = x.shape[0]
-    perm = torch.stack([torch.randperm(3, generator=generator) for _ in range(n)])
-    x = torch.gather(x, 1, perm[:, :, None, None].expand_as(x))
-    flip = (torch.rand(n, 1, 1, 1, generator=generator) < 0.2).float()
-    x = x * (1 - 2 * flip)
-    scale = torch.exp(gain * (2 * torch.rand(n, 1, 1, 1, generator=generator) - 1))
-    return x * scale + 0.08 * torch.randn(x.shape, generator=generator)
-
-
-def _focal(logits, target):
-    """CenterNet's penalty-reduced focal loss over the heatmap."""
-    import torch
-
-    p = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
-    pos = (target > 0.999).float()
-    pos_loss = -(torch.log(p) * (1 - p) ** 2 * pos).sum()
-    neg_loss = -(torch.log(1 - p) * p**2 * (1 - target) ** 4 * (1 - pos)).sum()
-    return (pos_loss + neg_loss) / pos.sum().clamp(min=1)
-
-
 def train_locator(data: dict[str, np.ndarray], steps: int, seed: int, out: Path, resume: bool = False) -> dict:
     """Train on random 256x192 windows of the letterboxed frames (a fifth of the work of whole frames)."""
-    import torch
-    import torch.nn.functional as F
-    from rich.progress import Progress
+    from vision.dominoes.locate import STRIDE
 
-    from vision.dominoes.locate import STRIDE, to_input
-
-    torch.manual_seed(seed)
-    gen = torch.Generator().manual_seed(seed)
-    rng = np.random.default_rng(seed)
-    model = make_locator()
-    checkpoint = DATA_DIR / "dominoes_locate.pt"
-    if resume:
-        model.load_state_dict(torch.load(checkpoint))
-    n = len(data["canvas"])
-    batch, win_w, win_h = 16, 256, 192
-    max_lr = 1.5e-3 if resume else 3e-3
-    opt = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=steps)
-    started = time.time()
-    running = None
-    with Progress() as progress:
-        task = progress.add_task("training the locator", total=steps)
-        for step in range(steps):
-            idx = rng.integers(0, n, batch)
-            xs, heats, regs, weights = [], [], [], []
-            for i in idx:
-                x0 = int(rng.integers(0, (INPUT_SIZE[0] - win_w) // 16 + 1)) * 16
-                y0 = int(rng.integers(0, (INPUT_SIZE[1] - win_h) // 16 + 1)) * 16
-                gx, gy, gw, gh = x0 // STRIDE, y0 // STRIDE, win_w // STRIDE, win_h // STRIDE
-                xs.append(data["canvas"][i, y0 : y0 + win_h, x0 : x0 + win_w])
-                heats.append(data["heat"][i, gy : gy + gh, gx : gx + gw])
-                regs.append(data["reg"][i, :, gy : gy + gh, gx : gx + gw])
-                weights.append(data["weight"][i, gy : gy + gh, gx : gx + gw])
-            x = _augment(torch.from_numpy(to_input(np.stack(xs))), gen, gain=0.5)
-            heat = torch.from_numpy(np.stack(heats).astype(np.float32))
-            reg = torch.from_numpy(np.stack(regs).astype(np.float32))
-            weight = torch.from_numpy(np.stack(weights).astype(np.float32))[:, None]
-            out_ = model(x)
-            reg_loss = (F.l1_loss(out_[:, 1:], reg, reduction="none") * weight).sum() / weight.sum().clamp(min=1)
-            loss = _focal(out_[:, 0], heat) + 0.5 * reg_loss
-            take_step(loss, opt, sched)
-            progress.advance(task)
-            running = loss.item() if running is None else 0.98 * running + 0.02 * loss.item()
-            if (step + 1) % 250 == 0 or step + 1 == steps:
-                torch.save(model.state_dict(), checkpoint)
-                progress.console.print(f"locator step {step + 1}: mean loss {running:.3f}")
+    model, report = fit_locator(make_locator, data, steps, seed, DATA_DIR / "dominoes_locate.pt", STRIDE, resume)
     export_onnx(model, (1, 3, INPUT_SIZE[1], INPUT_SIZE[0]), out, "frames", "maps")
-    return {
-        "frames": n,
-        "steps": steps,
-        "batch": batch,
-        "window": [win_w, win_h],
-        "seconds": round(time.time() - started),
-    }
+    return report
 
 
 def train_pip_reader(
@@ -404,7 +299,7 @@ def train_pip_reader(
             for i in range(0, len(xt), batch):
                 idx = order[i : i + batch]
                 y = yt[idx]
-                logits = model(_augment(xt[idx], gen))
+                logits = model(augment(xt[idx], gen))
                 counts = F.cross_entropy(logits[:, :N_COUNTS], y[:, 0], ignore_index=NOT_A_TILE, label_smoothing=0.02)
                 counts = counts + F.cross_entropy(
                     logits[:, N_COUNTS : 2 * N_COUNTS], y[:, 1], ignore_index=NOT_A_TILE, label_smoothing=0.02

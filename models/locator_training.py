@@ -1,0 +1,150 @@
+"""Training the small locator networks (vision/locator.py): the network, its colour augmentation, the
+heatmap's focal loss and the loop over random windows of letterboxed frames. Needs the `train` extra.
+
+The data is a dict of arrays, one row per frame: `canvas` (N, H, W, 3) uint8, and on the stride-`stride`
+grid the heatmap targets `heat` (N, h, w), or (N, K, h, w) for K heatmaps, the regression targets `reg`
+(N, R, h, w) and their `weight`, (N, h, w) for all R maps or (N, R, h, w) one per map. The network answers
+the K heatmaps' logits first, then the R regressed maps.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from models.training import take_step
+from vision.locator import to_input
+
+
+def block(cin: int, cout: int, stride: int = 1, dilation: int = 1):
+    import torch.nn as nn
+
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, 3, stride, padding=dilation, dilation=dilation, bias=False),
+        nn.BatchNorm2d(cout),
+        nn.ReLU(inplace=True),
+    )
+
+
+def make_locator(channels: int):
+    """A small encoder at strides 4, 8 and 16 (for a receptive field as long as a close object) whose deeper
+    features are added back at stride 4, where neighbours' centres are still cells apart. Answers `channels`
+    maps, the first the centre heatmap's logits."""
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    class Locator(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.s4 = nn.Sequential(block(3, 16, 2), block(16, 24, 2), block(24, 24))
+            self.s8 = nn.Sequential(block(24, 48, 2), block(48, 48), block(48, 48))
+            self.s16 = nn.Sequential(block(48, 96, 2), block(96, 96, dilation=2), block(96, 96, dilation=4))
+            self.lat16 = nn.Conv2d(96, 48, 1)
+            self.lat8 = nn.Conv2d(48, 24, 1)
+            self.head = nn.Sequential(block(24, 24), nn.Conv2d(24, channels, 1))
+            self.head[-1].bias.data[0] = -2.2  # centres are rare: start the heatmap near 0.1
+
+        def forward(self, x):
+            s4 = self.s4(x)
+            s8 = self.s8(s4)
+            s16 = self.s16(s8)
+            s8 = s8 + F.interpolate(self.lat16(s16), scale_factor=2.0, mode="nearest")
+            s4 = s4 + F.interpolate(self.lat8(s8), scale_factor=2.0, mode="nearest")
+            return self.head(s4)
+
+    return Locator()
+
+
+def augment(x, generator, gain: float = 0.3):
+    """Colour variety beyond the renders: swapped channels (an object's colour is not what it is) and
+    inverted polarity (light objects on dark tables and dark on light both exist), plus gain and noise."""
+    import torch
+
+    n = x.shape[0]
+    perm = torch.stack([torch.randperm(3, generator=generator) for _ in range(n)])
+    x = torch.gather(x, 1, perm[:, :, None, None].expand_as(x))
+    flip = (torch.rand(n, 1, 1, 1, generator=generator) < 0.2).float()
+    x = x * (1 - 2 * flip)
+    scale = torch.exp(gain * (2 * torch.rand(n, 1, 1, 1, generator=generator) - 1))
+    return x * scale + 0.08 * torch.randn(x.shape, generator=generator)
+
+
+def focal(logits, target):
+    """CenterNet's penalty-reduced focal loss over the heatmap."""
+    import torch
+
+    p = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
+    pos = (target > 0.999).float()
+    pos_loss = -(torch.log(p) * (1 - p) ** 2 * pos).sum()
+    neg_loss = -(torch.log(1 - p) * p**2 * (1 - target) ** 4 * (1 - pos)).sum()
+    return (pos_loss + neg_loss) / pos.sum().clamp(min=1)
+
+
+def fit_locator(
+    make_model: Callable[[], object],
+    data: dict[str, np.ndarray],
+    steps: int,
+    seed: int,
+    checkpoint: Path,
+    stride: int,
+    resume: bool = False,
+    window: tuple[int, int] = (256, 192),
+    batch: int = 16,
+    name: str = "locator",
+):
+    """Train on random `window`-sized crops of the frames (a fifth of the work of whole frames), saving
+    `checkpoint` every 250 steps; `resume` starts from it at half the learning rate. Returns the model and
+    a report for its manifest."""
+    import torch
+    import torch.nn.functional as F
+    from rich.progress import Progress
+
+    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    model = make_model()
+    if resume:
+        model.load_state_dict(torch.load(checkpoint))
+    n, height, width = data["canvas"].shape[:3]
+    win_w, win_h = window
+    max_lr = 1.5e-3 if resume else 3e-3
+    opt = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=steps)
+    started = time.time()
+    running = None
+    with Progress() as progress:
+        task = progress.add_task(f"training the {name}", total=steps)
+        for step in range(steps):
+            idx = rng.integers(0, n, batch)
+            xs, heats, regs, weights = [], [], [], []
+            for i in idx:
+                x0 = int(rng.integers(0, (width - win_w) // 16 + 1)) * 16
+                y0 = int(rng.integers(0, (height - win_h) // 16 + 1)) * 16
+                gx, gy, gw, gh = x0 // stride, y0 // stride, win_w // stride, win_h // stride
+                xs.append(data["canvas"][i, y0 : y0 + win_h, x0 : x0 + win_w])
+                heats.append(data["heat"][i, ..., gy : gy + gh, gx : gx + gw])
+                regs.append(data["reg"][i, :, gy : gy + gh, gx : gx + gw])
+                weights.append(data["weight"][i, ..., gy : gy + gh, gx : gx + gw])
+            x = augment(torch.from_numpy(to_input(np.stack(xs))), gen, gain=0.5)
+            heat = torch.from_numpy(np.stack(heats).astype(np.float32))
+            heat = heat[:, None] if heat.ndim == 3 else heat
+            reg = torch.from_numpy(np.stack(regs).astype(np.float32))
+            weight = torch.from_numpy(np.stack(weights).astype(np.float32))
+            weight = weight[:, None] if weight.ndim == 3 else weight
+            out_ = model(x)
+            k = heat.shape[1]
+            # Per weighted cell: the regressed maps' errors summed, whether the weight is shared or per map.
+            cells = (weight.sum() / weight.shape[1]).clamp(min=1)
+            reg_loss = (F.l1_loss(out_[:, k:], reg, reduction="none") * weight).sum() / cells
+            loss = sum(focal(out_[:, i], heat[:, i]) for i in range(k)) + 0.5 * reg_loss
+            take_step(loss, opt, sched)
+            progress.advance(task)
+            running = loss.item() if running is None else 0.98 * running + 0.02 * loss.item()
+            if (step + 1) % 250 == 0 or step + 1 == steps:
+                torch.save(model.state_dict(), checkpoint)
+                progress.console.print(f"{name} step {step + 1}: mean loss {running:.3f}")
+    report = {"frames": n, "steps": steps, "batch": batch, "window": [win_w, win_h]}
+    return model, {**report, "seconds": round(time.time() - started)}

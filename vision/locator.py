@@ -1,0 +1,125 @@
+"""What the small locator networks share (dominoes' tiles, sticks): the frame letterboxed into the network's
+input, and its answer read off a grid of STRIDE-pixel cells as peaks of a centre heatmap.
+
+Each network marks an object's centre on the heatmap and regresses, on the cells near it, the sub-cell
+offset to the centre and the object's axes. An axis is known only up to sign (a tile or stick read from
+either end is the same object), so it is regressed in doubled-angle form: (r cos 2a, r sin 2a).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.onnx_session import load_session
+
+INPUT_SCALE = 64.0
+
+
+def letterbox(image: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, float]:
+    """The frame scaled into `size` (width, height) keeping its shape, top-left aligned; the rest is black."""
+    h, w = image.shape[:2]
+    scale = min(size[0] / w, size[1] / h)
+    scaled = (max(1, round(w * scale)), max(1, round(h * scale)))
+    resized = cv2.resize(image, scaled, interpolation=cv2.INTER_AREA)
+    canvas = np.zeros((size[1], size[0], 3), np.uint8)
+    canvas[: scaled[1], : scaled[0]] = resized
+    return canvas, scale
+
+
+def to_input(canvases: np.ndarray) -> np.ndarray:
+    """uint8 BGR (N, H, W, 3) -> float32 (N, 3, H, W), each frame's mean taken out and a fixed scale.
+
+    Dividing by the frame's own spread would shrink the objects' contrast on a busy tablecloth, so only the
+    mean (the exposure) is taken out; training varies the gain instead.
+    """
+    x = np.asarray(canvases, dtype=np.float32)
+    x -= x.mean(axis=(1, 2, 3), keepdims=True)
+    return np.ascontiguousarray((x / INPUT_SCALE).transpose(0, 3, 1, 2))
+
+
+def cell_of(point: np.ndarray, stride: int) -> np.ndarray:
+    """Input pixels -> grid cells (cell (0, 0) covers pixels 0..stride-1)."""
+    return (np.asarray(point) - (stride - 1) / 2) / stride
+
+
+def pixel_of(cell: np.ndarray, stride: int) -> np.ndarray:
+    """Grid cells (fractional) -> input pixels; the inverse of `cell_of`."""
+    return np.asarray(cell) * stride + (stride - 1) / 2
+
+
+def doubled(vec: np.ndarray) -> tuple[float, float]:
+    """A vector known up to sign, as (r cos 2a, r sin 2a)."""
+    x, y = float(vec[0]), float(vec[1])
+    r = max(np.hypot(x, y), 1e-6)
+    return (x * x - y * y) / r, 2 * x * y / r
+
+
+def undoubled(c2: np.ndarray, s2: np.ndarray) -> np.ndarray:
+    """(r cos 2a, r sin 2a) -> one of the two vectors it stands for, (..., 2)."""
+    r = np.hypot(c2, s2)
+    a = np.arctan2(s2, c2) / 2
+    return np.stack([r * np.cos(a), r * np.sin(a)], axis=-1)
+
+
+def encode(
+    objects: list[tuple[np.ndarray, float, tuple[float, ...]]], grid: tuple[int, int], values: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Training targets on a `grid` (width, height) of cells for objects given as (centre in cells, peak
+    width in cells, their `values` regressed values): the heatmap (H, W), the regression (2 + values, H, W)
+    (sub-cell offset, then the values) and its weight (H, W), which is 1 on the cells near each centre (the
+    nearest object's) and 0 elsewhere."""
+    gw, gh = grid
+    heat = np.zeros((gh, gw), np.float32)
+    reg = np.zeros((2 + values, gh, gw), np.float32)
+    weight = np.zeros((gh, gw), np.float32)
+    nearest = np.full((gh, gw), np.inf, np.float32)
+    yy, xx = np.mgrid[0:gh, 0:gw].astype(np.float32)
+    for (cx, cy), sigma, regressed in objects:
+        # The peak sits on the centre's own cell at exactly 1; the sub-cell rest is regressed.
+        d2 = (xx - round(cx)) ** 2 + (yy - round(cy)) ** 2
+        heat = np.maximum(heat, np.exp(-d2 / (2 * sigma * sigma)))
+        near = (d2 <= max(1.0, 1.5 * sigma) ** 2) & (d2 < nearest)
+        nearest[near] = d2[near]
+        weight[near] = 1.0
+        reg[0][near] = cx - xx[near]
+        reg[1][near] = cy - yy[near]
+        for k, value in enumerate(regressed, start=2):
+            reg[k][near] = value
+    return heat, reg, weight
+
+
+def peaks(logits: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The heatmap (sigmoid of `logits`, H x W) and the rows and columns of its local maxima >= threshold."""
+    heat = 1 / (1 + np.exp(-logits))
+    ys, xs = np.nonzero((heat >= threshold) & (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))))
+    return heat, ys, xs
+
+
+class LocatorNetwork:
+    """A locator network, loaded once and checked against the maps and input size its caller decodes."""
+
+    def __init__(
+        self, model_path: Path, channels: tuple[str, ...], input_size: tuple[int, int], trainer: str, threads: int = 1
+    ) -> None:
+        self.session = load_session(model_path, threads)
+        manifest = json.loads(model_path.with_suffix(".json").read_text())
+        if manifest["outputs"] != list(channels) or manifest["input"]["shape"][2:] != [input_size[1], input_size[0]]:
+            raise ValueError(f"{model_path.name} was trained for other maps; run `python -m {trainer}`")
+        self.input_name = self.session.get_inputs()[0].name
+
+    def maps(self, canvas: np.ndarray) -> np.ndarray:
+        """The network's raw output (channels, H, W) for a letterboxed frame."""
+        return self.session.run(None, {self.input_name: to_input(canvas[None])})[0][0]
+
+
+def read_peaks(output: np.ndarray, stride: int, threshold: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A locator's output (channels, H, W) at its heatmap's peaks: the scores (n,), the centres in input
+    pixels (n, 2) and the regressed values after the offset (channels - 3, n)."""
+    heat, ys, xs = peaks(output[0], threshold)
+    reg = output[1:, ys, xs]
+    centers = pixel_of(np.stack([xs + reg[0], ys + reg[1]], axis=-1), stride)
+    return heat[ys, xs], centers, reg[2:]
