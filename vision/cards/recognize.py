@@ -128,23 +128,26 @@ class CardRecognizer:
         mask_quads = [refine_quad(image, order_clockwise(q)) for q in blobs]
         t2 = time.perf_counter()
         quads = dedupe_quads(edge_quads + mask_quads)
-        readings = [r for r in self.classifier.read(image, quads, near_misses=REREAD_FROM) if r is not None]
+        cards = self.read_outlines(image, quads, [])
         t3 = time.perf_counter()
-        cards = select_cards([r for r in readings if not r.rejected])
-        t4 = time.perf_counter()
-        doubtful = [r.corners for r in readings if r.rejected or r.confidence < MIN_CONFIDENCE]
-        cards = cards + self.reread(image, doubtful, cards)
-        t5 = time.perf_counter()
         cards = self.grow(image, cards, core)
-        t6 = time.perf_counter()
+        t4 = time.perf_counter()
         return cards, {
             "edges_ms": (t1 - t0) * 1000,
             "mask_ms": (t2 - t1) * 1000,
             "classify_ms": (t3 - t2) * 1000,
-            "select_ms": (t4 - t3) * 1000,
-            "reread_ms": (t5 - t4) * 1000,
-            "neighbours_ms": (t6 - t5) * 1000,
+            "neighbours_ms": (t4 - t3) * 1000,
         }
+
+    def read_outlines(self, image: np.ndarray, quads: list[np.ndarray], cards: list[Card]) -> list[Card]:
+        """The cards among the outlines, apart from `cards` already read: one reading per card, and the
+        outlines the classifier doubted read again scaled."""
+        readings = [r for r in self.classifier.read(image, quads, near_misses=REREAD_FROM) if r is not None]
+        found = select_cards([r for r in readings if not r.rejected])
+        doubtful = [r.corners for r in readings if r.rejected or r.confidence < MIN_CONFIDENCE]
+        found = found + self.reread(image, doubtful, cards + found)
+        h, w = image.shape[:2]
+        return [c for c in found if _free(c.corners, cards, (w, h))]
 
     def reread(self, image: np.ndarray, near_misses: list[np.ndarray], cards: list[Card]) -> list[Card]:
         """Cards among the near misses, each read again scaled about its centre."""
@@ -166,8 +169,6 @@ class CardRecognizer:
                 break
             seen = core.at(np.array([q.mean(axis=0) for q in quads]))
             quads = [q for q, p in zip(quads, seen, strict=True) if p > NEIGHBOUR_CORE and _free(q, cards, (w, h))]
-            quads = dedupe_quads([refine_quad(image, q) for q in quads])
-            found = select_cards([r for r in self.classifier.read(image, quads) if r is not None])
-            frontier = [c for c in found if _free(c.corners, cards, (w, h))]
+            frontier = self.read_outlines(image, dedupe_quads([refine_quad(image, q) for q in quads]), cards)
             cards = cards + frontier
         return cards
