@@ -339,7 +339,7 @@ def train(
     scenes: int = typer.Option(2000, help="training scenes to render"),
     val_scenes: int = typer.Option(150, help="validation scenes (held-out styles and tables)"),
     locate_steps: int = typer.Option(4000),
-    proposal_scenes: int = typer.Option(400, help="fresh scenes whose locator proposals the reader learns from"),
+    proposal_scenes: int = typer.Option(1200, help="fresh scenes whose locator proposals the reader learns from"),
     pip_epochs: int = typer.Option(5),
     seed: int = typer.Option(0),
     skip_locator: bool = typer.Option(False, help="keep the exported locator, train the reader only"),
