@@ -16,13 +16,14 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from vision.cards.artwork import CARD_MM
+
 A3_MM = (420.0, 297.0)
 A4_MM = (210.0, 297.0)
 DICTIONARY = cv2.aruco.DICT_4X4_50
 INK = (165, 165, 165)  # zone outlines and names: light enough that recognisers do not take them for sticks
 
 Rect = tuple[float, float, float, float]  # x0, y0, x1, y1 in mm
-CARD_MM = (63.0, 88.0)  # a poker-size digit card, short side first
 ZONE_GAP_MM = 6.0
 LANE_SHARE = 0.6  # of the play mat's height between the marker bands, for its lanes
 
