@@ -34,6 +34,7 @@ lint: $(STAMP)
 train: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,train]'
 	$(BIN)/python -m models.train_card_mask --epochs 20
+	$(BIN)/python -m models.train_card_corners
 	$(BIN)/python -m models.train_cards
 	$(BIN)/python -m models.train_dominoes
 	$(BIN)/python -m models.train_sticks

@@ -10,6 +10,7 @@ import numpy as np
 
 from vision.cards.artwork import CardFace
 from vision.cards.classify import CardClassifier, Reading
+from vision.cards.corners import CornerRefiner
 from vision.cards.locate import locate_card_quads
 from vision.cards.refine import refine_quad
 from vision.cards.segment import CardMaskNet, CoreMap
@@ -22,12 +23,9 @@ NEIGHBOUR_GAP = 0.12
 OUTLINED_IOU = 0.75  # a core blob this close to an edge outline is that outline's card
 MAX_GROWTH_STEPS = 25  # a long Tempus row read from one end
 NEIGHBOUR_CORE = 0.25  # least core probability at a neighbour's centre worth a look
-# An outline the classifier doubted (a near miss, or a reading under MIN_CONFIDENCE) is read again this
-# much smaller and larger: a loose outline (a blob's, or one snapped to a printed frame) cuts the numeral or
-# takes in the table. On 60 tuning scenes: 79.6 % -> 81.8 % read right, no more misreads (0.95 and 1.05
-# gained less, four scales little more). Near misses under REREAD_FROM are left: the play mat's paper and
-# markers are near misses of almost no face confidence, and reading them all again cost 30 ms a frame.
-REREAD_SCALES = (0.92, 1.08)
+# An outline the classifier doubted (a near miss, or a reading under MIN_CONFIDENCE) is read again on the
+# corners the corner network finds. Near misses under REREAD_FROM are left: the play mat's paper and markers
+# are near misses of almost no face confidence, and reading them all again cost 30 ms a frame.
 REREAD_FROM = 0.05  # face confidence of a near miss worth a second read
 UNIT_SQUARE = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
 
@@ -110,9 +108,15 @@ class CardRecognizer:
     network (busy or low-contrast tables, touching cards). The classifier is the judge of both.
     """
 
-    def __init__(self, classifier: CardClassifier | None = None, mask_net: CardMaskNet | None = None) -> None:
+    def __init__(
+        self,
+        classifier: CardClassifier | None = None,
+        mask_net: CardMaskNet | None = None,
+        corners: CornerRefiner | None = None,
+    ) -> None:
         self.classifier = classifier or CardClassifier()
         self.mask_net = mask_net or CardMaskNet()
+        self.corners = corners or CornerRefiner()
 
     def __call__(self, image: np.ndarray) -> list[Card]:
         return self.timed(image)[0]
@@ -125,7 +129,7 @@ class CardRecognizer:
         core = self.mask_net.core_map(image)
         # A blob that an edge outline already fits needs no outline of its own.
         blobs = [q for q in self.mask_net.propose(image, core) if not _outlined(q, edge_quads)]
-        mask_quads = [refine_quad(image, order_clockwise(q)) for q in blobs]
+        mask_quads = self.corners.refine(image, [order_clockwise(q) for q in blobs])
         t2 = time.perf_counter()
         quads = dedupe_quads(edge_quads + mask_quads)
         cards = self.read_outlines(image, quads, [])
@@ -141,7 +145,7 @@ class CardRecognizer:
 
     def read_outlines(self, image: np.ndarray, quads: list[np.ndarray], cards: list[Card]) -> list[Card]:
         """The cards among the outlines, apart from `cards` already read: one reading per card, and the
-        outlines the classifier doubted read again scaled."""
+        outlines the classifier doubted read again on refined corners."""
         readings = [r for r in self.classifier.read(image, quads, near_misses=REREAD_FROM) if r is not None]
         found = select_cards([r for r in readings if not r.rejected])
         doubtful = [r.corners for r in readings if r.rejected or r.confidence < MIN_CONFIDENCE]
@@ -149,12 +153,12 @@ class CardRecognizer:
         h, w = image.shape[:2]
         return [c for c in found if _free(c.corners, cards, (w, h))]
 
-    def reread(self, image: np.ndarray, near_misses: list[np.ndarray], cards: list[Card]) -> list[Card]:
-        """Cards among the near misses, each read again scaled about its centre."""
+    def reread(self, image: np.ndarray, doubtful: list[np.ndarray], cards: list[Card]) -> list[Card]:
+        """Cards among the doubted outlines, each read again on the corners the corner network moves it to."""
         h, w = image.shape[:2]
-        left = [q for q in near_misses if _free(q, cards, (w, h))]
-        scaled = [((q - q.mean(axis=0)) * s + q.mean(axis=0)).astype(np.float32) for q in left for s in REREAD_SCALES]
-        found = select_cards([r for r in self.classifier.read(image, scaled) if r is not None])
+        left = [q for q in doubtful if _free(q, cards, (w, h))]
+        readings = self.classifier.read(image, self.corners.refine(image, left))
+        found = select_cards([r for r in readings if r is not None])
         return [c for c in found if _free(c.corners, cards, (w, h))]
 
     def grow(self, image: np.ndarray, cards: list[Card], core: CoreMap) -> list[Card]:

@@ -1,0 +1,201 @@
+"""Train the card-corner network on synthetic renders and export it to ONNX.
+
+    python -m models.train_card_corners [--scenes 1500] [--epochs 12]
+
+Each sample is a loose outline of a card in a rendered training scene (train fonts, designs and tables only)
+and the card's true corners in the outline's own order. The loose outlines are the truth moved, scaled,
+stretched and turned at random, and the outlines the run-time proposers give (edge outlines, the core
+network's blobs before and after their rim search) wherever one clearly belongs to one card. Needs the
+`train` extra (torch, onnx).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import typer
+from rich.progress import Progress
+
+from models.datasets import render_cached
+from models.synth.scenes import render_scene
+from models.train_cards import augment, training_spec
+from models.training import export_onnx, take_step
+from vision.cards.classify import to_tensor
+from vision.cards.corners import ANCHORS, CROP, EXPAND, MODEL_PATH, neighbourhood
+from vision.cards.locate import locate_card_quads
+from vision.cards.refine import refine_quad
+from vision.geometry import order_clockwise, quad_iou
+
+_mask_net = None  # one per worker process
+
+
+def loose_outline(rng: random.Random, corners: np.ndarray) -> np.ndarray:
+    """The card's outline as a proposer might miss it: shifted, scaled on each axis, turned, corners nudged."""
+    center = corners.mean(axis=0)
+    size = math.sqrt(cv2.contourArea(corners.astype(np.float32)))
+    reach = rng.choice((0.04, 0.1, 0.2))  # most proposals are near; some are far off
+    angle = rng.gauss(0, 10 * reach / 0.1) * math.pi / 180
+    turn = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
+    stretch = np.array([math.exp(rng.gauss(0, reach * 1.5)), math.exp(rng.gauss(0, reach * 1.5))])
+    moved = ((corners - center) * stretch) @ turn.T + center
+    moved = moved + np.array([rng.gauss(0, reach * size), rng.gauss(0, reach * size)])
+    moved = moved + np.array([[rng.gauss(0, reach * 0.3 * size) for _ in range(2)] for _ in range(4)])
+    return order_clockwise(moved.astype(np.float32))
+
+
+def in_outline_order(outline: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """The card's corners turned so the i-th is the one the outline's i-th corner stands for."""
+    shifts = [np.roll(corners, -k, axis=0) for k in range(4)]
+    return min(shifts, key=lambda c: float(np.linalg.norm(c - outline, axis=1).sum()))
+
+
+def proposals(image: np.ndarray) -> list[np.ndarray]:
+    """The outlines the run-time proposers give for this frame."""
+    global _mask_net
+    if _mask_net is None:
+        from vision.cards.segment import CardMaskNet
+
+        _mask_net = CardMaskNet()
+    blobs = [order_clockwise(q) for q in _mask_net.propose(image)]
+    return [order_clockwise(q) for q in locate_card_quads(image)] + blobs + [refine_quad(image, q) for q in blobs]
+
+
+def scene_samples(seed: int, split: str = "train") -> tuple[np.ndarray, np.ndarray]:
+    """Crops of loose outlines (N, CROP, CROP, 3) and the true corners' offsets from the outline's own corners
+    in crop units (N, 8)."""
+    rng = random.Random(seed)
+    scene = render_scene(seed, training_spec(seed, split))
+    truths = [c.corners.astype(np.float32) for c in scene.cards]
+    pairs = [(loose_outline(rng, t), t) for t in truths for _ in range(3)]
+    for outline in proposals(scene.image):
+        ious = sorted(((quad_iou(outline, t), i) for i, t in enumerate(truths)), reverse=True)
+        # A blob over two touching cards belongs to neither: no answer to learn from it.
+        if ious and ious[0][0] > 0.3 and (len(ious) == 1 or ious[1][0] < 0.5 * ious[0][0]):
+            pairs.append((outline, truths[ious[0][1]]))
+    crops, offsets = [], []
+    for outline, truth in pairs:
+        crop, to_crop = neighbourhood(scene.image, outline)
+        target = cv2.perspectiveTransform(in_outline_order(outline, truth)[None], to_crop)[0]
+        crops.append(crop)
+        offsets.append(((target - ANCHORS) / CROP).reshape(8))
+    if not crops:
+        return np.zeros((0, CROP, CROP, 3), np.uint8), np.zeros((0, 8), np.float32)
+    return np.stack(crops), np.array(offsets, np.float32)
+
+
+def heldout_samples(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    return scene_samples(seed, "heldout")
+
+
+def make_model():
+    import torch.nn as nn
+
+    def block(cin: int, cout: int) -> nn.Sequential:
+        return nn.Sequential(
+            nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(), nn.MaxPool2d(2)
+        )
+
+    # Where things are matters here, so the last map is flattened rather than pooled.
+    return nn.Sequential(
+        block(3, 16),  # 32
+        block(16, 32),  # 16
+        block(32, 64),  # 8
+        block(64, 64),  # 4
+        nn.Flatten(),
+        nn.Linear(64 * 16, 128),
+        nn.ReLU(),
+        nn.Linear(128, 8),
+    )
+
+
+def corner_error(model, x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Median corner error in crop pixels before (the loose outline) and after the network."""
+    import torch
+
+    with torch.no_grad():
+        pred = np.concatenate(
+            [model(torch.from_numpy(to_tensor(x[i : i + 512]))).numpy() for i in range(0, len(x), 512)]
+        )
+    before = np.linalg.norm(y.reshape(-1, 4, 2), axis=2) * CROP
+    after = np.linalg.norm((y - pred).reshape(-1, 4, 2), axis=2) * CROP
+    return float(np.median(before)), float(np.median(after))
+
+
+def main(
+    scenes: int = typer.Option(1500, help="training scenes to render"),
+    val_scenes: int = typer.Option(200, help="validation scenes (held-out fonts, designs, tables)"),
+    epochs: int = typer.Option(12),
+    seed: int = typer.Option(0),
+    out: Path = typer.Option(MODEL_PATH, help="where to write the ONNX model"),
+) -> None:
+    """Render, train, export."""
+    import torch
+    import torch.nn.functional as F
+
+    torch.manual_seed(seed)
+    x_train, y_train = render_cached("card-corners-train", scene_samples, 1, scenes)
+    x_val, y_val = render_cached("card-corners-heldout", heldout_samples, 10_000_000, val_scenes)
+    print(f"train outlines {len(x_train)}, validation outlines {len(x_val)}")
+    yt = torch.from_numpy(y_train)
+
+    model = make_model()
+    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    steps = epochs * (len(x_train) // 128 + 1)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=2e-3, total_steps=steps)
+    gen = torch.Generator().manual_seed(seed)
+    started = time.time()
+    with Progress() as progress:
+        task = progress.add_task("training", total=steps)
+        for epoch in range(epochs):
+            model.train()
+            order = torch.randperm(len(x_train), generator=gen)
+            for i in range(0, len(x_train), 128):
+                idx = order[i : i + 128]
+                batch = torch.from_numpy(to_tensor(x_train[idx.numpy()]))
+                loss = F.smooth_l1_loss(model(augment(batch, gen)), yt[idx], beta=0.02)
+                take_step(loss, opt, sched)
+                progress.advance(task)
+            model.eval()
+            before, after = corner_error(model, x_val, y_val)
+            progress.console.print(
+                f"epoch {epoch + 1}: loss {loss.item():.4f}  held-out corner error {after:.2f} px (loose {before:.2f})"
+            )
+
+    export_onnx(model, (1, 3, CROP, CROP), out, "crops", "offsets")
+    manifest = {
+        "model": out.name,
+        "input": {
+            "name": "crops",
+            "shape": ["n", 3, CROP, CROP],
+            "layout": "NCHW BGR",
+            "crop": f"the outline scaled by {EXPAND} about its centre, warped to a {CROP}x{CROP} square",
+            "normalisation": "per crop: (x - mean) / (std + 8), over all pixels and channels",
+        },
+        "output": {
+            "name": "offsets",
+            "meaning": "per outline corner, in its order: (dx, dy) from where it lands in the crop to the card's "
+            "own corner, in crop widths",
+        },
+        "training": {
+            "scenes": scenes,
+            "outlines": len(x_train),
+            "epochs": epochs,
+            "seed": seed,
+            "data": "models/synth renders, split=train; validation split=heldout (fonts, designs, tables)",
+            "heldout_median_corner_error_px": round(after, 2),
+            "heldout_median_loose_error_px": round(before, 2),
+            "seconds": round(time.time() - started),
+        },
+    }
+    out.with_suffix(".json").write_text(json.dumps(manifest, indent=2) + "\n")
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) and its manifest")
+
+
+if __name__ == "__main__":
+    typer.run(main)

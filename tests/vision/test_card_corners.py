@@ -1,0 +1,57 @@
+"""The corner network on held-out renders: loose outlines of cards come back onto the cards' corners."""
+
+import random
+
+import numpy as np
+import pytest
+
+from models.synth.scenes import render_scene
+from models.train_card_corners import in_outline_order, loose_outline
+from models.train_cards import training_spec
+from vision.cards.corners import CornerRefiner
+from vision.geometry import quad_iou
+
+HELDOUT_SEED = 52_000_000
+SCENES = 16
+
+
+@pytest.fixture(scope="module")
+def outlines() -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(loose outline, refined outline, the card's corners in the outline's order) for every card."""
+    refiner = CornerRefiner()
+    found = []
+    for seed in range(HELDOUT_SEED, HELDOUT_SEED + SCENES):
+        scene = render_scene(seed, training_spec(seed, split="heldout"))
+        rng = random.Random(seed)
+        loose = [loose_outline(rng, card.corners) for card in scene.cards]
+        truths = [in_outline_order(q, card.corners) for q, card in zip(loose, scene.cards, strict=True)]
+        found += zip(loose, refiner.refine(scene.image, loose), truths, strict=True)
+    return found
+
+
+def _corner_error(quad: np.ndarray, truth: np.ndarray) -> float:
+    """Mean corner distance as a share of the card's diagonal."""
+    return float(np.linalg.norm(quad - truth, axis=1).mean() / np.linalg.norm(truth[0] - truth[2]))
+
+
+def test_refined_corners_are_nearer_the_card(outlines) -> None:
+    before = np.median([_corner_error(loose, truth) for loose, _, truth in outlines])
+    after = np.median([_corner_error(refined, truth) for _, refined, truth in outlines])
+    assert after < before / 2, f"median corner error {before:.3f} -> {after:.3f} of the diagonal"
+
+
+def test_most_refined_outlines_fit_their_card(outlines) -> None:
+    loose = np.mean([quad_iou(loose, truth) > 0.8 for loose, _, truth in outlines])
+    refined = np.mean([quad_iou(refined, truth) > 0.8 for _, refined, truth in outlines])
+    assert refined > max(0.75, 2 * loose), f"outlines overlapping their card by 0.8: {loose:.1%} -> {refined:.1%}"
+
+
+def test_refined_outlines_keep_the_loose_ones_corner_order(outlines) -> None:
+    for loose, refined, _ in outlines:
+        nearest = [int(np.argmin(np.linalg.norm(refined - corner, axis=1))) for corner in loose]
+        if quad_iou(loose, refined) > 0.6:  # far off, "nearest" says little
+            assert nearest == [0, 1, 2, 3]
+
+
+def test_nothing_to_refine() -> None:
+    assert CornerRefiner().refine(np.zeros((100, 100, 3), np.uint8), []) == []
