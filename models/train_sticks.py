@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 
 import numpy as np
 import typer
@@ -22,6 +23,7 @@ from models.datasets import DATA_DIR, render_cached
 from models.locator_training import fit_locator, make_locator
 from models.synth.scenes import SceneSpec, render_scene
 from models.synth.sticks import StickSceneSpec, render_stick_scene
+from models.synth.tables import EXTRA_TRAIN_TABLES, TRAIN_TABLES
 from models.training import export_onnx
 from vision.locator import letterbox
 from vision.sticks.locate import CHANNELS, GRID, INPUT_SIZE, MODEL_PATH, STRIDE, encode_targets
@@ -29,31 +31,39 @@ from vision.sticks.locate import CHANNELS, GRID, INPUT_SIZE, MODEL_PATH, STRIDE,
 CHECKPOINT = DATA_DIR / "sticks_locate.pt"
 MOST_STICKS = 32  # in one training frame (a far pick-up heap holds up to 25)
 WINDOW = (320, 224)  # training crops: wider than the domino locator's, as a close stick is long
+# The training split's tables and more kinds only these frames use: a network that has seen few kinds of
+# table misses sticks on the ones it has not seen.
+TABLES = TRAIN_TABLES + EXTRA_TRAIN_TABLES
+FRAMES_CACHE = "sticks-frames-train-v2"  # v2: drawn over TABLES
 
 
 def training_frame(seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
-    """One training frame (BGR) and its sticks' ends (image px): mostly sticks, at every scale; a fifth are
-    card scenes or mat views, which hold no stick."""
+    """One training frame (BGR) and its sticks' ends (image px): mostly sticks, at every scale, on any of
+    TABLES; a fifth are card scenes or mat views, which hold no stick."""
     rng = random.Random(seed * 7919)
     kind = rng.random()
+    table = rng.choice(TABLES)
     if kind < 0.13:
-        return render_scene(seed, SceneSpec(split="train")).image, []
+        return render_scene(seed, SceneSpec(split="train", table=table)).image, []
     if kind < 0.2:
         from calibration.evaluate import mat_views
 
         return next(mat_views(1, seed=seed)).frame, []
     scene_kind = rng.choice(("lattice", "lattice", "illegal", "pickup", "pickup"))
+    # One frame in six has every stick close to the table's colour, the hardest to see.
+    material = "camouflage" if rng.random() < 1 / 6 else None
+    base = StickSceneSpec(split="train", kind=scene_kind, table=table, material=material)
     scale = rng.random()
     if scale < 0.55:
-        spec = StickSceneSpec(split="train", kind=scene_kind)
+        spec = base
     elif scale < 0.75:  # a whole table seen from afar
-        spec = StickSceneSpec(split="train", kind=scene_kind, stick_px=(45, 75), n_sticks=(8, 25))
+        spec = replace(base, stick_px=(45, 75), n_sticks=(8, 25))
     else:  # a close-up
-        spec = StickSceneSpec(split="train", kind=scene_kind, stick_px=(130, 280), n_sticks=(2, 6), max_tilt=60)
+        spec = replace(base, stick_px=(130, 280), n_sticks=(2, 6), max_tilt=60)
     try:
         scene = render_stick_scene(seed, spec)
     except RuntimeError:  # the heap or layout does not fit the picture at that scale
-        scene = render_stick_scene(seed, StickSceneSpec(split="train", kind=scene_kind))
+        scene = render_stick_scene(seed, base)
     return scene.image, [s.ends for s in scene.sticks]
 
 
@@ -70,7 +80,7 @@ def frame_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 def locator_data(first_seed: int, scenes: int) -> dict[str, np.ndarray]:
     """The cached frames and their targets (vision.sticks.locate.encode_targets)."""
-    canvas, ends = render_cached("sticks-frames-train", frame_sample, first_seed, scenes)
+    canvas, ends = render_cached(FRAMES_CACHE, frame_sample, first_seed, scenes)
     targets = [encode_targets([e for e in frame if np.isfinite(e).all()]) for frame in ends]
     heat, reg, weight = (np.stack([t[k] for t in targets]).astype(np.float16) for k in range(3))
     return {"canvas": canvas, "heat": heat, "reg": reg, "weight": weight}
@@ -112,7 +122,8 @@ def train(
         "stride": STRIDE,
         "grid": list(GRID),
         "training": {"scenes": scenes, "seed": seed, "resumed": resume,
-                     "data": "models/synth/sticks.py renders, split=train, at three scales; card scenes "
+                     "data": "models/synth/sticks.py renders, split=train, at three scales, on the training tables and "
+                             "EXTRA_TRAIN_TABLES, a sixth all camouflage; card scenes "
                              "(models/synth/scenes.py, split=train) and play-mat views as stick-free frames",
                      **report, "resumed_from": before},
     }  # fmt: skip
