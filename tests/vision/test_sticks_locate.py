@@ -4,6 +4,7 @@ import math
 import random
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -56,14 +57,26 @@ def test_nothing_marked_decodes_to_nothing() -> None:
     assert decode(np.concatenate([_logits(heat), reg])) == []
 
 
-def test_an_end_is_moved_to_the_end_peak_near_it() -> None:
+@pytest.mark.parametrize("read", [0.6, 0.9, 1.3])
+def test_an_end_is_moved_to_the_end_peak_along_the_stick(read: float) -> None:
     truth = np.array([[100.0, 100.0], [180.0, 140.0]])
     heat, reg, _ = encode_targets([truth])
     off = np.array(reg)
     cells = np.nonzero(heat[0] > 0.5)
-    off[2:4][:, cells[0], cells[1]] *= 0.9  # the half-vector read 10 % short
+    off[2:4][:, cells[0], cells[1]] *= read  # the half-vector read too short or too long
     ((_, ends),) = decode(np.concatenate([_logits(heat), off]), threshold=0.99)
     assert min(np.abs(ends - truth).max(), np.abs(ends[::-1] - truth).max()) < 1e-3
+
+
+def test_an_end_beside_the_stick_is_not_taken_for_its_own() -> None:
+    """A stick whose own end peaks are missing keeps its ends rather than take another's, beside it."""
+    stick = np.array([[100.0, 100.0], [200.0, 100.0]])
+    other = np.array([[200.0, 115.0], [200.0, 215.0]])  # its near end 15 px off the stick's axis
+    heat, reg, _ = encode_targets([stick, other])
+    heat[1, 22:29, 22:29] = heat[1, 22:29, 47:54] = 0  # no end peak at (100, 100) nor (200, 100), cells of 4 px
+    found = decode(np.concatenate([_logits(heat), reg]), threshold=0.99)
+    (ends,) = [e for _, e in found if abs(e[0, 1] - e[1, 1]) < 1]
+    assert np.abs(np.sort(ends[:, 0]) - [100, 200]).max() < 1e-3
 
 
 def test_the_sticks_own_plane_squares_every_card_under_a_tilted_view() -> None:

@@ -27,7 +27,10 @@ MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "sticks_locate.onn
 PEAK_THRESHOLD = 0.3
 END_THRESHOLD = 0.2
 END_SIGMA = 0.8  # cells
-END_REACH = 0.2  # of a stick's length: how far an end peak may lie from the end its centre gives
+# How far an end peak may lie from the end a centre gives, in the reading's length: along the stick (a
+# half-vector is mostly read too short or too long) and across it (a neighbour's end beside it is not its own).
+END_REACH = 0.45
+END_ACROSS = 0.1
 
 
 def heat_sigma(length: float) -> float:
@@ -55,7 +58,7 @@ def encode_targets(sticks: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np
 
 def decode(output: np.ndarray, threshold: float = PEAK_THRESHOLD) -> list[tuple[float, np.ndarray]]:
     """Network output (8, H, W) -> (score, ends 2x2 in input px) at each centre peak, each end moved to the
-    strongest end peak within END_REACH of it."""
+    strongest end peak near it along the stick (END_REACH, END_ACROSS)."""
     scores, centers, values = read_peaks(output[[0, 2, 3, 4, 5]], STRIDE, threshold)
     end_scores, end_points, _ = read_peaks(output[[1, 6, 7]], STRIDE, END_THRESHOLD)
     halves = undoubled(values[0], values[1]) * STRIDE
@@ -65,9 +68,12 @@ def decode(output: np.ndarray, threshold: float = PEAK_THRESHOLD) -> list[tuple[
         if length < 1:
             continue
         ends = np.array([centre - half, centre + half])
+        axis = half / np.linalg.norm(half)
         for k in range(2):
-            dist = np.linalg.norm(end_points - ends[k], axis=1) if len(end_points) else np.zeros(0)
-            near = dist <= max(1.5 * STRIDE, END_REACH * length)
+            offset = end_points - ends[k] if len(end_points) else np.zeros((0, 2))
+            along, across = np.abs(offset @ axis), np.abs(offset @ np.array([-axis[1], axis[0]]))
+            dist = np.hypot(along, across)
+            near = (along <= max(1.5 * STRIDE, END_REACH * length)) & (across <= max(1.5 * STRIDE, END_ACROSS * length))
             if near.any():
                 ends[k] = end_points[near][np.argmax(end_scores[near] - dist[near] / length)]
         if np.linalg.norm(ends[1] - ends[0]) > 0.5 * length:
