@@ -1,6 +1,6 @@
 """Train the stick locator on synthetic renders and export it to ONNX with its manifest.
 
-    python -m models.train_sticks [--scenes 2400] [--steps 12000] [--resume]
+    python -m models.train_sticks [--scenes 3600] [--steps 12000] [--resume]
     tableref evaluate sticks   # the recogniser on held-out renders (models/evaluate_sticks.py)
 
 Training frames are the stick renders of the training split (its stick materials, colours and tables only)
@@ -87,7 +87,7 @@ def locator_data(first_seed: int, scenes: int) -> dict[str, np.ndarray]:
 
 
 def train(
-    scenes: int = typer.Option(2400, help="training frames to render (cached in data/)"),
+    scenes: int = typer.Option(3600, help="training frames to render (cached in data/)"),
     steps: int = typer.Option(12000, help="training steps of 12 windows"),
     seed: int = typer.Option(0),
     resume: bool = typer.Option(False, help="fine-tune from the last checkpoint (data/sticks_locate.pt)"),
