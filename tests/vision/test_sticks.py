@@ -141,17 +141,17 @@ def test_evaluation_reports_its_figures() -> None:
 @pytest.mark.slow
 def test_held_out_accuracy_over_every_card() -> None:
     result = score("lattice", range(SEED + 100, SEED + 100 + 110), plain=False)
-    assert result.lattice_right / result.lattice >= 0.45, result.summary()
+    assert result.lattice_right / result.lattice >= 0.55, result.summary()
 
 
 @pytest.mark.slow
 def test_held_out_plain_tables_over_every_card() -> None:
     result = score("lattice", range(SEED + 300, SEED + 300 + 110))
-    assert result.lattice_right / result.lattice >= 0.65, result.summary()
+    assert result.lattice_right / result.lattice >= 0.8, result.summary()
 
 
 @pytest.mark.slow
 def test_held_out_pickup_sticks() -> None:
     result = score("pickup", range(SEED + 500, SEED + 540), plain=False)
-    assert result.found_sticks / result.truth_sticks >= 0.35, result.summary()
+    assert result.found_sticks / result.truth_sticks >= 0.4, result.summary()
     assert result.false_detections <= 0.55 * result.detections, result.summary()
