@@ -1,118 +1,135 @@
-"""Fit the stick verifier: which measured bars are sticks, and which the table's own pattern.
+"""Train the stick locator on synthetic renders and export it to ONNX with its manifest.
 
-Renders training scenes (train stick styles and tables only), measures every bar the recogniser finds, labels
-each by whether it lies on the true sticks, and fits a logistic regression on the verifier's features. The
-threshold keeps nearly every true bar: a missed stick breaks a layout, a stray bar far from it does not.
-Writes models/stick_verifier.json (weights and a manifest of how they were made).
+    python -m models.train_sticks [--scenes 3600] [--steps 12000] [--resume]
+    tableref evaluate sticks   # the recogniser on held-out renders (models/evaluate_sticks.py)
 
-    python -m models.train_sticks [--scenes 600] [--seed 0]
+Training frames are the stick renders of the training split (its stick materials, colours and tables only)
+at many scales, from a close-up of one layout to a whole table, under many tilts; and, as frames with no
+stick at all, card scenes (cards, coins, notes: card borders and print) and views of the play mat (its
+printed lines and markers). The network is the shared locator (models/locator_training.py), trained on
+random windows. Needs the `train` extra (torch, onnx).
 """
 
 from __future__ import annotations
 
-import argparse
-import datetime
 import json
+import random
+from dataclasses import replace
 
-import cv2
 import numpy as np
+import typer
 
-from models.synth.sticks import SCENE_KINDS, StickScene, StickSceneSpec, render_stick_scene
-from vision.sticks.lattice import segment_distance
-from vision.sticks.profile import Profile
-from vision.sticks.recognize import measured_bars
-from vision.sticks.verify import FEATURES, VERIFIER_PATH, Frame, Verifier, features
+from models.datasets import DATA_DIR, render_cached
+from models.locator_training import fit_locator, make_locator
+from models.synth.scenes import SceneSpec, render_scene
+from models.synth.sticks import StickSceneSpec, render_stick_scene
+from models.synth.tables import EXTRA_TRAIN_TABLES, TRAIN_TABLES
+from models.training import export_onnx
+from vision.locator import letterbox
+from vision.sticks.locate import CHANNELS, GRID, INPUT_SIZE, MODEL_PATH, STRIDE, encode_targets
 
-RECALL = 0.98  # share of true bars the threshold keeps
-ON_STICKS, OFF_STICKS = 0.85, 0.4  # shares of a bar's length on true sticks
-VALIDATION_SEED = 50_000_000
-
-
-def on_sticks(profile: Profile, scene: StickScene) -> float:
-    """The share of the bar's length that lies along the scene's true sticks."""
-    samples = np.linspace(profile.a, profile.b, 12)
-    near = []
-    for p in samples:
-        best = np.inf
-        for stick in scene.sticks:
-            length_px = float(np.linalg.norm(stick.ends[1] - stick.ends[0]))
-            reach = max(4.0, 0.7 * length_px * scene.thickness_mm / scene.length_mm)
-            best = min(best, segment_distance(p, *stick.ends.astype(np.float64))[0] / reach)
-        near.append(best <= 1.0)
-    return float(np.mean(near))
+CHECKPOINT = DATA_DIR / "sticks_locate.pt"
+MOST_STICKS = 32  # in one training frame (a far pick-up heap holds up to 25)
+WINDOW = (320, 224)  # training crops: wider than the domino locator's, as a close stick is long
+# The training split's tables and more kinds only these frames use: a network that has seen few kinds of
+# table misses sticks on the ones it has not seen.
+TABLES = TRAIN_TABLES + EXTRA_TRAIN_TABLES
+FRAMES_CACHE = "sticks-frames-train-v2"  # v2: drawn over TABLES
 
 
-def collect(scenes: int, seed: int, split: str) -> tuple[np.ndarray, np.ndarray]:
-    """Features of every measured bar in `scenes` renders (kinds in turn), and the share of each on sticks."""
-    rows, shares = [], []
-    for i in range(scenes):
-        spec = StickSceneSpec(split=split, kind=SCENE_KINDS[i % len(SCENE_KINDS)])
-        scene = render_stick_scene(seed + i, spec)
-        profiles = measured_bars(scene.image)
-        frame = Frame.of(profiles)
-        for profile in profiles:
-            rows.append(features(profile, frame))
-            shares.append(on_sticks(profile, scene))
-    return np.array(rows).reshape(-1, len(FEATURES)), np.array(shares)
+def training_frame(seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    """One training frame (BGR) and its sticks' ends (image px): mostly sticks, at every scale, on any of
+    TABLES; a fifth are card scenes or mat views, which hold no stick."""
+    rng = random.Random(seed * 7919)
+    kind = rng.random()
+    table = rng.choice(TABLES)
+    if kind < 0.13:
+        return render_scene(seed, SceneSpec(split="train", table=table)).image, []
+    if kind < 0.2:
+        from calibration.evaluate import mat_views
+
+        return next(mat_views(1, seed=seed)).frame, []
+    scene_kind = rng.choice(("lattice", "lattice", "illegal", "pickup", "pickup"))
+    # One frame in six has every stick close to the table's colour, the hardest to see.
+    material = "camouflage" if rng.random() < 1 / 6 else None
+    base = StickSceneSpec(split="train", kind=scene_kind, table=table, material=material)
+    scale = rng.random()
+    if scale < 0.55:
+        spec = base
+    elif scale < 0.75:  # a whole table seen from afar
+        spec = replace(base, stick_px=(45, 75), n_sticks=(8, 25))
+    else:  # a close-up
+        spec = replace(base, stick_px=(130, 280), n_sticks=(2, 6), max_tilt=60)
+    try:
+        scene = render_stick_scene(seed, spec)
+    except RuntimeError:  # the heap or layout does not fit the picture at that scale
+        scene = render_stick_scene(seed, base)
+    return scene.image, [s.ends for s in scene.sticks]
 
 
-def labelled(x: np.ndarray, share: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Bars along sticks (positive) and bars mostly off them (negative); a bar half on a stick teaches neither."""
-    sure = (share >= ON_STICKS) | (share <= OFF_STICKS)
-    return x[sure], share[sure] >= ON_STICKS
+def frame_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The letterboxed frame (1, H, W, 3) and its sticks' ends in its pixels (1, MOST_STICKS, 2, 2), NaN
+    after the last stick."""
+    image, sticks = training_frame(seed)
+    canvas, scale = letterbox(image, INPUT_SIZE)
+    ends = np.full((1, MOST_STICKS, 2, 2), np.nan, np.float32)
+    for i, stick in enumerate(sticks[:MOST_STICKS]):
+        ends[0, i] = np.asarray(stick) * scale
+    return canvas[None], ends
 
 
-def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-2) -> Verifier:
-    """Logistic regression by Newton's method on standardised features, then the RECALL threshold."""
-    mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-6
-    z = np.column_stack([(x - mean) / scale, np.ones(len(x))])
-    w = np.zeros(z.shape[1])
-    penalty = l2 * len(x) * np.eye(z.shape[1])
-    penalty[-1, -1] = 0.0
-    for _ in range(30):
-        p = 1 / (1 + np.exp(-np.clip(z @ w, -30, 30)))
-        gradient = z.T @ (p - y) + penalty @ w
-        hessian = (z * (p * (1 - p))[:, None]).T @ z + penalty
-        step = np.linalg.solve(hessian, gradient)
-        w -= step
-        if np.abs(step).max() < 1e-8:
-            break
-    scores = 1 / (1 + np.exp(-np.clip(z @ w, -30, 30)))
-    threshold = float(np.quantile(scores[y], 1 - RECALL)) if y.any() else 0.5
-    return Verifier(mean, scale, w[:-1], float(w[-1]), threshold)
+def locator_data(first_seed: int, scenes: int) -> dict[str, np.ndarray]:
+    """The cached frames and their targets (vision.sticks.locate.encode_targets)."""
+    canvas, ends = render_cached(FRAMES_CACHE, frame_sample, first_seed, scenes)
+    targets = [encode_targets([e for e in frame if np.isfinite(e).all()]) for frame in ends]
+    heat, reg, weight = (np.stack([t[k] for t in targets]).astype(np.float16) for k in range(3))
+    return {"canvas": canvas, "heat": heat, "reg": reg, "weight": weight}
 
 
-def rates(verifier: Verifier, x: np.ndarray, y: np.ndarray) -> dict[str, float]:
-    z = (x - verifier.mean) / verifier.scale @ verifier.weights + verifier.bias
-    keep = 1 / (1 + np.exp(-np.clip(z, -30, 30))) >= verifier.threshold
-    return {
-        "bars": len(y),
-        "stick_bars": int(y.sum()),
-        "kept_stick_bars": round(float(keep[y].mean()), 4) if y.any() else 1.0,
-        "kept_other_bars": round(float(keep[~y].mean()), 4) if (~y).any() else 0.0,
-    }
+def train(
+    scenes: int = typer.Option(3600, help="training frames to render (cached in data/)"),
+    steps: int = typer.Option(12000, help="training steps of 12 windows"),
+    seed: int = typer.Option(0),
+    resume: bool = typer.Option(False, help="fine-tune from the last checkpoint (data/sticks_locate.pt)"),
+) -> None:
+    """Render the training frames, train the stick locator, export it with its manifest."""
+    import torch
 
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scenes", type=int, default=600)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-    cv2.setNumThreads(1)
-    x, y = labelled(*collect(args.scenes, args.seed, "train"))
-    verifier = fit(x, y)
-    vx, vy = labelled(*collect(max(60, args.scenes // 5), VALIDATION_SEED, "heldout"))
+    torch.set_num_threads(1)  # the machine is shared: one core for training
+    data = locator_data(1, scenes)
+    print(f"{len(data['canvas'])} frames, {int((data['heat'][:, 0] > 0.999).sum())} sticks")
+    model, report = fit_locator(
+        lambda: make_locator(len(CHANNELS)),
+        data,
+        steps,
+        seed,
+        CHECKPOINT,
+        STRIDE,
+        resume,
+        window=WINDOW,
+        batch=12,
+        name="stick locator",
+    )
+    manifest_path = MODEL_PATH.with_suffix(".json")
+    # A resumed run's manifest keeps the runs it started from.
+    before = json.loads(manifest_path.read_text())["training"] if resume and manifest_path.is_file() else None
+    export_onnx(model, (1, 3, INPUT_SIZE[1], INPUT_SIZE[0]), MODEL_PATH, "frames", "maps")
     manifest = {
-        "model": "stick bar verifier: logistic regression on vision.sticks.verify.FEATURES",
-        "made": datetime.date.today().isoformat(),
-        "script": "python -m models.train_sticks " + f"--scenes {args.scenes} --seed {args.seed}",
-        "training": {"split": "train", "scenes": args.scenes, "seed": args.seed, **rates(verifier, x, y)},
-        "validation": {"split": "heldout", "seed": VALIDATION_SEED, **rates(verifier, vx, vy)},
-        "recall_target": RECALL,
-    }
-    VERIFIER_PATH.write_text(json.dumps({**verifier.to_json(), "manifest": manifest}, indent=2) + "\n")
-    print(json.dumps(manifest, indent=2))
+        "model": MODEL_PATH.name,
+        "input": {"name": "frames", "shape": ["n", 3, INPUT_SIZE[1], INPUT_SIZE[0]], "layout": "NCHW BGR",
+                  "normalisation": "per frame: (x - mean) / 64; frame letterboxed top-left"},
+        "outputs": list(CHANNELS),
+        "stride": STRIDE,
+        "grid": list(GRID),
+        "training": {"scenes": scenes, "seed": seed, "resumed": resume,
+                     "data": "models/synth/sticks.py renders, split=train, at three scales, on the training tables and "
+                             "EXTRA_TRAIN_TABLES, a sixth all camouflage; card scenes "
+                             "(models/synth/scenes.py, split=train) and play-mat views as stick-free frames",
+                     **report, "resumed_from": before},
+    }  # fmt: skip
+    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+    print(f"wrote {MODEL_PATH} ({MODEL_PATH.stat().st_size / 1e6:.2f} MB) and its manifest")
 
 
 if __name__ == "__main__":
-    main()
+    typer.run(train)

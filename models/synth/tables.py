@@ -1,10 +1,18 @@
 """Procedural table tops. Training and held-out evaluation draw from disjoint kinds of table."""
 
+import colorsys
+
 import cv2
 import numpy as np
 
 TRAIN_TABLES = ("wood", "felt", "white", "dark", "laminate", "striped", "tiles", "plaid")
 HELDOUT_TABLES = ("checkered", "marble", "birch", "red_felt", "glossy_black")
+# More training kinds, drawn only by the stick locator's training frames (models/train_sticks.py), so the
+# card and domino training renders stay as their cached datasets hold them. None of them uses a held-out
+# kind's generator.
+EXTRA_TRAIN_TABLES = (
+    "granite", "cork", "woven", "concrete", "knotty", "print", "gingham", "plain", "scratched", "terrazzo",
+)  # fmt: skip
 
 
 def _smooth_noise(rng: np.random.Generator, h: int, w: int, scale: float) -> np.ndarray:
@@ -42,6 +50,126 @@ def _wood(rng: np.random.Generator, h: int, w: int, light: bool) -> np.ndarray:
 def _felt(rng: np.random.Generator, h: int, w: int, color: np.ndarray) -> np.ndarray:
     n = 0.6 * _smooth_noise(rng, h, w, 2) + 0.4 * _smooth_noise(rng, h, w, 30)
     return _tint(n, color * 0.75, np.minimum(color * 1.15, 255))
+
+
+def _random_bgr(rng: np.random.Generator, value: tuple[float, float] = (0.15, 0.95)) -> np.ndarray:
+    """A colour of any hue; a third of them in the wood and match tones sticks often have."""
+    if rng.random() < 0.35:
+        hue, sat = rng.uniform(0.04, 0.12), rng.uniform(0.25, 0.6)
+    else:
+        hue, sat = rng.random(), rng.uniform(0.0, 0.9)
+    r, g, b = colorsys.hsv_to_rgb(hue, sat, rng.uniform(*value))
+    return np.array([b, g, r], np.float32) * 255
+
+
+def _granite(rng: np.random.Generator, h: int, w: int, chip: float) -> np.ndarray:
+    """Speckles of three or four colours, `chip` px wide, over a base of the first."""
+    palette = [_random_bgr(rng)] + [_random_bgr(rng) for _ in range(rng.integers(2, 4))]
+    img = _felt(rng, h, w, palette[0])
+    for color in palette[1:]:
+        spots = _smooth_noise(rng, h, w, chip) > rng.uniform(0.7, 0.85)
+        img[spots] = color * rng.uniform(0.85, 1.1)
+    return img
+
+
+def _weave(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """Woven fabric: warp and weft threads a few px apart, over and under in a twill or plain weave."""
+    y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+    pitch = rng.uniform(3, 10)
+    col, row = (x // pitch).astype(np.int32), (y // pitch).astype(np.int32)
+    over = ((col + row * int(rng.integers(1, 3))) % int(rng.integers(2, 4))) == 0
+    across = np.where(over, np.sin(np.pi * (x % pitch) / pitch), np.sin(np.pi * (y % pitch) / pitch))
+    warp, weft = _random_bgr(rng), _random_bgr(rng) if rng.random() < 0.5 else None
+    img = _tint(0.55 + 0.45 * across, warp * 0.6, warp)
+    if weft is not None:
+        img = np.where(over[..., None], _tint(0.55 + 0.45 * across, weft * 0.6, weft), img)
+    return img * (0.85 + 0.15 * _smooth_noise(rng, h, w, 40)[..., None])
+
+
+def _concrete(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    grey = rng.uniform(90, 200)
+    tone = np.array([grey, grey, grey], np.float32) + rng.uniform(-12, 12, 3).astype(np.float32)
+    n = 0.45 * _smooth_noise(rng, h, w, rng.uniform(60, 200)) + 0.35 * _smooth_noise(rng, h, w, 8)
+    n += 0.2 * _smooth_noise(rng, h, w, 1.5)
+    img = _tint(n, tone * 0.75, tone * 1.15)
+    pits = _smooth_noise(rng, h, w, 2.5) > 0.93  # air holes
+    img[pits] *= 0.55
+    return img
+
+
+def _knotty(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """Dark or reddish wood with knots: dark rings around a few points."""
+    img = _wood(rng, h, w, light=False) * rng.uniform(0.5, 1.3, 3).astype(np.float32)
+    y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+    for _ in range(rng.integers(2, 7)):
+        cx, cy, size = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(10, 50)
+        r = np.hypot((x - cx) / size, (y - cy) / (size * rng.uniform(0.4, 0.9)))
+        rings = 0.5 + 0.5 * np.sin(r * 9)
+        img *= (1 - 0.7 * np.exp(-(r**2) / 2) * (0.4 + 0.6 * rings))[..., None]
+    return img
+
+
+def _print(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """A busy printed tablecloth: dots, discs, squares, petals and short thick strokes in a few colours."""
+    img = _felt(rng, h, w, _random_bgr(rng, (0.5, 1.0)))
+    palette = [_random_bgr(rng) for _ in range(rng.integers(2, 5))]
+    size = rng.uniform(8, 50)
+    for _ in range(int(h * w / size**2 * rng.uniform(0.3, 1.0))):
+        color = tuple(float(c) for c in palette[rng.integers(len(palette))])
+        cx, cy = int(rng.uniform(0, w)), int(rng.uniform(0, h))
+        s = max(2, int(size * rng.uniform(0.3, 1.0)))
+        shape = rng.integers(4)
+        if shape == 0:
+            cv2.circle(img, (cx, cy), s, color, -1, cv2.LINE_AA)
+        elif shape == 1:
+            box = cv2.boxPoints(((cx, cy), (2 * s, 2 * s * rng.uniform(0.3, 1)), rng.uniform(0, 180)))
+            cv2.fillConvexPoly(img, box.astype(np.int32), color, cv2.LINE_AA)
+        elif shape == 2:
+            cv2.ellipse(img, (cx, cy), (s, max(1, s // 3)), rng.uniform(0, 180), 0, 360, color, -1, cv2.LINE_AA)
+        else:
+            angle = rng.uniform(0, np.pi)
+            end = (int(cx + 2 * s * np.cos(angle)), int(cy + 2 * s * np.sin(angle)))
+            cv2.line(img, (cx, cy), end, color, max(1, s // 3), cv2.LINE_AA)
+    return img
+
+
+def _gingham(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """Two crossing sets of translucent bands: three tones, fine or wide, with a thread texture."""
+    y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+    pitch = rng.uniform(5, 40)
+    bands = ((x // pitch) % 2 + (y // pitch) % 2) / 2
+    img = _tint(bands, np.array([235, 235, 235], np.float32) * rng.uniform(0.8, 1.0), _random_bgr(rng, (0.3, 0.8)))
+    return img * (0.88 + 0.12 * _smooth_noise(rng, h, w, 1.5)[..., None])
+
+
+def _scratched(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """A worn top: thin light or dark scratches and hairline curves over a plain colour."""
+    img = _felt(rng, h, w, _random_bgr(rng))
+    for _ in range(int(rng.integers(40, 250))):
+        points = [np.array([rng.uniform(0, w), rng.uniform(0, h)])]
+        heading = rng.uniform(0, 2 * np.pi)
+        for _ in range(int(rng.integers(2, 12))):
+            heading += rng.normal(0, 0.3)
+            points.append(points[-1] + rng.uniform(5, 40) * np.array([np.cos(heading), np.sin(heading)]))
+        shade = rng.choice((rng.uniform(0.3, 0.7), rng.uniform(1.4, 2.5)))
+        color = tuple(float(c) for c in np.clip(img[int(rng.uniform(0, h)), int(rng.uniform(0, w))] * shade, 0, 255))
+        cv2.polylines(img, [np.array(points, np.int32)], False, color, int(rng.integers(1, 3)), cv2.LINE_AA)
+    return img
+
+
+def _terrazzo(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """Angular chips of several colours, 3..25 px, set in a plain ground."""
+    img = _felt(rng, h, w, _random_bgr(rng, (0.4, 0.95)))
+    palette = [_random_bgr(rng) for _ in range(rng.integers(2, 6))]
+    size = rng.uniform(3, 25)
+    for _ in range(int(h * w / size**2 * rng.uniform(0.1, 0.35))):
+        centre = np.array([rng.uniform(0, w), rng.uniform(0, h)])
+        angles = np.sort(rng.uniform(0, 2 * np.pi, int(rng.integers(3, 7))))
+        radii = size * rng.uniform(0.3, 0.8, len(angles))
+        chip = centre + np.column_stack([np.cos(angles), np.sin(angles)]) * radii[:, None]
+        color = tuple(float(c) for c in palette[rng.integers(len(palette))])
+        cv2.fillPoly(img, [chip.astype(np.int32)], color, cv2.LINE_AA)
+    return img
 
 
 def render_table(rng: np.random.Generator, kind: str, h: int, w: int) -> np.ndarray:
@@ -95,6 +223,28 @@ def render_table(rng: np.random.Generator, kind: str, h: int, w: int) -> np.ndar
         pitch = rng.uniform(30, 90)
         bands = ((np.sin(x * 2 * np.pi / pitch) > 0.3).astype(np.float32) + (np.sin(y * 2 * np.pi / pitch) > 0.3)) / 2
         img = _tint(bands, rng.uniform(20, 120, 3).astype(np.float32), rng.uniform(120, 240, 3).astype(np.float32))
+    elif kind == "granite":
+        img = _granite(rng, h, w, rng.uniform(1.2, 4))
+    elif kind == "cork":
+        cork = np.array([70, 120, 170], np.float32) * rng.uniform(0.6, 1.15)
+        img = _felt(rng, h, w, cork) * (0.75 + 0.25 * _smooth_noise(rng, h, w, 3)[..., None])
+        img[_smooth_noise(rng, h, w, 2) > 0.85] *= 0.5  # dark granules
+    elif kind == "woven":
+        img = _weave(rng, h, w)
+    elif kind == "concrete":
+        img = _concrete(rng, h, w)
+    elif kind == "knotty":
+        img = _knotty(rng, h, w)
+    elif kind == "print":
+        img = _print(rng, h, w)
+    elif kind == "gingham":
+        img = _gingham(rng, h, w)
+    elif kind == "plain":  # any colour, a third near the sticks' wood and match tones
+        img = _felt(rng, h, w, _random_bgr(rng)) * (0.95 + 0.05 * _smooth_noise(rng, h, w, 200)[..., None])
+    elif kind == "scratched":
+        img = _scratched(rng, h, w)
+    elif kind == "terrazzo":
+        img = _terrazzo(rng, h, w)
     else:
         raise ValueError(f"unknown table kind: {kind}")
     return np.clip(img, 0, 255).astype(np.float32)

@@ -1,11 +1,14 @@
-"""The stick recogniser on seeded renders: accuracy over sets of pictures, and the detection types' contract."""
+"""The stick recogniser on seeded renders: accuracy over sets of pictures, no sticks read on cards and the
+play mat, and the detection types' contract."""
 
 from functools import cache
 
 import numpy as np
 import pytest
 
+from calibration.evaluate import mat_views
 from models.evaluate_sticks import StickScore, evaluate_sticks, match_sticks, score_scene
+from models.synth.scenes import SceneSpec, render_scene
 from models.synth.sticks import StickScene, StickSceneSpec, render_stick_scene
 from rules.sticks import Edge
 from vision.sticks import Polystick, Stick, StickRecognizer, recognize_sticks
@@ -13,7 +16,7 @@ from vision.sticks.detections import DetectionError
 
 SEED = 70_000
 # The fast set keeps to the held-out tables without a pattern; patterned ones (checkered, marble) are in the
-# slow set with the rest. The thresholds guard the level the recogniser reaches today.
+# slow set with the rest. The thresholds guard the level the recogniser reaches today (models/sticks.md).
 PLAIN_TABLES = ("red_felt", "birch", "glossy_black")
 
 
@@ -40,13 +43,13 @@ def score(kind: str, seeds: range, calibrated: bool = False, plain: bool = True)
 
 def test_lattice_layouts_read_as_their_card() -> None:
     result = score("lattice", range(SEED, SEED + 12))
-    assert result.lattice_right >= 8, result.summary()
+    assert result.lattice_right >= 7, result.summary()
     assert result.found_sticks >= 0.85 * result.truth_sticks, result.summary()
 
 
 def test_calibration_reads_as_well() -> None:
     result = score("lattice", range(SEED, SEED + 12), calibrated=True)
-    assert result.lattice_right >= 8, result.summary()
+    assert result.lattice_right >= 7, result.summary()
 
 
 def test_pickup_sticks_are_found_with_their_ends() -> None:
@@ -75,6 +78,13 @@ def test_a_read_layout_names_its_sticks_and_card() -> None:
     assert read >= 1
 
 
+def test_cards_and_the_mat_are_not_sticks() -> None:
+    # Held-out card scenes: card borders and print, coins and notes on the held-out tables.
+    scenes = [render_scene(seed, SceneSpec(split="heldout")) for seed in range(80_000, 80_012)]
+    assert sum(len(recognizer()(scene.image)[0]) for scene in scenes) <= 12
+    assert sum(len(recognizer()(view.frame)[0]) for view in mat_views(8, seed=81_000)) <= 1
+
+
 def test_bare_table_gives_nothing() -> None:
     s = scene(SEED, "lattice")
     table = np.full_like(s.image, 0)
@@ -86,7 +96,7 @@ def test_timed_reports_each_stage() -> None:
     s = scene(SEED + 2, "lattice", table="birch")
     sticks, polysticks, times = recognizer().timed(s.image)
     assert sticks and polysticks
-    assert set(times) == {"bars_ms", "measure_ms", "verify_ms", "count_ms", "lattice_ms"}
+    assert set(times) == {"locate_ms", "lattice_ms"}
     assert all(ms >= 0 for ms in times.values())
 
 
@@ -131,16 +141,17 @@ def test_evaluation_reports_its_figures() -> None:
 @pytest.mark.slow
 def test_held_out_accuracy_over_every_card() -> None:
     result = score("lattice", range(SEED + 100, SEED + 100 + 110), plain=False)
-    assert result.lattice_right / result.lattice >= 0.4, result.summary()
+    assert result.lattice_right / result.lattice >= 0.55, result.summary()
 
 
 @pytest.mark.slow
 def test_held_out_plain_tables_over_every_card() -> None:
     result = score("lattice", range(SEED + 300, SEED + 300 + 110))
-    assert result.lattice_right / result.lattice >= 0.65, result.summary()
+    assert result.lattice_right / result.lattice >= 0.8, result.summary()
 
 
 @pytest.mark.slow
 def test_held_out_pickup_sticks() -> None:
     result = score("pickup", range(SEED + 500, SEED + 540), plain=False)
-    assert result.found_sticks / result.truth_sticks >= 0.25, result.summary()
+    assert result.found_sticks / result.truth_sticks >= 0.4, result.summary()
+    assert result.false_detections <= 0.55 * result.detections, result.summary()

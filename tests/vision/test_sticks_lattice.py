@@ -11,8 +11,8 @@ from models.synth.sticks import illegal_sticks, lattice_sticks, pickup_sticks
 from rules.sticks import card_number, is_connected
 from vision.sticks.detections import Stick
 from vision.sticks.lattice import group, snap
+from vision.sticks.plane import tilt_plane, to_plane
 from vision.sticks.recognize import StickRecognizer
-from vision.sticks.units import tilt_plane, to_plane
 
 LENGTH_MM, THICKNESS_MM = 60.0, 5.0
 

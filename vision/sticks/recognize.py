@@ -1,156 +1,72 @@
-"""Sticks on the table, in stages, each timed by `StickRecognizer.timed`:
+"""Sticks on the table, in two stages, each timed by `StickRecognizer.timed`:
 
-- bars: straight bars of a half-size thin-structure response, split by direction; lines of the table dropped;
-- measure: each bar at full resolution, its line, ends, width and the seams along it;
-- verify: bars of sticks kept, bars of the table's own pattern dropped;
-- count: how many sticks each bar holds, from its seams and the sticks' common length, in a plane rectified by
-  calibration or by the tilt the sticks themselves give; bars cut into sticks there;
-- lattice: touching sticks grouped, each group walked onto the lattice and checked.
+- locate: the stick locator network (vision/sticks/locate.py) gives each stick's centre and both ends;
+  a second peak on a stick already found, and sticks inside outlines to ignore (cards), are dropped;
+- lattice: the table plane taken from calibration or from the sticks themselves (vision/sticks/plane.py), a
+  reading two or three sticks long (sticks end to end) split into sticks of the common length there,
+  touching sticks grouped, each group walked onto the lattice and checked (vision/sticks/lattice.py).
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import replace
-from itertools import pairwise
 
 import cv2
 import numpy as np
 
-from vision.sticks.bars import WORK_SCALE, Bar, bar_response, find_bars, threshold, work_image
 from vision.sticks.detections import Polystick, Stick
-from vision.sticks.lattice import crossing, group, segment_distance, snap
-from vision.sticks.profile import Bridge, Profile, measure
-from vision.sticks.units import count_sticks, cuts, to_plane
-from vision.sticks.verify import Frame, Verifier, load_verifier
+from vision.sticks.lattice import group, snap
+from vision.sticks.locate import StickLocator
+from vision.sticks.plane import split_runs, table_plane, to_plane
 
-MIN_STICK_PX = 40.0  # a stick shorter than this in the picture is not read
-MIN_ASPECT = 5.0  # length over width in the picture: the stubbiest stick, foreshortened along its length
-MIN_COVERAGE = 0.8  # a bar with longer gaps of bare table is not one run of sticks
-IGNORE_MARGIN = 8.0  # work px around an outline to ignore (cards): its edges, and the gaps between cards, are bars too
-
-
-def _bridges(bars: list[tuple[np.ndarray, np.ndarray, float]]) -> list[list[Bridge]]:
-    """For each bar, where other bars cross it (not merely end against it), and half the span they cover."""
-    spans: list[list[Bridge]] = [[] for _ in bars]
-    for i, (a, b, _) in enumerate(bars):
-        for j, (c, d, width) in enumerate(bars):
-            hit = crossing(a, b, c, d) if i != j else None
-            other = float(np.linalg.norm(d - c))
-            if hit is None or min(hit[1], 1 - hit[1]) * other < max(width, 0.1 * other):
-                continue
-            along, across = (b - a) / np.linalg.norm(b - a), (d - c) / other
-            sine = abs(along[0] * across[1] - along[1] * across[0])
-            spans[i].append((a + (b - a) * hit[0], (width / 2 + 2) / max(sine, 0.25)))
-    return spans
+MIN_STICK_PX = 20.0  # a stick shorter than this in the picture is not read
+COVERED = 0.7  # a reading lying this much of its length along better ones reads nothing new
+IGNORE_GROWTH = 1.04  # outlines to ignore grown by this, and IGNORE_MARGIN px, so a card's edges go too
+IGNORE_MARGIN = 4.0
 
 
-def _covered(ends: np.ndarray, kept: list[tuple[np.ndarray, float]]) -> bool:
-    """Whether a segment lies mostly along segments already kept (each with its width)."""
+def _covered(ends: np.ndarray, kept: list[np.ndarray]) -> float:
+    """The share of a segment that lies along segments already kept."""
     samples = np.linspace(ends[0], ends[1], 12)
     covered = np.zeros(len(samples), bool)
-    for other, width in kept:
+    for other in kept:
         ab = other[1] - other[0]
         t = np.clip((samples - other[0]) @ ab / max(float(ab @ ab), 1e-9), 0, 1)
         dist = np.linalg.norm(samples - (other[0] + t[:, None] * ab), axis=1)
-        covered |= dist <= max(width / 2 + 3.0, 4.0, 0.06 * float(np.linalg.norm(ab)))
-    return bool(covered.mean() >= 0.75)
+        covered |= dist <= max(3.0, 0.06 * float(np.linalg.norm(ab)))
+    return float(covered.mean())
 
 
-def _redundant(verified: list[tuple[Profile, float]]) -> list[tuple[Profile, float]]:
-    """Drop a bar lying mostly along longer ones: a second find of a run of sticks."""
-    kept: list[tuple[Profile, float]] = []
-    for profile, confidence in sorted(verified, key=lambda pc: -pc[0].length):
-        if not _covered(np.array([profile.a, profile.b]), [(np.array([k.a, k.b]), k.width) for k, _ in kept]):
-            kept.append((profile, confidence))
+def _distinct(candidates: list[tuple[float, np.ndarray]]) -> list[tuple[float, np.ndarray]]:
+    """The candidates, best first, without a second reading of sticks already kept: the same stick again,
+    or a reading that runs along one stick and into the next."""
+    kept: list[tuple[float, np.ndarray]] = []
+    for score, ends in sorted(candidates, key=lambda c: -c[0]):
+        if np.linalg.norm(ends[1] - ends[0]) >= MIN_STICK_PX and _covered(ends, [k for _, k in kept]) < COVERED:
+            kept.append((score, ends))
     return kept
 
 
-def _with_junctions(profiles: list[Profile]) -> list[Profile]:
-    """Each bar with the places along it where another crosses it or ends against its side."""
-    result = []
-    for i, profile in enumerate(profiles):
-        along = (profile.b - profile.a) / profile.length
-        spots = []
-        for j, other in enumerate(profiles):
-            if i == j:
-                continue
-            hit = crossing(profile.a, profile.b, other.a, other.b)
-            if hit is not None:
-                spots.append(hit[0] * profile.length)
-                continue
-            for end in (other.a, other.b):
-                dist, t = segment_distance(end, profile.a, profile.b)
-                if dist <= max(6.0, profile.width + other.width) and 0 < t < 1:
-                    spots.append(float((end - profile.a) @ along))
-        result.append(replace(profile, junctions=tuple(spots)))
-    return result
-
-
-def _pieces(profile: Profile, cuts: list[float]) -> list[np.ndarray]:
-    """The sticks of one measured bar, split at `cuts`, each refitted to its own stretch of the bar."""
-    bounds = [0.0, *cuts, profile.length]
-    d = (profile.b - profile.a) / profile.length
-    n = np.array([-d[1], d[0]])
-    sticks = []
-    for lo, hi in pairwise(bounds):
-        i0, i1 = round(lo), max(round(hi), round(lo) + 2)
-        us = np.arange(i0, min(i1, len(profile.offsets)))
-        if len(cuts) and len(us) >= 4:
-            slope, shift = np.polyfit(us, profile.offsets[us], 1)
-        else:
-            slope, shift = 0.0, 0.0
-        ends = np.array([profile.a + d * u + n * (shift + slope * u) for u in (lo, hi)])
-        sticks.append(ends)
-    return sticks
-
-
-def _distinct(found: list[tuple[np.ndarray, float, float]]) -> list[tuple[np.ndarray, float]]:
-    """Sticks (ends, confidence), dropping one found again along a longer one."""
-    kept: list[tuple[np.ndarray, float, float]] = []
-    for ends, conf, width in sorted(found, key=lambda s: -np.linalg.norm(s[0][1] - s[0][0])):
-        if not _covered(ends, [(k[0], k[2]) for k in kept]):
-            kept.append((ends, conf, width))
-    return [(ends, conf) for ends, conf, _ in kept]
-
-
-def candidate_bars(image: np.ndarray, ignore: list[np.ndarray] = ()) -> list[Bar]:
-    """Straight bars in a BGR frame, in work-image pixels, none within the `ignore` outlines (image px)."""
-    response = bar_response(work_image(image))
-    low = threshold(response)
-    if len(ignore):
-        mask = np.zeros(response.shape, np.uint8)
-        for outline in ignore:
-            outline = np.asarray(outline, np.float64).reshape(-1, 2) * WORK_SCALE
-            centre = outline.mean(axis=0)
-            # Grown by a little more than the bar filter's reach, so that the outline's own edges go too.
-            grown = centre + (outline - centre) * 1.04
-            grown += np.sign(grown - centre) * IGNORE_MARGIN
-            cv2.fillConvexPoly(mask, np.round(grown).astype(np.int32), 1)
-        response[mask > 0] = 0
-    return find_bars(response, low)
-
-
-def measured_bars(image: np.ndarray, bars: list[Bar] | None = None) -> list[Profile]:
-    """Every bar in a BGR frame (or the given candidates) measured at full resolution, long and slender
-    enough to be sticks."""
-    bars = candidate_bars(image) if bars is None else bars
-    scaled = [(bar.a / WORK_SCALE, bar.b / WORK_SCALE, bar.width / WORK_SCALE) for bar in bars]
-    profiles = []
-    for (a, b, width), spans in zip(scaled, _bridges(scaled), strict=True):
-        profile = measure(image, a, b, width, spans)
-        if profile is None or profile.length < max(MIN_STICK_PX, MIN_ASPECT * profile.width):
-            continue
-        if profile.coverage >= MIN_COVERAGE:
-            profiles.append(profile)
-    return profiles
+def _outside(candidates: list[tuple[float, np.ndarray]], ignore: list[np.ndarray]) -> list[tuple[float, np.ndarray]]:
+    """The candidates whose centre lies outside every (grown) outline."""
+    grown = []
+    for outline in ignore:
+        outline = np.asarray(outline, np.float32).reshape(-1, 2)
+        centre = outline.mean(axis=0)
+        bigger = centre + (outline - centre) * IGNORE_GROWTH
+        grown.append(bigger + np.sign(bigger - centre) * IGNORE_MARGIN)
+    return [
+        (score, ends)
+        for score, ends in candidates
+        if all(cv2.pointPolygonTest(g, tuple(float(v) for v in ends.mean(axis=0)), False) < 0 for g in grown)
+    ]
 
 
 class StickRecognizer:
-    """Frames in, sticks and polysticks out. Holds the bar verifier; build one and reuse it."""
+    """Frames in, sticks and polysticks out. Holds the locator network; build one and reuse it."""
 
-    def __init__(self, verifier: Verifier | None = None) -> None:
-        self.verifier = verifier or load_verifier()
+    def __init__(self, locator: StickLocator | None = None) -> None:
+        self.locator = locator or StickLocator()
 
     def __call__(
         self, image: np.ndarray, homography: np.ndarray | None = None, ignore: list[np.ndarray] = ()
@@ -164,40 +80,28 @@ class StickRecognizer:
         """The sticks, the polysticks, and each stage's milliseconds.
 
         `homography`, if given, maps image pixels to table millimetres (from calibration). `ignore` holds
-        outlines (image px) of other things read on the table, such as cards: their edges and print are not
-        sticks.
+        outlines (image px) of other things read on the table, such as cards: what lies on them is not a stick.
         """
         t0 = time.perf_counter()
-        bars = candidate_bars(image, ignore)
-        tb = time.perf_counter()
-        profiles = measured_bars(image, bars)
+        found = _distinct(_outside(self.locator(image), list(ignore)))
         t1 = time.perf_counter()
-        frame = Frame.of(profiles)
-        scored = [(p, self.verifier.probability(p, frame)) for p in profiles]
-        verified = _redundant([(p, c) for p, c in scored if c >= self.verifier.threshold])
-        profiles = _with_junctions([p for p, _ in verified])
+        plane = None
+        if found:
+            plane = self.plane(np.array([e for _, e in found]), image.shape[1::-1], homography)
+            pieces = split_runs(np.array([e for _, e in found]), plane)
+            if len(pieces) > len(found):
+                # A run read whole may also have been read stick by stick; the plane is chosen again.
+                found = _distinct([(found[i][0], e) for i, e in pieces])
+                plane = self.plane(np.array([e for _, e in found]), image.shape[1::-1], homography)
+        sticks = [Stick(e, min(1.0, score)) for score, e in found]
+        polysticks = self.polysticks(sticks, plane, square=True)
         t2 = time.perf_counter()
-        h, w = image.shape[:2]
-        counting = count_sticks(profiles, (w, h), MIN_STICK_PX, homography)
-        found = []
-        for profile, (_, confidence), count in zip(profiles, verified, counting.counts, strict=True):
-            for ends in _pieces(profile, cuts(profile, count, counting.plane)):
-                found.append((ends, confidence, profile.width))
-        sticks = [Stick(ends, confidence) for ends, confidence in _distinct(found)]
-        t3 = time.perf_counter()
-        polysticks = self.polysticks(sticks, counting.plane, square=True)
-        t4 = time.perf_counter()
-        return (
-            sticks,
-            polysticks,
-            {
-                "bars_ms": (tb - t0) * 1000,
-                "measure_ms": (t1 - tb) * 1000,
-                "verify_ms": (t2 - t1) * 1000,
-                "count_ms": (t3 - t2) * 1000,
-                "lattice_ms": (t4 - t3) * 1000,
-            },
-        )
+        return sticks, polysticks, {"locate_ms": (t1 - t0) * 1000, "lattice_ms": (t2 - t1) * 1000}
+
+    @staticmethod
+    def plane(ends: np.ndarray, size: tuple[int, int], homography: np.ndarray | None) -> np.ndarray:
+        """Image px -> table plane: calibration's if given, else the one the sticks give."""
+        return np.asarray(homography, np.float64) if homography is not None else table_plane(ends, size)
 
     @staticmethod
     def polysticks(sticks: list[Stick], plane: np.ndarray | None = None, square: bool = False) -> list[Polystick]:

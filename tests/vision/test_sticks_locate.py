@@ -1,0 +1,92 @@
+"""The stick locator's targets and decoding (no network), and the table plane taken from sticks alone."""
+
+import math
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from models.synth.scenes import Camera
+from models.synth.sticks import lattice_sticks
+from vision.sticks.detections import Stick
+from vision.sticks.locate import GRID, STRIDE, decode, encode_targets
+from vision.sticks.plane import table_plane
+from vision.sticks.recognize import StickRecognizer
+
+
+def _logits(heat: np.ndarray) -> np.ndarray:
+    p = np.clip(heat, 1e-4, 1 - 1e-4)
+    return np.log(p / (1 - p))
+
+
+@st.composite
+def stick_sets(draw) -> list[np.ndarray]:
+    """Sticks whose centres and ends lie at least three cells from each other's, so their peaks stay apart."""
+    sticks, points = [], []
+    for _ in range(draw(st.integers(1, 8))):
+        centre = np.array([draw(st.floats(0, GRID[0] * STRIDE - 1)), draw(st.floats(0, GRID[1] * STRIDE - 1))])
+        angle = draw(st.floats(0, math.pi))
+        half = draw(st.floats(10, 80)) * np.array([math.cos(angle), math.sin(angle)])
+        ends = np.array([centre - half, centre + half])
+        inside = ((ends >= 0) & (ends <= np.array(GRID) * STRIDE - 1)).all()
+        mine = [centre, *ends]
+        if inside and all(np.linalg.norm(p - q) >= 3 * STRIDE for p in mine for q in points):
+            points += mine
+            sticks.append(ends)
+    return sticks
+
+
+@settings(max_examples=40, deadline=None)
+@given(stick_sets())
+def test_decoding_the_targets_gives_every_stick_back(sticks: list[np.ndarray]) -> None:
+    heat, reg, weight = encode_targets(sticks)
+    assert int((heat[0] > 0.999).sum()) == len(sticks) and int((heat[1] > 0.999).sum()) == 2 * len(sticks)
+    assert weight.max() == (1.0 if sticks else 0.0)
+    found = decode(np.concatenate([_logits(heat), reg]), threshold=0.99)
+    assert len(found) == len(sticks)
+    for truth in sticks:
+        errors = [min(np.abs(ends - truth).max(), np.abs(ends[::-1] - truth).max()) for _, ends in found]
+        assert min(errors) < 1e-3
+
+
+def test_nothing_marked_decodes_to_nothing() -> None:
+    heat, reg, weight = encode_targets([])
+    assert heat.max() == 0 and weight.max() == 0
+    assert decode(np.concatenate([_logits(heat), reg])) == []
+
+
+@pytest.mark.parametrize("read", [0.6, 0.9, 1.3])
+def test_an_end_is_moved_to_the_end_peak_along_the_stick(read: float) -> None:
+    truth = np.array([[100.0, 100.0], [180.0, 140.0]])
+    heat, reg, _ = encode_targets([truth])
+    off = np.array(reg)
+    cells = np.nonzero(heat[0] > 0.5)
+    off[2:4][:, cells[0], cells[1]] *= read  # the half-vector read too short or too long
+    ((_, ends),) = decode(np.concatenate([_logits(heat), off]), threshold=0.99)
+    assert min(np.abs(ends - truth).max(), np.abs(ends[::-1] - truth).max()) < 1e-3
+
+
+def test_an_end_beside_the_stick_is_not_taken_for_its_own() -> None:
+    """A stick whose own end peaks are missing keeps its ends rather than take another's, beside it."""
+    stick = np.array([[100.0, 100.0], [200.0, 100.0]])
+    other = np.array([[200.0, 115.0], [200.0, 215.0]])  # its near end 15 px off the stick's axis
+    heat, reg, _ = encode_targets([stick, other])
+    heat[1, 22:29, 22:29] = heat[1, 22:29, 47:54] = 0  # no end peak at (100, 100) nor (200, 100), cells of 4 px
+    found = decode(np.concatenate([_logits(heat), reg]), threshold=0.99)
+    (ends,) = [e for _, e in found if abs(e[0, 1] - e[1, 1]) < 1]
+    assert np.abs(np.sort(ends[:, 0]) - [100, 200]).max() < 1e-3
+
+
+def test_the_sticks_own_plane_squares_every_card_under_a_tilted_view() -> None:
+    rng = random.Random(5)
+    right = 0
+    for card in range(1, 56):
+        camera = Camera.looking_at((1280, 720), rng.uniform(90, 150), rng.uniform(0, 50), rng.uniform(-180, 180), 64)
+        placed = lattice_sticks(rng, card, 61.0, 60.0, np.zeros(2))
+        sticks = [Stick(camera.project(s.ends), 0.9) for s in placed]
+        plane = table_plane(np.array([s.ends for s in sticks], np.float64), (1280, 720))
+        (poly,) = StickRecognizer.polysticks(sticks, plane, square=True)
+        right += poly.card == card and poly.on_lattice
+    assert right >= 54

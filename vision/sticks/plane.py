@@ -1,0 +1,127 @@
+"""The table plane the sticks give when there is no calibration, and the sticks' common length in it.
+
+Sticks of one set are all as long, and a DIGIT layout's sticks run square to each other. A webcam is tilted
+toward the table but not rolled, so one angle, the tilt, says how the table plane is foreshortened: the tilt
+chosen is the one under which the sticks are most nearly of one length and the touching ones most nearly
+square. Snapping then happens in that plane, where a right angle is a right angle.
+
+The common length also splits runs: sticks laid end to end with a hair's gap may be read as one stick two
+or three times as long, which in the plane is a whole number of sticks.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from vision.sticks.lattice import group
+
+FOCAL = 0.8  # of the picture's width: a typical webcam's 60..80 degree field of view
+TILTS = np.arange(0.0, 61.0, 3.0)
+LENGTH_SIGMA = 0.07  # spread of log stick length: placement, end measurement
+LENGTH_CAP = 4.0  # a stick of another length (one broken, one of another set) costs no more than this
+ANGLE_SIGMA = math.radians(3.0)
+ANGLE_CAP = math.radians(12.0)  # sticks further off square than this are off the lattice anyway
+MOST_PER_RUN = 3
+RUN_SIGMA = 0.1  # spread of log length when choosing the unit
+RUN_COST = 1.0  # of reading one stick as several that fit as well, the one
+RUN_FIT = 0.15  # a run is split only if its length is this close (in log) to a whole number of units
+
+
+def tilt_plane(size: tuple[int, int], tilt_deg: float) -> np.ndarray:
+    """Image px -> table plane (any scale) for a camera tilted by `tilt_deg`, not rolled."""
+    w, h = size
+    f = FOCAL * w
+    k = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1]])
+    t = math.radians(tilt_deg)
+    pitch = np.array([[1, 0, 0], [0, math.cos(t), -math.sin(t)], [0, math.sin(t), math.cos(t)]])
+    to_image = k @ np.column_stack([pitch[:, 0], pitch[:, 1], [0.0, 0.0, 1.0]])
+    return np.linalg.inv(to_image)
+
+
+def to_plane(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Points (..., 2) mapped by a 3x3 matrix; NaN where they fall behind the horizon."""
+    flat = points.reshape(-1, 2)
+    mapped = np.column_stack([flat, np.ones(len(flat))]) @ matrix.T
+    w = mapped[:, 2:3]
+    out = np.where(w > 1e-9, mapped[:, :2] / np.where(w > 1e-9, w, 1.0), np.nan)
+    return out.reshape(points.shape)
+
+
+def _angle_cost(plane_ends: np.ndarray, groups: list[list[int]]) -> float:
+    """How far the touching sticks are from running square to each other in the plane."""
+    cost = 0.0
+    for members in groups:
+        if len(members) < 2:
+            continue
+        off = _off_square(plane_ends[members, 1] - plane_ends[members, 0])
+        cost += float((np.minimum(off, ANGLE_CAP) ** 2).sum()) / ANGLE_SIGMA**2
+    return cost
+
+
+def _length_cost(plane_ends: np.ndarray) -> float:
+    """How far the sticks are from one common length in the plane."""
+    logs = np.log(np.linalg.norm(plane_ends[:, 1] - plane_ends[:, 0], axis=1))
+    return float(np.minimum(((logs - np.median(logs)) / LENGTH_SIGMA) ** 2, LENGTH_CAP).sum())
+
+
+def table_plane(ends: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """Image px -> table plane: the tilt under which the sticks (n x 2 x 2 ends) are most nearly of one length
+    and the touching ones square (see the module's docstring)."""
+    groups = group(ends)
+    best = (math.inf, tilt_plane(size, 0.0))
+    for tilt in TILTS:
+        plane = tilt_plane(size, tilt)
+        plane_ends = to_plane(plane, ends)
+        if not np.all(np.isfinite(plane_ends)):
+            continue
+        cost = _length_cost(plane_ends) + _angle_cost(plane_ends, groups)
+        if cost < best[0]:
+            best = (cost, plane)
+    return best[1]
+
+
+def unit_length(lengths: np.ndarray) -> float:
+    """The sticks' common length: the unit that best explains every length as one stick or a run of a few,
+    one stick being preferred."""
+    ks = np.arange(1, MOST_PER_RUN + 1)
+    units = (lengths[:, None] / ks[None, :]).reshape(-1)
+    fit = (np.log(lengths[None, :, None] / (ks[None, None, :] * units[:, None, None])) / RUN_SIGMA) ** 2
+    cost = np.minimum(fit + RUN_COST * (ks - 1), LENGTH_CAP).min(axis=2).sum(axis=1)
+    return float(units[np.argmin(cost)])
+
+
+def _off_square(vectors: np.ndarray) -> np.ndarray:
+    """Each vector's angle off the two square directions that fit them all best (radians)."""
+    angles = np.arctan2(vectors[:, 1], vectors[:, 0])
+    weights = np.linalg.norm(vectors, axis=1)
+    phase = np.angle((weights * np.exp(4j * angles)).sum()) / 4
+    return np.abs(np.angle(np.exp(4j * (angles - phase)))) / 4
+
+
+def split_runs(ends: np.ndarray, plane: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """Each stick (n x 2 x 2 image px) with its index, a run of k sticks end to end replaced by k equal
+    pieces (equal on the table plane `plane` maps the picture to). The unit is each touching group's own;
+    a stick touching none is left whole, as it may be no stick at all, and so are the sticks of a group
+    that does not lie along two square directions (a heap of pick-up sticks, read in part, holds no run)."""
+    plane_ends = to_plane(plane, ends)
+    lengths = np.linalg.norm(plane_ends[:, 1] - plane_ends[:, 0], axis=1)
+    if not np.all(np.isfinite(lengths)):
+        return list(enumerate(ends))
+    units = np.full(len(ends), np.nan)
+    for members in group(ends):
+        vectors = plane_ends[members, 1] - plane_ends[members, 0]
+        if len(members) >= 2 and (_off_square(vectors) > ANGLE_CAP).sum() <= 1:
+            units[members] = unit_length(lengths[members])
+    inverse = np.linalg.inv(plane)
+    pieces = []
+    for i, (stick, length, unit) in enumerate(zip(plane_ends, lengths, units, strict=True)):
+        k = round(float(length / unit)) if np.isfinite(unit) else 1
+        if k < 2 or k > MOST_PER_RUN or abs(math.log(length / (k * unit))) > RUN_FIT:
+            pieces.append((i, ends[i]))
+            continue
+        cuts = stick[0] + (stick[1] - stick[0]) * np.linspace(0, 1, k + 1)[:, None]
+        points = to_plane(inverse, cuts)
+        pieces += [(i, np.array([points[j], points[j + 1]])) for j in range(k)]
+    return pieces
