@@ -35,7 +35,8 @@ def photo(tmp: Path, seed: int, edges: tuple[Edge, ...], turn: float, table: str
 
 def test_judge_digit_reads_the_card_its_matches_and_the_moves_away(tmp_path: Path) -> None:
     right = 0
-    for i, card in enumerate((4, 17, 30, 43, 55)):
+    cards = (4, 17, 30, 43, 55, 9, 22, 36, 48, 12)
+    for i, card in enumerate(cards):
         edges = tuple(sorted(shape_for_card(card)))
         path = photo(tmp_path, SEED + i, edges, 0.2 + 0.25 * i, TABLES[i % len(TABLES)])
         result = tableref("judge", "digit", str(path), "--card", str(card), "--card", "1", "--json")
@@ -49,7 +50,8 @@ def test_judge_digit_reads_the_card_its_matches_and_the_moves_away(tmp_path: Pat
         for option in data["one_move_away"]:
             layout = [Edge.from_json(e) for e in option["layout"]]
             assert card_number(layout) == option["card"]
-    assert right >= 4, f"{right} of 5 layouts read as their card"
+    # 87.5 % of 40 layouts laid this way are read right (models/sticks.md); what is read must be judged right.
+    assert right >= 7, f"{right} of {len(cards)} layouts read as their card"
 
 
 def test_judge_digit_text_says_what_the_json_says(tmp_path: Path) -> None:
