@@ -11,6 +11,7 @@ proposes as "not a card". Needs the `train` extra (torch, onnx); the runtime nev
 from __future__ import annotations
 
 import json
+import math
 import multiprocessing
 import random
 import time
@@ -41,6 +42,8 @@ from vision.geometry import order_clockwise, portrait_order, quad_iou
 
 FACE_INDEX = {f: i for i, f in enumerate(FACE_CLASSES)}
 CHUNK = 1500
+STREAK_SHARE = 0.3
+STREAK_MIN_TILT = math.radians(25)
 
 
 def training_spec(seed: int, split: str = "train") -> SceneSpec:
@@ -171,14 +174,35 @@ def make_model():
     )
 
 
-def augment(x, generator):
-    """Cheap variety on top of the renders: contrast and noise. Polarity is never inverted, since that would
-    invent dark cards the deck may not have."""
+def augment(x, generator, streak_share: float = 0.0):
+    """Cheap variety on top of the renders: contrast, noise and, in `streak_share` of the crops, a streak.
+    Polarity is never inverted, since that would invent dark cards the deck may not have.
+
+    A streak is a straight band of one colour across the crop at any angle: a glare line on a glossy card,
+    the shadow of a pen, a printed stripe. Decks and rooms have many such, and no face should hinge on the
+    numeral being whole."""
     import torch
 
-    gain = 1 + 0.25 * (torch.rand(x.shape[0], 1, 1, 1, generator=generator) - 0.5)
+    n, _, h, w = x.shape
+
+    def uniform(*shape: int):
+        return torch.rand(n, *shape, generator=generator)
+
+    gain = 1 + 0.25 * (uniform(1, 1, 1) - 0.5)
     noise = 0.08 * torch.randn(x.shape, generator=generator)
-    return x * gain + noise
+    x = x * gain + noise
+    if not streak_share:
+        return x
+    ys, xs = torch.meshgrid(torch.arange(h, dtype=torch.float32), torch.arange(w, dtype=torch.float32), indexing="ij")
+    # Never near level in the card's frame: a level streak under a numeral would pass for the underline
+    # that tells a 6 from a 9.
+    angle = STREAK_MIN_TILT + uniform(1, 1) * (torch.pi - 2 * STREAK_MIN_TILT)
+    across = (xs - uniform(1, 1) * w) * torch.sin(angle) - (ys - uniform(1, 1) * h) * torch.cos(angle)
+    width = 1 + uniform(1, 1) * 0.2 * w
+    on = (uniform(1, 1) < streak_share).float()
+    alpha = ((across.abs() < width / 2).float() * on * (0.4 + 0.6 * uniform(1, 1)))[:, None]
+    colour = 4 * uniform(3, 1, 1) - 2  # crops are standardised, so this spans dark to light
+    return x * (1 - alpha) + colour * alpha
 
 
 def main(
@@ -225,7 +249,8 @@ def main(
             order = torch.randperm(len(x_train), generator=gen)
             for i in range(0, len(x_train), 128):
                 idx = order[i : i + 128]
-                loss = F.cross_entropy(model(augment(batch_of(x_train, idx), gen)), yt[idx], label_smoothing=0.05)
+                logits = model(augment(batch_of(x_train, idx), gen, STREAK_SHARE))
+                loss = F.cross_entropy(logits, yt[idx], label_smoothing=0.05)
                 take_step(loss, opt, sched)
                 progress.advance(task)
             model.eval()
@@ -255,6 +280,8 @@ def main(
             "crops": len(x_train),
             "epochs": epochs,
             "seed": seed,
+            "streak_share": STREAK_SHARE,
+            "streak_min_tilt_degrees": round(math.degrees(STREAK_MIN_TILT)),
             "fonts": len(split_fonts("train")),
             "heldout_fonts": len(split_fonts("heldout")),
             "data": "models/synth renders, split=train; validation split=heldout (fonts, designs, tables)",
