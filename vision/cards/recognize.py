@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -54,10 +55,16 @@ class Card:
         }
 
 
+def _centre(points: list[list[float]]) -> tuple[float, float]:
+    return sum(p[0] for p in points) / len(points), sum(p[1] for p in points) / len(points)
+
+
 def _same_card(a: np.ndarray, b: np.ndarray) -> bool:
     """Two outlines of one card: much overlap, or one sitting inside the other (a printed frame)."""
-    reach = np.linalg.norm(a[0] - a[2]) + np.linalg.norm(b[0] - b[2])
-    if np.linalg.norm(a.mean(axis=0) - b.mean(axis=0)) > reach / 2:
+    # Plain floats: this runs for every pair of readings, and numpy's per-call cost dominated it.
+    pa, pb = a.tolist(), b.tolist()
+    reach = math.dist(pa[0], pa[2]) + math.dist(pb[0], pb[2])
+    if math.dist(_centre(pa), _centre(pb)) > reach / 2:
         return False  # too far apart to touch
     return quad_iou(a, b) > 0.3 or point_in_quad(a.mean(axis=0), b) or point_in_quad(b.mean(axis=0), a)
 
@@ -89,9 +96,11 @@ def neighbour_quads(card: Card) -> list[np.ndarray]:
 
 
 def _outlined(quad: np.ndarray, outlines: list[np.ndarray]) -> bool:
-    center, reach = quad.mean(axis=0), np.linalg.norm(quad[0] - quad[2])
-    near = (o for o in outlines if np.linalg.norm(o.mean(axis=0) - center) < reach / 4)
-    return any(quad_iou(quad, o) > OUTLINED_IOU for o in near)
+    if not outlines:
+        return False
+    centres = np.asarray(outlines).mean(axis=1)
+    near = np.linalg.norm(centres - quad.mean(axis=0), axis=1) < np.linalg.norm(quad[0] - quad[2]) / 4
+    return any(quad_iou(quad, outlines[i]) > OUTLINED_IOU for i in np.flatnonzero(near))
 
 
 def _free(quad: np.ndarray, cards: list[Card], size: tuple[int, int]) -> bool:
