@@ -114,7 +114,8 @@ class CardRecognizer:
     """Frames in, cards out. Holds the models; build one and reuse it.
 
     Two proposal sources feed one classifier: edges and brightness (generic, any camera) and the card-core
-    network (busy or low-contrast tables, touching cards). The classifier is the judge of both.
+    network (busy or low-contrast tables, touching cards). The corner network puts the network's loose
+    outlines, and any outline the classifier doubts, on the card's own corners. The classifier is the judge.
     """
 
     def __init__(
