@@ -16,7 +16,7 @@ from models.synth.scenes import SceneSpec, render_scene
 from models.synth.tables import render_table
 from vision.cards.recognize import CardRecognizer
 from vision.dominoes import Domino, DominoRecognizer, Half, InvalidDominoError
-from vision.dominoes.locate import GRID, STRIDE, decode, encode_targets
+from vision.dominoes.locate import CHANNELS, GRID, STRIDE, decode, encode_targets
 from vision.dominoes.recognize import Candidate, select_tiles
 from vision.dominoes.tile import CROP_MARGIN, CROP_SIZE, TileFrame
 from vision.geometry import point_in_quad
@@ -102,6 +102,7 @@ def tile_frames(draw) -> list[TileFrame]:
 def test_decoding_the_targets_gives_back_the_tiles(frames: list[TileFrame]) -> None:
     heat, reg, _ = encode_targets(frames)
     assert heat.shape == (GRID[1], GRID[0])
+    assert reg.shape == (len(CHANNELS) - 1, GRID[1], GRID[0])  # one target per regressed output, no more
     logits = np.log(np.clip(heat, 1e-6, 1 - 1e-6) / np.clip(1 - heat, 1e-6, 1))
     found = decode(np.concatenate([logits[None], reg]), threshold=0.99)
     assert len(found) == len(frames)

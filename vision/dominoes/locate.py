@@ -44,7 +44,7 @@ def encode_targets(frames: list[TileFrame]) -> tuple[np.ndarray, np.ndarray, np.
     """Training targets for tiles given in input pixels: heatmap (H, W), regression (6, H, W) and its
     weight (H, W), which is 1 on the cells near each centre (the nearest tile's) and 0 elsewhere."""
     objects = [(_cell_of(f.center), heat_sigma(f), (*doubled(f.u / STRIDE), *doubled(f.v / STRIDE))) for f in frames]
-    return encode(objects, GRID, 6)
+    return encode(objects, GRID, 4)  # the two doubled axes; encode adds the sub-cell offset
 
 
 def decode(output: np.ndarray, threshold: float = PEAK_THRESHOLD) -> list[tuple[float, TileFrame]]:
