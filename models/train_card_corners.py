@@ -20,12 +20,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 import typer
-from rich.progress import Progress
 
 from models.datasets import render_cached
 from models.synth.scenes import render_scene
 from models.train_cards import augment, training_spec
-from models.training import export_onnx, take_step
+from models.training import export_onnx, fit_epochs
 from vision.cards.classify import to_tensor
 from vision.cards.corners import ANCHORS, CROP, EXPAND, MODEL_PATH, neighbourhood
 from vision.cards.locate import locate_card_quads
@@ -145,27 +144,17 @@ def main(
     yt = torch.from_numpy(y_train)
 
     model = make_model()
-    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
-    steps = epochs * (len(x_train) // 128 + 1)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=2e-3, total_steps=steps)
-    gen = torch.Generator().manual_seed(seed)
     started = time.time()
-    with Progress() as progress:
-        task = progress.add_task("training", total=steps)
-        for epoch in range(epochs):
-            model.train()
-            order = torch.randperm(len(x_train), generator=gen)
-            for i in range(0, len(x_train), 128):
-                idx = order[i : i + 128]
-                batch = torch.from_numpy(to_tensor(x_train[idx.numpy()]))
-                loss = F.smooth_l1_loss(model(augment(batch, gen)), yt[idx], beta=0.02)
-                take_step(loss, opt, sched)
-                progress.advance(task)
-            model.eval()
-            before, after = corner_error(model, x_val, y_val)
-            progress.console.print(
-                f"epoch {epoch + 1}: loss {loss.item():.4f}  held-out corner error {after:.2f} px (loose {before:.2f})"
-            )
+
+    def batch_loss(idx, generator):
+        batch = torch.from_numpy(to_tensor(x_train[idx.numpy()]))
+        return F.smooth_l1_loss(model(augment(batch, generator)), yt[idx], beta=0.02)
+
+    def evaluate() -> tuple[tuple[float, float], str]:
+        before, after = corner_error(model, x_val, y_val)
+        return (before, after), f"held-out corner error {after:.2f} px (loose {before:.2f})"
+
+    before, after = fit_epochs(model, len(x_train), epochs, 2e-3, seed, batch_loss, evaluate)
 
     export_onnx(model, (1, 3, CROP, CROP), out, "crops", "offsets")
     manifest = {

@@ -19,11 +19,10 @@ from pathlib import Path
 
 import numpy as np
 import typer
-from rich.progress import Progress
 
 from models.datasets import render_cached
 from models.synth.scenes import SceneSpec, render_scene, split_fonts
-from models.training import export_onnx, take_step
+from models.training import export_onnx, fit_epochs
 from rules.pi import PI_DECIMALS
 from vision.cards.artwork import FACE_CLASSES, CardFace
 from vision.cards.classify import (
@@ -235,34 +234,21 @@ def main(
 
     yt = torch.from_numpy(y_train)
     yv = torch.from_numpy(y_val)
-
     model = make_model()
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
-    steps = epochs * (len(x_train) // 128 + 1)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
-    gen = torch.Generator().manual_seed(seed)
     started = time.time()
-    with Progress() as progress:
-        task = progress.add_task("training", total=steps)
-        for epoch in range(epochs):
-            model.train()
-            order = torch.randperm(len(x_train), generator=gen)
-            for i in range(0, len(x_train), 128):
-                idx = order[i : i + 128]
-                logits = model(augment(batch_of(x_train, idx), gen, STREAK_SHARE))
-                loss = F.cross_entropy(logits, yt[idx], label_smoothing=0.05)
-                take_step(loss, opt, sched)
-                progress.advance(task)
-            model.eval()
-            with torch.no_grad():
-                pred = torch.cat(
-                    [
-                        model(batch_of(x_val, range(i, min(i + 512, len(x_val))))).argmax(1)
-                        for i in range(0, len(x_val), 512)
-                    ]
-                )
-            acc = (pred == yv).float().mean().item()
-            progress.console.print(f"epoch {epoch + 1}: loss {loss.item():.3f}  held-out crop accuracy {acc:.4f}")
+
+    def batch_loss(idx, generator):
+        logits = model(augment(batch_of(x_train, idx), generator, STREAK_SHARE))
+        return F.cross_entropy(logits, yt[idx], label_smoothing=0.05)
+
+    def evaluate() -> tuple[float, str]:
+        pred = torch.cat(
+            [model(batch_of(x_val, range(i, min(i + 512, len(x_val))))).argmax(1) for i in range(0, len(x_val), 512)]
+        )
+        acc = (pred == yv).float().mean().item()
+        return acc, f"held-out crop accuracy {acc:.4f}"
+
+    acc = fit_epochs(model, len(x_train), epochs, 3e-3, seed, batch_loss, evaluate)
 
     export_onnx(model, (1, 3, CROP_SIZE[1], CROP_SIZE[0]), out, "crops", "logits")
     manifest = {

@@ -27,7 +27,7 @@ import typer
 from models.locator_training import augment, block, fit_locator
 from models.locator_training import make_locator as make_locator_for
 from models.synth.dominoes import DominoSpec, render_dominoes
-from models.training import export_onnx, take_step
+from models.training import export_onnx, fit_epochs
 from vision.dominoes.locate import CHANNELS, INPUT_SIZE, TileLocator, encode_targets, letterbox
 from vision.dominoes.locate import MODEL_PATH as LOCATE_PATH
 from vision.dominoes.pips import MODEL_PATH as PIPS_PATH
@@ -278,41 +278,30 @@ def train_pip_reader(
 ) -> dict:
     import torch
     import torch.nn.functional as F
-    from rich.progress import Progress
 
     torch.manual_seed(seed)
-    gen = torch.Generator().manual_seed(seed)
     xt, yt = torch.from_numpy(pips_tensor(data["crops"])), torch.from_numpy(data["labels"])
     xv, yv = torch.from_numpy(pips_tensor(val["crops"])), val["labels"]
     model = make_pip_reader()
-    batch = 256
-    steps = epochs * (len(xt) // batch + 1)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
     started = time.time()
-    scores: dict[str, float] = {}
-    with Progress() as progress:
-        task = progress.add_task("training the pip reader", total=steps)
-        for epoch in range(epochs):
-            model.train()
-            order = torch.randperm(len(xt), generator=gen)
-            for i in range(0, len(xt), batch):
-                idx = order[i : i + batch]
-                y = yt[idx]
-                logits = model(augment(xt[idx], gen))
-                counts = F.cross_entropy(logits[:, :N_COUNTS], y[:, 0], ignore_index=NOT_A_TILE, label_smoothing=0.02)
-                counts = counts + F.cross_entropy(
-                    logits[:, N_COUNTS : 2 * N_COUNTS], y[:, 1], ignore_index=NOT_A_TILE, label_smoothing=0.02
-                )
-                tile = F.binary_cross_entropy_with_logits(logits[:, -1], y[:, 2].float())
-                loss = counts + tile
-                take_step(loss, opt, sched)
-                progress.advance(task)
-            model.eval()
-            with torch.no_grad():
-                logits = torch.cat([model(xv[i : i + 1024]) for i in range(0, len(xv), 1024)]).numpy()
-            scores = _crop_scores(logits, yv)
-            progress.console.print(f"epoch {epoch + 1}: loss {loss.item():.3f}  held-out crops {scores}")
+
+    def batch_loss(idx, generator):
+        y = yt[idx]
+        logits = model(augment(xt[idx], generator))
+        counts = F.cross_entropy(logits[:, :N_COUNTS], y[:, 0], ignore_index=NOT_A_TILE, label_smoothing=0.02)
+        counts = counts + F.cross_entropy(
+            logits[:, N_COUNTS : 2 * N_COUNTS], y[:, 1], ignore_index=NOT_A_TILE, label_smoothing=0.02
+        )
+        return counts + F.binary_cross_entropy_with_logits(logits[:, -1], y[:, 2].float())
+
+    def evaluate() -> tuple[dict[str, float], str]:
+        logits = torch.cat([model(xv[i : i + 1024]) for i in range(0, len(xv), 1024)]).numpy()
+        scores = _crop_scores(logits, yv)
+        return scores, f"held-out crops {scores}"
+
+    scores = fit_epochs(
+        model, len(xt), epochs, 3e-3, seed, batch_loss, evaluate, batch=256, title="training the pip reader"
+    )
     torch.save(model.state_dict(), DATA_DIR / "dominoes_pips.pt")
     export_onnx(model, (1, 3, CROP_SIZE[1], CROP_SIZE[0]), out, "crops", "logits")
     return {"crops": len(xt), "epochs": epochs, "seconds": round(time.time() - started), "heldout_crops": scores}

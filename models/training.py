@@ -1,8 +1,11 @@
-"""What every trainer does the same way: one optimiser step, and the export to ONNX. Needs the `train` extra."""
+"""What every trainer does the same way: one optimiser step, passes over a crop set, and the export to ONNX.
+Needs the `train` extra (torch, onnx)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 
 def take_step(loss, optimizer, scheduler) -> None:
@@ -11,6 +14,45 @@ def take_step(loss, optimizer, scheduler) -> None:
     loss.backward()
     optimizer.step()
     scheduler.step()
+
+
+def fit_epochs(
+    model,
+    samples: int,
+    epochs: int,
+    max_lr: float,
+    seed: int,
+    batch_loss: Callable,
+    evaluate: Callable[[], tuple[Any, str]],
+    batch: int = 128,
+    title: str = "training",
+) -> Any:
+    """Train `model` with AdamW under a one-cycle schedule: `epochs` shuffled passes over `samples` samples in
+    batches of `batch`, with a progress bar. `batch_loss(indices, generator)` gives one batch's loss (the
+    generator is the seeded one that shuffles, for augmentation); `evaluate()` runs in eval mode without
+    gradients after each pass and returns its result and a line to print. Returns the last result."""
+    import torch
+    from rich.progress import Progress
+
+    optimizer = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=1e-4)
+    steps = epochs * (samples // batch + 1)
+    scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=max_lr, total_steps=steps)
+    generator = torch.Generator().manual_seed(seed)
+    result = None
+    with Progress() as progress:
+        task = progress.add_task(title, total=steps)
+        for epoch in range(epochs):
+            model.train()
+            order = torch.randperm(samples, generator=generator)
+            for i in range(0, samples, batch):
+                loss = batch_loss(order[i : i + batch], generator)
+                take_step(loss, optimizer, scheduler)
+                progress.advance(task)
+            model.eval()
+            with torch.no_grad():
+                result, line = evaluate()
+            progress.console.print(f"epoch {epoch + 1}: loss {loss.item():.4f}  {line}")
+    return result
 
 
 def export_onnx(
