@@ -138,7 +138,7 @@ class CardRecognizer:
         t1 = time.perf_counter()
         core = self.mask_net.core_map(image)
         # A blob that an edge outline already fits needs no outline of its own.
-        blobs = [q for q in self.mask_net.propose(image, core) if not _outlined(q, edge_quads)]
+        blobs = self.mask_net.propose(image, core, known=lambda blob: _outlined(blob, edge_quads))
         mask_quads = self.corners.refine(image, [order_clockwise(q) for q in blobs])
         t2 = time.perf_counter()
         quads = dedupe_quads(edge_quads + mask_quads)

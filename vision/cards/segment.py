@@ -8,6 +8,7 @@ proposed outline. Busy tablecloths and low-contrast tables, where outlines break
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,31 +99,39 @@ class CardMaskNet:
         logits = self.session.run(None, {self.input_name: to_input(canvas)})[0][0, 0]
         return CoreMap(1 / (1 + np.exp(-logits)), OUTPUT_STRIDE / scale)
 
-    def propose(self, image: np.ndarray, core: CoreMap | None = None) -> list[np.ndarray]:
-        """Proposed card outlines in `image` pixels.
+    def propose(
+        self, image: np.ndarray, core: CoreMap | None = None, known: Callable[[np.ndarray], bool] | None = None
+    ) -> list[np.ndarray]:
+        """Proposed card outlines in `image` pixels, leaving out those `known` already accounts for.
 
         A blob's own shape is too round to say which way the card is turned, so the turn comes from the
-        image's edges around the blob, and the blob only says where and how big."""
+        image's edges around the blob, and the blob only says where and how big. That search costs most of
+        the proposal's time, so a blob whose untilted outline is already known is dropped before it."""
         core = core or self.core_map(image)
         to_image = core.cell
-        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        h, w = gray.shape
+        h, w = image.shape[:2]
         quads = []
         for blob in core_blobs(core.probability):
             points = (blob + 0.5) * to_image - 0.5
-            outline = grow_core(cv2.boxPoints(cv2.minAreaRect(points)))
-            x0, y0 = np.clip(np.floor(outline.min(axis=0)).astype(int), 0, [w - 1, h - 1])
-            x1, y1 = np.clip(np.ceil(outline.max(axis=0)).astype(int) + 1, 1, [w, h])
-            angle = dominant_orientation(gray[y0:y1, x0:x1]) if x1 - x0 > 4 and y1 - y0 > 4 else None
-            box = (
-                oriented_box(points, angle)
-                if angle is not None
-                else order_clockwise(cv2.boxPoints(cv2.minAreaRect(points)))
-            )
-            outline = grow_core(box + _outward(box, to_image / 2))
-            center = outline.mean(axis=0)
-            quads.append((center + (outline - center) * self.outline_scale).astype(np.float32))
+            box = order_clockwise(cv2.boxPoints(cv2.minAreaRect(points)))
+            rough = self._outline(box, to_image)
+            if known is not None and known(rough):
+                continue
+            window = grow_core(box)
+            x0, y0 = np.clip(np.floor(window.min(axis=0)).astype(int), 0, [w - 1, h - 1])
+            x1, y1 = np.clip(np.ceil(window.max(axis=0)).astype(int) + 1, 1, [w, h])
+            patch = image[y0:y1, x0:x1]
+            angle = dominant_orientation(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)) if min(patch.shape[:2]) > 4 else None
+            outline = rough if angle is None else self._outline(oriented_box(points, angle), to_image)
+            if known is None or not known(outline):
+                quads.append(outline)
         return quads
+
+    def _outline(self, box: np.ndarray, cell: float) -> np.ndarray:
+        """A card's outline from the box around its core blob's cell centres."""
+        outline = grow_core(box + _outward(box, cell / 2))
+        center = outline.mean(axis=0)
+        return (center + (outline - center) * self.outline_scale).astype(np.float32)
 
 
 @dataclass(frozen=True)
