@@ -47,6 +47,18 @@ def point_in_quad(point: np.ndarray, quad: np.ndarray) -> bool:
     return cv2.pointPolygonTest(np.asarray(quad, dtype=np.float32), (float(point[0]), float(point[1])), False) >= 0
 
 
+def centres_inside(quads: list[np.ndarray]) -> np.ndarray:
+    """inside[i, j]: the centre of convex quad i lies within convex quad j (i != j), for all pairs at once."""
+    q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    centres = q.mean(axis=1)
+    edges = np.roll(q, -1, axis=1) - q  # (n, 4, 2)
+    to_centre = centres[:, None, None, :] - q[None]  # (i, j, 4, 2)
+    cross = edges[None, :, :, 0] * to_centre[..., 1] - edges[None, :, :, 1] * to_centre[..., 0]
+    inside = (cross >= 0).all(axis=2) | (cross <= 0).all(axis=2)
+    np.fill_diagonal(inside, False)
+    return inside
+
+
 def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
     inter, _ = cv2.intersectConvexConvex(np.asarray(a, np.float32), np.asarray(b, np.float32))
     union = polygon_area(a) + polygon_area(b) - inter

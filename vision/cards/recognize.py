@@ -15,7 +15,7 @@ from vision.cards.corners import CornerRefiner
 from vision.cards.locate import locate_card_quads
 from vision.cards.refine import refine_quad
 from vision.cards.segment import CardMaskNet, CoreMap
-from vision.geometry import dedupe_quads, order_clockwise, point_in_quad, polygon_area, quad_iou
+from vision.geometry import centres_inside, dedupe_quads, order_clockwise, point_in_quad, polygon_area, quad_iou
 
 MIN_CONFIDENCE = 0.5
 # Cards in Tempus rows and grids lie a few millimetres apart: a guess at the gap, as a share of the card's
@@ -28,6 +28,7 @@ NEIGHBOUR_CORE = 0.25  # least core probability at a neighbour's centre worth a 
 # corners the corner network finds. Near misses under REREAD_FROM are left: the play mat's paper and markers
 # are near misses of almost no face confidence, and reading them all again cost 30 ms a frame.
 REREAD_FROM = 0.05  # face confidence of a near miss worth a second read
+SURE = 0.9  # a reading this confident settles its card: outlines inside it are not read
 UNIT_SQUARE = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
 
 
@@ -156,12 +157,28 @@ class CardRecognizer:
     def read_outlines(self, image: np.ndarray, quads: list[np.ndarray], cards: list[Card]) -> list[Card]:
         """The cards among the outlines, apart from `cards` already read: one reading per card, and the
         outlines the classifier doubted read again on refined corners."""
-        readings = [r for r in self.classifier.read(image, quads, near_misses=REREAD_FROM) if r is not None]
+        readings = [r for r in self.read_nested(image, quads) if r is not None]
         found = select_cards([r for r in readings if not r.rejected])
         doubtful = [r.corners for r in readings if r.rejected or r.confidence < MIN_CONFIDENCE]
         found = found + self.reread(image, doubtful, cards + found)
         h, w = image.shape[:2]
         return [c for c in found if _free(c.corners, cards, (w, h))]
+
+    def read_nested(self, image: np.ndarray, quads: list[np.ndarray]) -> list[Reading | None]:
+        """Readings of the outlines, reading an outline inside another (a card's printed frame inside its rim)
+        only if the one around it was not read for sure: a sure rim reading would win over it anyway."""
+        if len(quads) < 2:
+            return self.classifier.read(image, quads, near_misses=REREAD_FROM)
+        inside = centres_inside(quads)
+        areas = np.array([polygon_area(q) for q in quads])
+        holders = inside & (areas[:, None] < areas[None, :])  # holders[i, j]: quad j holds quad i
+        nested = holders.any(axis=1)
+        outer = [q for q, n in zip(quads, nested, strict=True) if not n]
+        readings = self.classifier.read(image, outer, near_misses=REREAD_FROM)
+        sure = np.zeros(len(quads), bool)
+        sure[np.flatnonzero(~nested)] = [r is not None and not r.rejected and r.confidence >= SURE for r in readings]
+        left = [q for q, h in zip(quads, holders, strict=True) if h.any() and not (h & sure).any()]
+        return readings + self.classifier.read(image, left, near_misses=REREAD_FROM)
 
     def reread(self, image: np.ndarray, doubtful: list[np.ndarray], cards: list[Card]) -> list[Card]:
         """Cards among the doubted outlines, each read again on the corners the corner network moves it to."""

@@ -1,0 +1,40 @@
+"""Quad geometry shared by the recognisers."""
+
+import math
+
+import cv2
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vision.geometry import centres_inside, point_in_quad
+
+
+@st.composite
+def convex_quads(draw: st.DrawFn) -> np.ndarray:
+    """A rectangle turned and squashed by a random affine map: convex, either winding."""
+    cx, cy = draw(st.floats(-50, 50)), draw(st.floats(-50, 50))
+    w, h = draw(st.floats(2, 60)), draw(st.floats(2, 60))
+    angle, shear = draw(st.floats(0, 2 * math.pi)), draw(st.floats(-0.8, 0.8))
+    box = np.array([[-w, -h], [w, -h], [w, h], [-w, h]]) / 2 @ np.array([[1, shear], [0, 1]])
+    c, s = math.cos(angle), math.sin(angle)
+    quad = box @ np.array([[c, s], [-s, c]]) + (cx, cy)
+    return quad[::-1] if draw(st.booleans()) else quad
+
+
+@settings(max_examples=60)
+@given(st.lists(convex_quads(), min_size=1, max_size=6))
+def test_centres_inside_agrees_with_the_one_point_test(quads: list[np.ndarray]) -> None:
+    inside = centres_inside(quads)
+    for i, a in enumerate(quads):
+        for j, b in enumerate(quads):
+            centre = a.mean(axis=0)
+            # Points within a hair of an edge may go either way (the one-point test works in float32).
+            margin = abs(_signed_distance(centre, b))
+            if i != j and margin > 1e-3:
+                assert inside[i, j] == point_in_quad(centre, b)
+        assert not inside[i, i]
+
+
+def _signed_distance(point: np.ndarray, quad: np.ndarray) -> float:
+    return cv2.pointPolygonTest(quad.astype(np.float32), (float(point[0]), float(point[1])), True)
