@@ -195,11 +195,20 @@ class CardRecognizer:
         h, w = image.shape[:2]
         frontier = cards
         for _ in range(MAX_GROWTH_STEPS):
-            quads = [q for card in frontier for q in neighbour_quads(card)]
+            quads, lined = [], []
+            for card in frontier:
+                around = neighbour_quads(card)
+                quads += around
+                # Right/left and down/up alternate: a card on the far side makes this side a line's next place.
+                lined += [any(point_in_quad(c.center, around[k ^ 1]) for c in cards) for k in range(4)]
             if not quads:
                 break
             seen = core.at(np.array([q.mean(axis=0) for q in quads]))
-            quads = [q for q, p in zip(quads, seen, strict=True) if p > NEIGHBOUR_CORE and _free(q, cards, (w, h))]
+            quads = [
+                q
+                for q, p, line in zip(quads, seen, lined, strict=True)
+                if (line or p > NEIGHBOUR_CORE) and _free(q, cards, (w, h))
+            ]
             frontier = self.read_outlines(image, dedupe_quads([refine_quad(image, q) for q in quads]), cards)
             cards = cards + frontier
         return cards
