@@ -66,7 +66,9 @@ def locate_card_quads(image: np.ndarray) -> list[np.ndarray]:
     contours: list[np.ndarray] = []
 
     # Edges of any colour: the card's rim against the table, whatever the two colours are.
-    median = float(np.median(gray))
+    # The median from the histogram: sorting a frame's pixels cost more than the rest of this stage's set-up.
+    counts = cv2.calcHist([gray], [0], None, [256], [0, 256]).ravel()
+    median = float(np.searchsorted(np.cumsum(counts), gray.size / 2))
     edges = cv2.Canny(blurred, max(10, 0.4 * median), max(30, 1.0 * median))
     edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
     found, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
