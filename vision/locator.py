@@ -24,7 +24,12 @@ def letterbox(image: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, flo
     h, w = image.shape[:2]
     scale = min(size[0] / w, size[1] / h)
     scaled = (max(1, round(w * scale)), max(1, round(h * scale)))
-    resized = cv2.resize(image, scaled, interpolation=cv2.INTER_AREA)
+    # Area averaging by an exact half is a fast path in OpenCV, any other factor is not (15 ms against 1 ms
+    # from 1280x720 to 480x270): halve while the frame is twice the target, then average the rest.
+    resized = image
+    while resized.shape[1] >= 2 * scaled[0] and resized.shape[0] >= 2 * scaled[1]:
+        resized = cv2.resize(resized, (resized.shape[1] // 2, resized.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    resized = cv2.resize(resized, scaled, interpolation=cv2.INTER_AREA)
     canvas = np.zeros((size[1], size[0], 3), np.uint8)
     canvas[: scaled[1], : scaled[0]] = resized
     return canvas, scale

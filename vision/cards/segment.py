@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import order_clockwise
+from vision.locator import letterbox as letterbox_into
 from vision.onnx_session import load_session
 
 CORE_SCALE = 0.75
@@ -26,13 +27,8 @@ MIN_BLOB_CELLS = 6
 
 
 def letterbox(image: np.ndarray) -> tuple[np.ndarray, float]:
-    """Scale the frame into INPUT_SIZE keeping its shape, padding the rest; return it and the scale."""
-    h, w = image.shape[:2]
-    scale = min(INPUT_SIZE[0] / w, INPUT_SIZE[1] / h)
-    resized = cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
-    canvas = np.zeros((INPUT_SIZE[1], INPUT_SIZE[0], 3), np.uint8)
-    canvas[: resized.shape[0], : resized.shape[1]] = resized
-    return canvas, scale
+    """The frame scaled into INPUT_SIZE keeping its shape, top-left aligned, and the scale."""
+    return letterbox_into(image, INPUT_SIZE)
 
 
 def to_input(canvas: np.ndarray) -> np.ndarray:
