@@ -47,14 +47,19 @@ def point_in_quad(point: np.ndarray, quad: np.ndarray) -> bool:
     return cv2.pointPolygonTest(np.asarray(quad, dtype=np.float32), (float(point[0]), float(point[1])), False) >= 0
 
 
-def centres_inside(quads: list[np.ndarray]) -> np.ndarray:
-    """inside[i, j]: the centre of convex quad i lies within convex quad j (i != j), for all pairs at once."""
+def points_in_quads(points: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
+    """inside[i, j]: point i lies within convex quad j (either winding), for all pairs at once."""
     q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
-    centres = q.mean(axis=1)
-    edges = np.roll(q, -1, axis=1) - q  # (n, 4, 2)
-    to_centre = centres[:, None, None, :] - q[None]  # (i, j, 4, 2)
-    cross = edges[None, :, :, 0] * to_centre[..., 1] - edges[None, :, :, 1] * to_centre[..., 0]
-    inside = (cross >= 0).all(axis=2) | (cross <= 0).all(axis=2)
+    p = np.asarray(points, np.float64).reshape(-1, 2)
+    edges = np.roll(q, -1, axis=1) - q  # (j, 4, 2)
+    to_point = p[:, None, None, :] - q[None]  # (i, j, 4, 2)
+    cross = edges[None, :, :, 0] * to_point[..., 1] - edges[None, :, :, 1] * to_point[..., 0]
+    return (cross >= 0).all(axis=2) | (cross <= 0).all(axis=2)
+
+
+def centres_inside(quads: list[np.ndarray]) -> np.ndarray:
+    """inside[i, j]: the centre of convex quad i lies within convex quad j, i != j."""
+    inside = points_in_quads(np.asarray(quads, np.float64).reshape(-1, 4, 2).mean(axis=1), quads)
     np.fill_diagonal(inside, False)
     return inside
 

@@ -15,7 +15,15 @@ from vision.cards.corners import CornerRefiner
 from vision.cards.locate import locate_card_quads
 from vision.cards.refine import refine_quad
 from vision.cards.segment import CardMaskNet, CoreMap
-from vision.geometry import centres_inside, dedupe_quads, order_clockwise, point_in_quad, polygon_area, quad_iou
+from vision.geometry import (
+    centres_inside,
+    dedupe_quads,
+    order_clockwise,
+    point_in_quad,
+    points_in_quads,
+    polygon_area,
+    quad_iou,
+)
 
 MIN_CONFIDENCE = 0.5
 # Cards in Tempus rows and grids lie a few millimetres apart: a guess at the gap, as a share of the card's
@@ -195,14 +203,12 @@ class CardRecognizer:
         h, w = image.shape[:2]
         frontier = cards
         for _ in range(MAX_GROWTH_STEPS):
-            quads, lined = [], []
-            for card in frontier:
-                around = neighbour_quads(card)
-                quads += around
-                # Right/left and down/up alternate: a card on the far side makes this side a line's next place.
-                lined += [any(point_in_quad(c.center, around[k ^ 1]) for c in cards) for k in range(4)]
+            quads = [q for card in frontier for q in neighbour_quads(card)]
             if not quads:
                 break
+            # Right/left and down/up alternate: a card on the far side makes this side a line's next place.
+            opposite = [quads[i ^ 1] for i in range(len(quads))]
+            lined = points_in_quads(np.array([c.center for c in cards]), opposite).any(axis=0)
             seen = core.at(np.array([q.mean(axis=0) for q in quads]))
             quads = [
                 q
