@@ -97,7 +97,8 @@ def select_cards(readings: list[Reading]) -> list[Card]:
 
 def neighbour_quads(card: Card) -> list[np.ndarray]:
     """Where the card's neighbours would lie in a row or grid of equal cards: its outline moved one card and
-    a gap along each of its own axes, through the card's own perspective so far neighbours come out smaller."""
+    a gap along each of its own axes, through the card's own perspective so far neighbours come out smaller.
+    In the order right, left, below, above: each place's opposite is its index with the lowest bit flipped."""
     to_image = cv2.getPerspectiveTransform(UNIT_SQUARE, card.corners.astype(np.float32))
     step = 1 + NEIGHBOUR_GAP
     shifted = [UNIT_SQUARE + offset for offset in ((step, 0), (-step, 0), (0, step), (0, -step))]
@@ -206,7 +207,7 @@ class CardRecognizer:
             quads = [q for card in frontier for q in neighbour_quads(card)]
             if not quads:
                 break
-            # Right/left and down/up alternate: a card on the far side makes this side a line's next place.
+            # A card on the far side makes this place the next of a line.
             opposite = [quads[i ^ 1] for i in range(len(quads))]
             lined = points_in_quads(np.array([c.center for c in cards]), opposite).any(axis=0)
             seen = core.at(np.array([q.mean(axis=0) for q in quads]))
