@@ -1,6 +1,6 @@
 """Train the stick locator on synthetic renders and export it to ONNX with its manifest.
 
-    python -m models.train_sticks [--scenes 3600] [--steps 12000] [--resume]
+    python -m models.train_sticks [--scenes 3600] [--pattern-scenes 1800] [--steps 12000] [--resume]
     tableref evaluate sticks   # the recogniser on held-out renders (models/evaluate_sticks.py)
 
 Training frames are the stick renders of the training split (its stick materials, colours and tables only)
@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import typer
@@ -23,7 +24,7 @@ from models.datasets import DATA_DIR, render_cached
 from models.locator_training import fit_locator, make_locator
 from models.synth.scenes import SceneSpec, render_scene
 from models.synth.sticks import StickSceneSpec, render_stick_scene
-from models.synth.tables import EXTRA_TRAIN_TABLES, TRAIN_TABLES
+from models.synth.tables import EXTRA_TRAIN_TABLES, PATTERN_TRAIN_TABLES, TRAIN_TABLES
 from models.training import export_onnx
 from vision.locator import letterbox
 from vision.sticks.locate import CHANNELS, GRID, INPUT_SIZE, MODEL_PATH, STRIDE, encode_targets
@@ -35,14 +36,17 @@ WINDOW = (320, 224)  # training crops: wider than the domino locator's, as a clo
 # table misses sticks on the ones it has not seen.
 TABLES = TRAIN_TABLES + EXTRA_TRAIN_TABLES
 FRAMES_CACHE = "sticks-frames-train-v2"  # v2: drawn over TABLES
+# Frames after the first `scenes` are drawn over PATTERN_TRAIN_TABLES (fine checks, grids, seams, veined
+# stone), cached apart so the first block's cache stands.
+PATTERN_CACHE = "sticks-frames-patterns-v1"
 
 
-def training_frame(seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
+def training_frame(seed: int, tables: tuple[str, ...] = TABLES) -> tuple[np.ndarray, list[np.ndarray]]:
     """One training frame (BGR) and its sticks' ends (image px): mostly sticks, at every scale, on any of
-    TABLES; a fifth are card scenes or mat views, which hold no stick."""
+    `tables`; a fifth are card scenes or mat views, which hold no stick."""
     rng = random.Random(seed * 7919)
     kind = rng.random()
-    table = rng.choice(TABLES)
+    table = rng.choice(tables)
     if kind < 0.13:
         return render_scene(seed, SceneSpec(split="train", table=table)).image, []
     if kind < 0.2:
@@ -67,10 +71,10 @@ def training_frame(seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
     return scene.image, [s.ends for s in scene.sticks]
 
 
-def frame_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
+def frame_sample(seed: int, tables: tuple[str, ...] = TABLES) -> tuple[np.ndarray, np.ndarray]:
     """The letterboxed frame (1, H, W, 3) and its sticks' ends in its pixels (1, MOST_STICKS, 2, 2), NaN
     after the last stick."""
-    image, sticks = training_frame(seed)
+    image, sticks = training_frame(seed, tables)
     canvas, scale = letterbox(image, INPUT_SIZE)
     ends = np.full((1, MOST_STICKS, 2, 2), np.nan, np.float32)
     for i, stick in enumerate(sticks[:MOST_STICKS]):
@@ -78,57 +82,70 @@ def frame_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return canvas[None], ends
 
 
-def locator_data(first_seed: int, scenes: int) -> dict[str, np.ndarray]:
-    """The cached frames and their targets (vision.sticks.locate.encode_targets)."""
+def pattern_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """frame_sample over PATTERN_TRAIN_TABLES (a module-level function, for the rendering pool)."""
+    return frame_sample(seed, PATTERN_TRAIN_TABLES)
+
+
+def locator_data(first_seed: int, scenes: int, pattern_scenes: int = 0) -> dict[str, np.ndarray]:
+    """The cached frames and their targets (vision.sticks.locate.encode_targets): `scenes` over TABLES, then
+    `pattern_scenes` more over PATTERN_TRAIN_TABLES."""
     canvas, ends = render_cached(FRAMES_CACHE, frame_sample, first_seed, scenes)
+    if pattern_scenes:
+        more = render_cached(PATTERN_CACHE, pattern_sample, first_seed + scenes, pattern_scenes)
+        canvas, ends = np.concatenate([canvas, more[0]]), np.concatenate([ends, more[1]])
     targets = [encode_targets([e for e in frame if np.isfinite(e).all()]) for frame in ends]
     heat, reg, weight = (np.stack([t[k] for t in targets]).astype(np.float16) for k in range(3))
     return {"canvas": canvas, "heat": heat, "reg": reg, "weight": weight}
 
 
 def train(
-    scenes: int = typer.Option(3600, help="training frames to render (cached in data/)"),
+    scenes: int = typer.Option(3600, help="training frames to render over the training tables (cached in data/)"),
+    pattern_scenes: int = typer.Option(1800, help="more frames over PATTERN_TRAIN_TABLES (cached in data/)"),
     steps: int = typer.Option(12000, help="training steps of 12 windows"),
     seed: int = typer.Option(0),
-    resume: bool = typer.Option(False, help="fine-tune from the last checkpoint (data/sticks_locate.pt)"),
+    resume: bool = typer.Option(False, help="fine-tune from the checkpoint"),
+    checkpoint: Path = typer.Option(CHECKPOINT, help="the weights, saved every 250 steps (and resumed from)"),
+    out: Path = typer.Option(MODEL_PATH, help="the ONNX model to write; its manifest goes beside it"),
 ) -> None:
     """Render the training frames, train the stick locator, export it with its manifest."""
     import torch
 
     torch.set_num_threads(1)  # the machine is shared: one core for training
-    data = locator_data(1, scenes)
+    data = locator_data(1, scenes, pattern_scenes)
     print(f"{len(data['canvas'])} frames, {int((data['heat'][:, 0] > 0.999).sum())} sticks")
     model, report = fit_locator(
         lambda: make_locator(len(CHANNELS)),
         data,
         steps,
         seed,
-        CHECKPOINT,
+        checkpoint,
         STRIDE,
         resume,
         window=WINDOW,
         batch=12,
         name="stick locator",
     )
-    manifest_path = MODEL_PATH.with_suffix(".json")
-    # A resumed run's manifest keeps the runs it started from.
-    before = json.loads(manifest_path.read_text())["training"] if resume and manifest_path.is_file() else None
-    export_onnx(model, (1, 3, INPUT_SIZE[1], INPUT_SIZE[0]), MODEL_PATH, "frames", "maps")
+    # A resumed run's manifest keeps the runs it started from: the committed model's, unless `out` has its own.
+    before_path = out.with_suffix(".json") if out.with_suffix(".json").is_file() else MODEL_PATH.with_suffix(".json")
+    before = json.loads(before_path.read_text())["training"] if resume and before_path.is_file() else None
+    export_onnx(model, (1, 3, INPUT_SIZE[1], INPUT_SIZE[0]), out, "frames", "maps")
     manifest = {
-        "model": MODEL_PATH.name,
+        "model": out.name,
         "input": {"name": "frames", "shape": ["n", 3, INPUT_SIZE[1], INPUT_SIZE[0]], "layout": "NCHW BGR",
                   "normalisation": "per frame: (x - mean) / 64; frame letterboxed top-left"},
         "outputs": list(CHANNELS),
         "stride": STRIDE,
         "grid": list(GRID),
-        "training": {"scenes": scenes, "seed": seed, "resumed": resume,
+        "training": {"scenes": scenes, "pattern_scenes": pattern_scenes, "seed": seed, "resumed": resume,
                      "data": "models/synth/sticks.py renders, split=train, at three scales, on the training tables and "
-                             "EXTRA_TRAIN_TABLES, a sixth all camouflage; card scenes "
-                             "(models/synth/scenes.py, split=train) and play-mat views as stick-free frames",
+                             "EXTRA_TRAIN_TABLES (then pattern_scenes more on PATTERN_TRAIN_TABLES), a sixth all "
+                             "camouflage; card scenes (models/synth/scenes.py, split=train) and play-mat views as "
+                             "stick-free frames",
                      **report, "resumed_from": before},
     }  # fmt: skip
-    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
-    print(f"wrote {MODEL_PATH} ({MODEL_PATH.stat().st_size / 1e6:.2f} MB) and its manifest")
+    out.with_suffix(".json").write_text(json.dumps(manifest, indent=2) + "\n")
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) and its manifest")
 
 
 if __name__ == "__main__":

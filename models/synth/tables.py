@@ -13,6 +13,12 @@ HELDOUT_TABLES = ("checkered", "marble", "birch", "red_felt", "glossy_black")
 EXTRA_TRAIN_TABLES = (
     "granite", "cork", "woven", "concrete", "knotty", "print", "gingham", "plain", "scratched", "terrazzo",
 )  # fmt: skip
+# Fine high-contrast patterns with straight edges, long straight seams and veined stone, drawn only by the
+# stick locator's later training frames (its earlier frames' cache holds the kinds above). Each is its own
+# generator, none the held-out checkered cloth's or marble's with other parameters: checks on a skewed,
+# warped lattice of oblong cells in two scales, a twill houndstooth, a printed grid, pin-stripes crossing
+# at random angles, staggered planks or tiles with seams, and veins drawn as branching strokes over clouds.
+PATTERN_TRAIN_TABLES = ("harlequin", "houndstooth", "graph", "pinstripe", "planks", "veined")
 
 
 def _smooth_noise(rng: np.random.Generator, h: int, w: int, scale: float) -> np.ndarray:
@@ -172,6 +178,134 @@ def _terrazzo(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
     return img
 
 
+def _fbm(rng: np.random.Generator, h: int, w: int, scale: float, octaves: int = 4) -> np.ndarray:
+    """Cloudy noise in [0, 1]: octaves of smooth noise, each half the size and weight of the last."""
+    total = sum(0.5**k * _smooth_noise(rng, h, w, max(1.5, scale / 2**k)) for k in range(octaves))
+    return total / sum(0.5**k for k in range(octaves))
+
+
+def _two_tones(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Two colours far apart in lightness: a pattern's ink and its ground, either way round."""
+    dark, light = _random_bgr(rng, (0.05, 0.45)), _random_bgr(rng, (0.7, 1.0))
+    return (dark, light) if rng.random() < 0.5 else (light, dark)
+
+
+def _harlequin(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """Checks on a skewed lattice of oblong cells, turned at any angle and wavering a little, a larger check
+    a few cells wide swapping the colours in half the cloths."""
+    y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+    size = rng.uniform(12, 60)
+    ratio = rng.uniform(1.3, 2.5)  # oblong: never square cells
+    turn, skew = rng.uniform(0, np.pi), rng.uniform(np.radians(15), np.radians(40))
+    across = turn + np.pi / 2 - skew
+    cells = np.array([[np.cos(turn), np.cos(across) * ratio], [np.sin(turn), np.sin(across) * ratio]]) * size
+    basis = np.linalg.inv(cells)  # pixels -> cell units
+    wobble = (_smooth_noise(rng, h, w, rng.uniform(60, 200)) - 0.5) * rng.uniform(0, 0.6)
+    u, v = basis[0, 0] * x + basis[0, 1] * y + wobble, basis[1, 0] * x + basis[1, 1] * y - wobble
+    check = (np.floor(u) + np.floor(v)) % 2
+    if rng.random() < 0.5:
+        big = int(rng.integers(2, 5))
+        check = np.abs(check - (np.floor(u / big) + np.floor(v / big)) % 2)
+    ink, ground = _two_tones(rng)
+    img = _tint(check.astype(np.float32), ground, ink)
+    return img * (0.9 + 0.1 * _smooth_noise(rng, h, w, 2)[..., None])
+
+
+def _turned(rng: np.random.Generator, h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pixel coordinates along and across a random direction: a cloth laid at any angle."""
+    y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+    turn = rng.uniform(0, np.pi)
+    return x * np.cos(turn) + y * np.sin(turn), y * np.cos(turn) - x * np.sin(turn)
+
+
+def _lines(coord: np.ndarray, pitch: float, width: float) -> np.ndarray:
+    """Anti-aliased straight lines `width` px wide every `pitch` px across `coord`, as coverage in [0, 1]."""
+    distance = np.abs((coord + pitch / 2) % pitch - pitch / 2)
+    return np.clip(width / 2 + 0.5 - distance, 0, 1)
+
+
+def _houndstooth(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """A 2/2 twill of dark and light threads in bands of a few each way: houndstooth's jagged checks."""
+    u, v = _turned(rng, h, w)
+    pitch = rng.uniform(2, 6)
+    col, row = (u // pitch).astype(np.int64), (v // pitch).astype(np.int64)
+    band = int(rng.integers(2, 7))
+    over = (col + row) % 4 < 2  # the warp thread on top at two crossings in four
+    dark = np.where(over, (col // band) % 2 == 0, (row // band) % 2 == 0).astype(np.float32)
+    ink, ground = _two_tones(rng)
+    thread = 0.85 + 0.15 * np.sin(np.pi * np.where(over, u % pitch, v % pitch) / pitch)
+    return _tint(dark, ground, ink) * thread[..., None]
+
+
+def _graph(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """A printed grid: fine lines, heavier ones every few cells, over a plain ground, at any angle."""
+    u, v = _turned(rng, h, w)
+    pitch, every = rng.uniform(8, 45), int(rng.integers(3, 9))
+    fine, heavy = rng.uniform(0.8, 2.0), rng.uniform(2.0, 4.5)
+    cover = np.maximum(_lines(u, pitch, fine), _lines(v, pitch, fine)) * rng.uniform(0.5, 1.0)
+    cover = np.maximum(cover, np.maximum(_lines(u, pitch * every, heavy), _lines(v, pitch * every, heavy)))
+    ink, ground = _two_tones(rng)
+    img = _felt(rng, h, w, ground)
+    return img * (1 - cover[..., None]) + ink * cover[..., None]
+
+
+def _pinstripe(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """Two or three sets of thin stripes, each at its own random angle and colour, over a plain ground."""
+    img = _felt(rng, h, w, _random_bgr(rng))
+    for _ in range(int(rng.integers(2, 4))):
+        u, _ = _turned(rng, h, w)
+        cover = _lines(u, rng.uniform(6, 40), rng.uniform(1.0, 4.0)) * rng.uniform(0.6, 1.0)
+        img = img * (1 - cover[..., None]) + _random_bgr(rng) * cover[..., None]
+    return img
+
+
+def _planks(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """Staggered planks or tiles, each its own shade with streaks along it, parted by straight seams."""
+    u, v = _turned(rng, h, w)
+    width = rng.uniform(20, 120)
+    length = width * rng.uniform(1.5, 8)
+    row = (v // width).astype(np.int64)
+    stagger = rng.uniform(0, length, 64)[row % 64]
+    col = ((u + stagger) // length).astype(np.int64)
+    shade = rng.uniform(0.75, 1.2, (64, 64))[row % 64, col % 64]
+    phase = rng.uniform(0, 2 * np.pi, (64, 64))[row % 64, col % 64]
+    streaks = 0.92 + 0.08 * np.sin(v * rng.uniform(0.2, 0.8) + phase)
+    img = _felt(rng, h, w, _random_bgr(rng)) * (shade * streaks)[..., None]
+    seam = rng.uniform(1, 4)
+    cover = np.maximum(_lines(v, width, seam), _lines(u + stagger, length, seam))
+    tone = rng.choice((rng.uniform(0.25, 0.7), rng.uniform(1.3, 1.8)))  # dark gaps or light grout
+    return img * (1 + (tone - 1) * cover[..., None])
+
+
+def _vein(rng: np.random.Generator, start: np.ndarray, heading: float, steps: int, bend: float) -> list[np.ndarray]:
+    """A wandering stroke and, now and then, a branch off it: point lists."""
+    points, strokes = [start], []
+    for _ in range(steps):
+        heading += rng.normal(0, bend)
+        points.append(points[-1] + rng.uniform(8, 30) * np.array([np.cos(heading), np.sin(heading)]))
+        if steps > 6 and rng.random() < 0.08:
+            fork = heading + rng.choice((-1, 1)) * rng.uniform(0.4, 1.2)
+            strokes += _vein(rng, points[-1], fork, steps // 3, bend)
+    return [np.array(points, np.int32), *strokes]
+
+
+def _veined(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """Stone: clouds of two close tones and veins drawn as branching strokes, a sharp core in a soft halo,
+    fading in and out."""
+    stone = _random_bgr(rng)
+    img = _tint(_fbm(rng, h, w, rng.uniform(60, 250)), stone * rng.uniform(0.7, 0.9), np.minimum(stone * 1.15, 255))
+    core = np.zeros((h, w), np.float32)
+    bend = rng.uniform(0.08, 0.35)  # nearly straight cracks to wandering veins
+    for _ in range(int(rng.integers(6, 50))):
+        start = np.array([rng.uniform(0, w), rng.uniform(0, h)])
+        for stroke in _vein(rng, start, rng.uniform(0, 2 * np.pi), int(rng.integers(10, 60)), bend):
+            cv2.polylines(core, [stroke], False, rng.uniform(0.5, 1.0), int(rng.integers(1, 4)), cv2.LINE_AA)
+    halo = cv2.GaussianBlur(core, (0, 0), rng.uniform(2, 8))
+    alpha = np.maximum(core, 2 * halo).clip(0, 1) * (0.3 + 0.7 * _smooth_noise(rng, h, w, rng.uniform(80, 300)))
+    vein = _random_bgr(rng, (0.05, 0.35)) if stone.mean() > 110 else _random_bgr(rng, (0.75, 1.0))
+    return img * (1 - alpha[..., None]) + vein * alpha[..., None]
+
+
 def render_table(rng: np.random.Generator, kind: str, h: int, w: int) -> np.ndarray:
     """A BGR float32 table top of the given kind."""
     if kind == "wood":
@@ -245,6 +379,18 @@ def render_table(rng: np.random.Generator, kind: str, h: int, w: int) -> np.ndar
         img = _scratched(rng, h, w)
     elif kind == "terrazzo":
         img = _terrazzo(rng, h, w)
+    elif kind == "harlequin":
+        img = _harlequin(rng, h, w)
+    elif kind == "houndstooth":
+        img = _houndstooth(rng, h, w)
+    elif kind == "graph":
+        img = _graph(rng, h, w)
+    elif kind == "pinstripe":
+        img = _pinstripe(rng, h, w)
+    elif kind == "planks":
+        img = _planks(rng, h, w)
+    elif kind == "veined":
+        img = _veined(rng, h, w)
     else:
         raise ValueError(f"unknown table kind: {kind}")
     return np.clip(img, 0, 255).astype(np.float32)

@@ -3,16 +3,16 @@
 import numpy as np
 import pytest
 
-from models.synth.tables import EXTRA_TRAIN_TABLES, HELDOUT_TABLES, TRAIN_TABLES, render_table
+from models.synth.tables import EXTRA_TRAIN_TABLES, HELDOUT_TABLES, PATTERN_TRAIN_TABLES, TRAIN_TABLES, render_table
 
 
 def test_training_and_held_out_kinds_are_disjoint() -> None:
-    assert not set(TRAIN_TABLES + EXTRA_TRAIN_TABLES) & set(HELDOUT_TABLES)
-    assert not set(TRAIN_TABLES) & set(EXTRA_TRAIN_TABLES)
-    assert len(set(EXTRA_TRAIN_TABLES)) == len(EXTRA_TRAIN_TABLES)
+    training = TRAIN_TABLES + EXTRA_TRAIN_TABLES + PATTERN_TRAIN_TABLES
+    assert not set(training) & set(HELDOUT_TABLES)
+    assert len(set(training)) == len(training)
 
 
-@pytest.mark.parametrize("kind", TRAIN_TABLES + EXTRA_TRAIN_TABLES + HELDOUT_TABLES)
+@pytest.mark.parametrize("kind", TRAIN_TABLES + EXTRA_TRAIN_TABLES + PATTERN_TRAIN_TABLES + HELDOUT_TABLES)
 def test_every_kind_renders_a_seeded_textured_top(kind: str) -> None:
     a = render_table(np.random.default_rng(3), kind, 120, 200)
     assert a.shape == (120, 200, 3) and a.dtype == np.float32

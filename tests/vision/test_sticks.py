@@ -79,9 +79,10 @@ def test_a_read_layout_names_its_sticks_and_card() -> None:
 
 
 def test_cards_and_the_mat_are_not_sticks() -> None:
-    # Held-out card scenes: card borders and print, coins and notes on the held-out tables.
-    scenes = [render_scene(seed, SceneSpec(split="heldout")) for seed in range(80_000, 80_012)]
-    assert sum(len(recognizer()(scene.image)[0]) for scene in scenes) <= 12
+    # Held-out card scenes: card borders and print, coins and notes on the held-out tables. At most one
+    # reading a scene on average, over 24 scenes: on 12, one busy checkered scene decides it.
+    scenes = [render_scene(seed, SceneSpec(split="heldout")) for seed in range(80_000, 80_024)]
+    assert sum(len(recognizer()(scene.image)[0]) for scene in scenes) <= 24
     assert sum(len(recognizer()(view.frame)[0]) for view in mat_views(8, seed=81_000)) <= 1
 
 
