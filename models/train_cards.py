@@ -41,8 +41,9 @@ from vision.geometry import order_clockwise, portrait_order, quad_iou
 
 FACE_INDEX = {f: i for i, f in enumerate(FACE_CLASSES)}
 CHUNK = 1500
-STREAK_SHARE = 0.3
+STREAK_SHARE = 0.4
 STREAK_MIN_TILT = math.radians(25)
+INK_STREAK_SHARE = 0.5  # of the streaks, drawn in the crop's own ink colour
 
 
 def training_spec(seed: int, split: str = "train") -> SceneSpec:
@@ -179,7 +180,8 @@ def augment(x, generator, streak_share: float = 0.0):
 
     A streak is a straight band of one colour across the crop at any angle: a glare line on a glossy card,
     the shadow of a pen, a printed stripe. Decks and rooms have many such, and no face should hinge on the
-    numeral being whole."""
+    numeral being whole. Half the streaks take the numeral's own colour, as a printed sash or a pen stroke
+    would."""
     import torch
 
     n, _, h, w = x.shape
@@ -187,6 +189,7 @@ def augment(x, generator, streak_share: float = 0.0):
     def uniform(*shape: int):
         return torch.rand(n, *shape, generator=generator)
 
+    ink = _ink_colour(x)
     gain = 1 + 0.25 * (uniform(1, 1, 1) - 0.5)
     noise = 0.08 * torch.randn(x.shape, generator=generator)
     x = x * gain + noise
@@ -196,12 +199,27 @@ def augment(x, generator, streak_share: float = 0.0):
     # Never near level in the card's frame: a level streak under a numeral would pass for the underline
     # that tells a 6 from a 9.
     angle = STREAK_MIN_TILT + uniform(1, 1) * (torch.pi - 2 * STREAK_MIN_TILT)
-    across = (xs - uniform(1, 1) * w) * torch.sin(angle) - (ys - uniform(1, 1) * h) * torch.cos(angle)
+    # Through a point in the crop's middle three fifths, where the numeral is.
+    x0, y0 = (0.2 + 0.6 * uniform(1, 1)) * w, (0.2 + 0.6 * uniform(1, 1)) * h
+    across = (xs - x0) * torch.sin(angle) - (ys - y0) * torch.cos(angle)
     width = 1 + uniform(1, 1) * 0.2 * w
     on = (uniform(1, 1) < streak_share).float()
     alpha = ((across.abs() < width / 2).float() * on * (0.4 + 0.6 * uniform(1, 1)))[:, None]
     colour = 4 * uniform(3, 1, 1) - 2  # crops are standardised, so this spans dark to light
+    # A band in the numeral's own colour joins its strokes and is the hardest to read through.
+    colour = torch.where(uniform(1, 1, 1) < INK_STREAK_SHARE, ink * gain, colour)
     return x * (1 - alpha) + colour * alpha
+
+
+def _ink_colour(x):
+    """Per crop (N, 3, H, W), the mean colour of its tenth of pixels furthest in brightness from the median:
+    on a card, the numeral's ink."""
+    import torch
+
+    brightness = x.mean(1).flatten(1)
+    spread = (brightness - brightness.median(1, keepdim=True).values).abs()
+    ink = (spread >= torch.quantile(spread, 0.9, dim=1, keepdim=True)).float()
+    return ((x.flatten(2) * ink[:, None]).sum(2) / ink.sum(1, keepdim=True))[..., None, None]
 
 
 def main(
@@ -268,6 +286,7 @@ def main(
             "seed": seed,
             "streak_share": STREAK_SHARE,
             "streak_min_tilt_degrees": round(math.degrees(STREAK_MIN_TILT)),
+            "ink_streak_share": INK_STREAK_SHARE,
             "fonts": len(split_fonts("train")),
             "heldout_fonts": len(split_fonts("heldout")),
             "data": "models/synth renders, split=train; validation split=heldout (fonts, designs, tables)",
