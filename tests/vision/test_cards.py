@@ -13,7 +13,7 @@ from vision.cards.recognize import CardRecognizer, select_cards
 HELDOUT_SCENES, HELDOUT_FIRST_SEED = 120, 20_000_000
 HELDOUT_SEED = 50_000_000  # other held-out renders for the focused tests below
 READ_RIGHT_WHEN_FOUND = 0.98
-RECALL_FLOOR = 0.81  # measured 83.5 % with the committed models
+RECALL_FLOOR = 0.83  # measured 85.7 % with the committed models
 
 
 @pytest.fixture(scope="module")
