@@ -306,9 +306,29 @@ def _veined(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
     return img * (1 - alpha[..., None]) + vein * alpha[..., None]
 
 
+# Kinds whose generator needs nothing but the size.
+_DRAWN_BY = {
+    "woven": _weave,
+    "concrete": _concrete,
+    "knotty": _knotty,
+    "print": _print,
+    "gingham": _gingham,
+    "scratched": _scratched,
+    "terrazzo": _terrazzo,
+    "harlequin": _harlequin,
+    "houndstooth": _houndstooth,
+    "graph": _graph,
+    "pinstripe": _pinstripe,
+    "planks": _planks,
+    "veined": _veined,
+}
+
+
 def render_table(rng: np.random.Generator, kind: str, h: int, w: int) -> np.ndarray:
     """A BGR float32 table top of the given kind."""
-    if kind == "wood":
+    if kind in _DRAWN_BY:
+        img = _DRAWN_BY[kind](rng, h, w)
+    elif kind == "wood":
         img = _wood(rng, h, w, light=False)
     elif kind == "birch":
         img = _wood(rng, h, w, light=True)
@@ -363,34 +383,8 @@ def render_table(rng: np.random.Generator, kind: str, h: int, w: int) -> np.ndar
         cork = np.array([70, 120, 170], np.float32) * rng.uniform(0.6, 1.15)
         img = _felt(rng, h, w, cork) * (0.75 + 0.25 * _smooth_noise(rng, h, w, 3)[..., None])
         img[_smooth_noise(rng, h, w, 2) > 0.85] *= 0.5  # dark granules
-    elif kind == "woven":
-        img = _weave(rng, h, w)
-    elif kind == "concrete":
-        img = _concrete(rng, h, w)
-    elif kind == "knotty":
-        img = _knotty(rng, h, w)
-    elif kind == "print":
-        img = _print(rng, h, w)
-    elif kind == "gingham":
-        img = _gingham(rng, h, w)
     elif kind == "plain":  # any colour, a third near the sticks' wood and match tones
         img = _felt(rng, h, w, _random_bgr(rng)) * (0.95 + 0.05 * _smooth_noise(rng, h, w, 200)[..., None])
-    elif kind == "scratched":
-        img = _scratched(rng, h, w)
-    elif kind == "terrazzo":
-        img = _terrazzo(rng, h, w)
-    elif kind == "harlequin":
-        img = _harlequin(rng, h, w)
-    elif kind == "houndstooth":
-        img = _houndstooth(rng, h, w)
-    elif kind == "graph":
-        img = _graph(rng, h, w)
-    elif kind == "pinstripe":
-        img = _pinstripe(rng, h, w)
-    elif kind == "planks":
-        img = _planks(rng, h, w)
-    elif kind == "veined":
-        img = _veined(rng, h, w)
     else:
         raise ValueError(f"unknown table kind: {kind}")
     return np.clip(img, 0, 255).astype(np.float32)
