@@ -31,6 +31,16 @@ END_SIGMA = 0.8  # cells
 # half-vector is mostly read too short or too long) and across it (a neighbour's end beside it is not its own).
 END_REACH = 0.45
 END_ACROSS = 0.1
+# Sticks crossed near their middles share one centre peak, whose regressed half-vector, an average of
+# theirs in doubled angles, comes out short: under CROSS_SHORT of the frame's median stick. There each
+# stick is also read from two end peaks (scores CROSS_END and up) facing each other across the centre peak:
+# midway within CROSS_CENTRE of their span from it, the span within CROSS_LENGTH of the median stick, and
+# turned at least CROSS_TURN from the other stick there. Chosen on training-split validation renders.
+CROSS_SHORT = 0.8
+CROSS_END = 0.4
+CROSS_CENTRE = 0.15
+CROSS_LENGTH = (0.8, 1.25)
+CROSS_TURN = np.radians(25.0)
 
 
 def heat_sigma(length: float) -> float:
@@ -62,13 +72,14 @@ def decode(output: np.ndarray, threshold: float = PEAK_THRESHOLD) -> list[tuple[
     scores, centers, values = read_peaks(output[[0, 2, 3, 4, 5]], STRIDE, threshold)
     end_scores, end_points, _ = read_peaks(output[[1, 6, 7]], STRIDE, END_THRESHOLD)
     halves = undoubled(values[0], values[1]) * STRIDE
-    found = []
-    for score, centre, half in zip(scores, centers, halves, strict=True):
+    readings = []  # (score, ends, peak index, both ends on end peaks)
+    for peak, (score, centre, half) in enumerate(zip(scores, centers, halves, strict=True)):
         length = 2 * float(np.linalg.norm(half))
         if length < 1:
             continue
         ends = np.array([centre - half, centre + half])
         axis = half / np.linalg.norm(half)
+        snapped = 0
         for k in range(2):
             offset = end_points - ends[k] if len(end_points) else np.zeros((0, 2))
             along, across = np.abs(offset @ axis), np.abs(offset @ np.array([-axis[1], axis[0]]))
@@ -76,9 +87,57 @@ def decode(output: np.ndarray, threshold: float = PEAK_THRESHOLD) -> list[tuple[
             near = (along <= max(1.5 * STRIDE, END_REACH * length)) & (across <= max(1.5 * STRIDE, END_ACROSS * length))
             if near.any():
                 ends[k] = end_points[near][np.argmax(end_scores[near] - dist[near] / length)]
+                snapped += 1
         if np.linalg.norm(ends[1] - ends[0]) > 0.5 * length:
-            found.append((float(score), ends))
-    return found
+            readings.append((float(score), ends, peak, snapped == 2))
+    whole = [np.linalg.norm(e[1] - e[0]) for _, e, _, on_peaks in readings if on_peaks]
+    if whole:
+        typical = float(np.median(whole))
+        for peak, (score, centre, half) in enumerate(zip(scores, centers, halves, strict=True)):
+            if 2 * np.linalg.norm(half) >= CROSS_SHORT * typical:
+                continue
+            # A crossing: the readings there whose ends are end peaks stand; the others are averages.
+            here = [r for r in readings if np.linalg.norm(r[1].mean(axis=0) - centre) <= CROSS_CENTRE * typical]
+            pairs = _facing_pairs(centre, typical, end_points, end_scores, [r[1] for r in here if r[3]])
+            if pairs:
+                readings = [r for r in readings if r[2] != peak or r[3]]
+                readings += [(min(float(score), s), e, peak, True) for s, e in pairs]
+    return [(score, ends) for score, ends, _, _ in readings]
+
+
+def _facing_pairs(
+    centre: np.ndarray, typical: float, end_points: np.ndarray, end_scores: np.ndarray, read: list[np.ndarray]
+) -> list[tuple[float, np.ndarray]]:
+    """Sticks read at a centre peak from pairs of end peaks facing each other across it (CROSS_*), each with
+    its weaker end's score, turned from the sticks `read` there and from each other: two sticks at most
+    share a centre. On a lattice no pair fits but a stick's own: the other ends near its centre are its
+    neighbours', a whole stick or more apart."""
+    near = (np.linalg.norm(end_points - centre, axis=1) <= (0.5 + CROSS_CENTRE) * CROSS_LENGTH[1] * typical) & (
+        end_scores >= CROSS_END
+    )
+    points, scores = end_points[near], end_scores[near]
+    pairs = []
+    for i in range(len(points)):
+        for j in range(i + 1, len(points)):
+            span = float(np.linalg.norm(points[j] - points[i]))
+            if (
+                CROSS_LENGTH[0] * typical <= span <= CROSS_LENGTH[1] * typical
+                and np.linalg.norm((points[i] + points[j]) / 2 - centre) <= CROSS_CENTRE * span
+            ):
+                pairs.append((float(min(scores[i], scores[j])), np.array([points[i], points[j]])))
+    kept: list[tuple[float, np.ndarray]] = []
+    for score, ends in sorted(pairs, key=lambda p: -p[0]):
+        if len(read) + len(kept) >= 2:
+            break
+        if all(_turn(ends, other) >= CROSS_TURN for other in read + [k for _, k in kept]):
+            kept.append((score, ends))
+    return kept
+
+
+def _turn(a: np.ndarray, b: np.ndarray) -> float:
+    """The angle between two segments' lines (ends 2x2 each), 0 to pi/2."""
+    u, v = a[1] - a[0], b[1] - b[0]
+    return float(np.arccos(min(1.0, abs(float(u @ v)) / (np.linalg.norm(u) * np.linalg.norm(v)))))
 
 
 class StickLocator(LocatorNetwork):
