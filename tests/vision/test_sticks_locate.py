@@ -110,7 +110,7 @@ def _same(found: list[tuple[float, np.ndarray]], truth: np.ndarray, tolerance: f
     return any(min(np.abs(e - truth).max(), np.abs(e[::-1] - truth).max()) < tolerance for _, e in found)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, derandomize=True)
 @given(st.data())
 def test_sticks_crossed_at_their_middles_are_both_read(data) -> None:
     """Crossed near their middles, two sticks share one centre peak, where the network regresses the mean of

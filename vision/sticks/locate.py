@@ -25,6 +25,7 @@ GRID = (INPUT_SIZE[0] // STRIDE, INPUT_SIZE[1] // STRIDE)
 CHANNELS = ("heat", "end_heat", "dx", "dy", "half_cos", "half_sin", "end_dx", "end_dy")
 MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "sticks_locate.onnx"
 PEAK_THRESHOLD = 0.3
+FAINT_THRESHOLD = 0.1  # fainter peaks are read only where they complete a pattern (vision/sticks/recognize.py)
 END_THRESHOLD = 0.2
 END_SIGMA = 0.8  # cells
 # How far an end peak may lie from the end a centre gives, in the reading's length: along the stick (a
@@ -68,8 +69,23 @@ def encode_targets(sticks: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np
 
 def decode(output: np.ndarray, threshold: float = PEAK_THRESHOLD) -> list[tuple[float, np.ndarray]]:
     """Network output (8, H, W) -> (score, ends 2x2 in input px) at each centre peak, each end moved to the
-    strongest end peak near it along the stick (END_REACH, END_ACROSS)."""
+    strongest end peak near it along the stick (END_REACH, END_ACROSS), and sticks crossed at one peak read
+    from their end peaks (CROSS_*)."""
+    return [(score, ends) for score, ends, _ in _readings(output, threshold, crossings=True)]
+
+
+def decode_faint(output: np.ndarray, faint: float, threshold: float = PEAK_THRESHOLD) -> list[tuple[float, np.ndarray]]:
+    """As `decode`, at the centre peaks from `faint` up to (not including) `threshold` only."""
+    return [(score, ends) for score, ends, _ in _readings(output, faint, below=threshold)]
+
+
+def _readings(
+    output: np.ndarray, threshold: float, below: float = np.inf, crossings: bool = False
+) -> list[tuple[float, np.ndarray, bool]]:
+    """(score, ends, both ends on end peaks) at the centre peaks scoring from `threshold` to under `below`."""
     scores, centers, values = read_peaks(output[[0, 2, 3, 4, 5]], STRIDE, threshold)
+    keep = scores < below
+    scores, centers, values = scores[keep], centers[keep], values[:, keep]
     end_scores, end_points, _ = read_peaks(output[[1, 6, 7]], STRIDE, END_THRESHOLD)
     halves = undoubled(values[0], values[1]) * STRIDE
     readings = []  # (score, ends, peak index, both ends on end peaks)
@@ -91,7 +107,7 @@ def decode(output: np.ndarray, threshold: float = PEAK_THRESHOLD) -> list[tuple[
         if np.linalg.norm(ends[1] - ends[0]) > 0.5 * length:
             readings.append((float(score), ends, peak, snapped == 2))
     whole = [np.linalg.norm(e[1] - e[0]) for _, e, _, on_peaks in readings if on_peaks]
-    if whole:
+    if crossings and whole:
         typical = float(np.median(whole))
         for peak, (score, centre, half) in enumerate(zip(scores, centers, halves, strict=True)):
             if 2 * np.linalg.norm(half) >= CROSS_SHORT * typical:
@@ -102,7 +118,7 @@ def decode(output: np.ndarray, threshold: float = PEAK_THRESHOLD) -> list[tuple[
             if pairs:
                 readings = [r for r in readings if r[2] != peak or r[3]]
                 readings += [(min(float(score), s), e, peak, True) for s, e in pairs]
-    return [(score, ends) for score, ends, _, _ in readings]
+    return [(score, ends, on_peaks) for score, ends, _, on_peaks in readings]
 
 
 def _facing_pairs(
@@ -146,7 +162,12 @@ class StickLocator(LocatorNetwork):
     def __init__(self, model_path: Path = MODEL_PATH, threads: int = 1) -> None:
         super().__init__(model_path, CHANNELS, INPUT_SIZE, "models.train_sticks", threads)
 
-    def __call__(self, image: np.ndarray, threshold: float = PEAK_THRESHOLD) -> list[tuple[float, np.ndarray]]:
-        """Candidate sticks in a BGR frame: (score, ends 2x2 in the frame's pixels)."""
+    def sure_and_faint(
+        self, image: np.ndarray, threshold: float = PEAK_THRESHOLD, faint: float = FAINT_THRESHOLD
+    ) -> tuple[list[tuple[float, np.ndarray]], list[tuple[float, np.ndarray]]]:
+        """Candidate sticks at centre peaks over `threshold`, and those at fainter peaks down to `faint`, from
+        one run of the network: (score, ends 2x2 in the frame's pixels) each."""
         canvas, scale = letterbox(image, INPUT_SIZE)
-        return [(score, ends / scale) for score, ends in decode(self.maps(canvas), threshold)]
+        maps = self.maps(canvas)
+        sure, fainter = decode(maps, threshold), decode_faint(maps, faint, threshold)
+        return [(s, e / scale) for s, e in sure], [(s, e / scale) for s, e in fainter]

@@ -3,19 +3,21 @@
 - locate: the stick locator network (vision/sticks/locate.py) gives each stick's centre and both ends;
   a second peak on a stick already found, and sticks inside outlines to ignore (cards), are dropped;
 - lattice: the table plane taken from calibration or from the sticks themselves (vision/sticks/plane.py), a
-  reading two or three sticks long (sticks end to end) split into sticks of the common length there,
-  touching sticks grouped, each group walked onto the lattice and checked (vision/sticks/lattice.py).
+  reading two or three sticks long (sticks end to end) split into sticks of the common length there, sticks
+  at fainter centre peaks added where they make read sticks a five-stick pattern, touching
+  sticks grouped, each group walked onto the lattice and checked (vision/sticks/lattice.py).
 """
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import cv2
 import numpy as np
 
 from vision.sticks.detections import Polystick, Stick
-from vision.sticks.lattice import group, snap
+from vision.sticks.lattice import TOUCH, group, snap, touching
 from vision.sticks.locate import StickLocator
 from vision.sticks.plane import split_runs, table_plane, to_plane
 
@@ -62,6 +64,47 @@ def _outside(candidates: list[tuple[float, np.ndarray]], ignore: list[np.ndarray
     ]
 
 
+def add_faint_sticks(
+    found: list[tuple[float, np.ndarray]], faint: list[tuple[float, np.ndarray]], plane: np.ndarray
+) -> list[tuple[float, np.ndarray]]:
+    """`found` with the faint readings that make a pattern of five sticks, a DIGIT card, with found ones: one
+    that completes four, then two together that complete three (best first). A stick the network barely
+    marks is taken only where the lattice asks for it: the layouts read are all five-stick patterns, and
+    sticks that fall on its edges and make a card are strong evidence.
+    """
+    found = list(found)
+    options = [
+        (score, candidate)
+        for score, candidate in sorted(faint, key=lambda c: -c[0])
+        if np.linalg.norm(candidate[1] - candidate[0]) >= MIN_STICK_PX
+        and _covered(candidate, [e for _, e in found]) < COVERED
+    ]
+    if not options:
+        return found
+    n = len(found)
+    ends = to_plane(plane, np.array([e for _, e in found] + [c for _, c in options], np.float64))
+    seen = np.isfinite(ends[n:]).all(axis=(1, 2))  # not beyond the table's horizon
+    options, ends = [o for o, ok in zip(options, seen, strict=True) if ok], np.concatenate([ends[:n], ends[n:][seen]])
+    groups = group(ends[:n])
+    # Sticks whose middles lie further apart than their half-lengths and the touching reach cannot touch.
+    middles, lengths = ends.mean(axis=1), np.linalg.norm(ends[:, 1] - ends[:, 0], axis=1)
+    gap = np.linalg.norm(middles[n:, None] - middles[None, :n], axis=2)
+    near = gap <= (lengths[n:, None] + lengths[None, :n]) * (0.5 + TOUCH)
+    touches = [
+        {g for g, members in enumerate(groups) if any(touching(ends, n + k, j) for j in members if near[k, j])}
+        for k in range(len(options))
+    ]
+    for size in (1, 2):
+        for chosen in itertools.combinations(range(len(options)), size):
+            joined = set().union(*(touches[k] for k in chosen))
+            members = [j for g in joined for j in groups[g]] + [n + k for k in chosen]
+            if not joined or len(members) != 5 or snap(ends[members], square=True)[3] is None:
+                continue
+            found += [options[k] for k in chosen]
+            return add_faint_sticks(found, [o for k, o in enumerate(options) if k not in chosen], plane)
+    return found
+
+
 class StickRecognizer:
     """Frames in, sticks and polysticks out. Holds the locator network; build one and reuse it."""
 
@@ -83,7 +126,8 @@ class StickRecognizer:
         outlines (image px) of other things read on the table, such as cards: what lies on them is not a stick.
         """
         t0 = time.perf_counter()
-        found = _distinct(_outside(self.locator(image), list(ignore)))
+        sure, faint = self.locator.sure_and_faint(image)
+        found = _distinct(_outside(sure, list(ignore)))
         t1 = time.perf_counter()
         plane = None
         if found:
@@ -93,6 +137,7 @@ class StickRecognizer:
                 # A run read whole may also have been read stick by stick; the plane is chosen again.
                 found = _distinct([(found[i][0], e) for i, e in pieces])
                 plane = self.plane(np.array([e for _, e in found]), image.shape[1::-1], homography)
+            found = add_faint_sticks(found, _outside(faint, list(ignore)), plane)
         sticks = [Stick(e, min(1.0, score)) for score, e in found]
         polysticks = self.polysticks(sticks, plane, square=True)
         t2 = time.perf_counter()

@@ -1,0 +1,57 @@
+"""A stick at a faint centre peak is read only where it makes four read sticks a five-stick pattern."""
+
+import random
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from models.synth.scenes import Camera
+from models.synth.sticks import lattice_sticks
+from vision.sticks.detections import Stick
+from vision.sticks.plane import table_plane
+from vision.sticks.recognize import StickRecognizer, add_faint_sticks
+
+
+def _layout(card: int, seed: int) -> list[np.ndarray]:
+    """A card's five sticks as a webcam sees them, in picture pixels."""
+    rng = random.Random(seed)
+    camera = Camera.looking_at((1280, 720), rng.uniform(80, 140), rng.uniform(0, 50), rng.uniform(-180, 180), 64)
+    return [camera.project(s.ends) for s in lattice_sticks(rng, card, 61.0, 60.0, np.zeros(2))]
+
+
+def _decoys(read: list[np.ndarray], missing: np.ndarray) -> list[np.ndarray]:
+    """Faint readings that complete no pattern: the missing stick moved half a stick across itself (its ends
+    off the lattice), one lying across a read stick's middle, and one far off."""
+    axis = missing[1] - missing[0]
+    beside = missing + np.array([-axis[1], axis[0]]) / 2
+    middle, half = read[0].mean(axis=0), (read[0][1] - read[0][0]) / 2
+    turned = np.array([-half[1], half[0]])
+    return [beside, np.array([middle - turned, middle + turned]), missing + 20 * axis]
+
+
+def _card(readings: list[tuple[float, np.ndarray]], plane: np.ndarray) -> int | None:
+    groups = StickRecognizer.polysticks([Stick(e, s) for s, e in readings], plane, square=True)
+    return groups[0].card if len(groups) == 1 else None
+
+
+@settings(max_examples=80, deadline=None, derandomize=True)
+@given(st.integers(1, 55), st.sets(st.integers(0, 4), min_size=1, max_size=2), st.integers(0, 10_000))
+def test_missing_sticks_are_taken_and_decoys_are_not(card: int, missing: set[int], seed: int) -> None:
+    """One or two of a card's sticks read only faintly, among faint decoys scoring higher."""
+    sticks = _layout(card, seed)
+    read = [s for k, s in enumerate(sticks) if k not in missing]
+    faint = [(0.25, d) for k in missing for d in _decoys(read, sticks[k])] + [(0.2, sticks[k]) for k in missing]
+    plane = table_plane(np.array(sticks), (1280, 720))
+    completed = add_faint_sticks([(0.9, s) for s in read], faint, plane)
+    assert len(completed) == 5 and all(any(e is sticks[k] for _, e in completed) for k in missing)
+    assert _card(completed, plane) == card
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.integers(1, 55), st.integers(0, 10_000))
+def test_a_whole_pattern_takes_no_faint_stick(card: int, seed: int) -> None:
+    sticks = _layout(card, seed)
+    plane = table_plane(np.array(sticks), (1280, 720))
+    faint = [(0.2, d) for k in range(5) for d in _decoys([sticks[(k + 1) % 5]], sticks[k])]
+    assert len(add_faint_sticks([(0.9, s) for s in sticks], faint, plane)) == 5
