@@ -1,4 +1,4 @@
-"""A stick at a faint centre peak is read only where it makes four read sticks a five-stick pattern."""
+"""Faint sticks are read only where they complete a five-stick pattern; unsure extras that spoil one go."""
 
 import random
 
@@ -10,7 +10,7 @@ from models.synth.scenes import Camera
 from models.synth.sticks import lattice_sticks
 from vision.sticks.detections import Stick
 from vision.sticks.plane import table_plane
-from vision.sticks.recognize import StickRecognizer, add_faint_sticks
+from vision.sticks.recognize import StickRecognizer, add_faint_sticks, drop_unsure_extras
 
 
 def _layout(card: int, seed: int) -> list[np.ndarray]:
@@ -55,3 +55,36 @@ def test_a_whole_pattern_takes_no_faint_stick(card: int, seed: int) -> None:
     plane = table_plane(np.array(sticks), (1280, 720))
     faint = [(0.2, d) for k in range(5) for d in _decoys([sticks[(k + 1) % 5]], sticks[k])]
     assert len(add_faint_sticks([(0.9, s) for s in sticks], faint, plane)) == 5
+
+
+def _spurs(sticks: list[np.ndarray], count: int) -> list[np.ndarray]:
+    """Readings that touch the layout off its lattice: from a stick's end, turned 45 degrees off it."""
+    spurs = []
+    for stick in sticks[:count]:
+        axis = stick[1] - stick[0]
+        turned = np.array([axis[0] - axis[1], axis[0] + axis[1]]) / np.sqrt(2)
+        spurs.append(np.array([stick[1], stick[1] + turned]))
+    return spurs
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.integers(1, 55), st.integers(1, 2), st.integers(0, 10_000))
+def test_unsure_readings_that_spoil_a_card_are_dropped_and_sure_ones_kept(card: int, count: int, seed: int) -> None:
+    sticks = _layout(card, seed)
+    plane = table_plane(np.array(sticks), (1280, 720))
+    read = [(0.7, s) for s in sticks]
+    unsure = drop_unsure_extras(read + [(0.4, s) for s in _spurs(sticks, count)], plane)
+    assert len(unsure) == 5 and _card(unsure, plane) == card
+    sure = read + [(0.9, s) for s in _spurs(sticks, count)]
+    assert len(drop_unsure_extras(sure, plane)) == 5 + count
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.integers(1, 55), st.integers(0, 4), st.integers(0, 10_000))
+def test_a_broken_layout_keeps_all_its_sticks(card: int, moved: int, seed: int) -> None:
+    """Five sticks, one turned off the lattice about its end: nothing to drop, the layout stays broken."""
+    sticks = _layout(card, seed)
+    plane = table_plane(np.array(sticks), (1280, 720))
+    sticks[moved] = _spurs([sticks[moved]], 1)[0]
+    read = [(0.4, s) for s in sticks]
+    assert len(drop_unsure_extras(read, plane)) == 5

@@ -25,6 +25,7 @@ MIN_STICK_PX = 20.0  # a stick shorter than this in the picture is not read
 COVERED = 0.7  # a reading lying this much of its length along better ones reads nothing new
 IGNORE_GROWTH = 1.04  # outlines to ignore grown by this, and IGNORE_MARGIN px, so a card's edges go too
 IGNORE_MARGIN = 4.0
+UNSURE = 0.6  # a reading under this score may be dropped where it alone keeps a layout from being a card
 
 
 def _covered(ends: np.ndarray, kept: list[np.ndarray]) -> float:
@@ -105,6 +106,28 @@ def add_faint_sticks(
     return found
 
 
+def drop_unsure_extras(found: list[tuple[float, np.ndarray]], plane: np.ndarray) -> list[tuple[float, np.ndarray]]:
+    """`found` without the one or two unsure readings (score under UNSURE) that keep a touching group of six
+    or seven from being a DIGIT card: a seam or a shadow read as a stick against a layout. Of the ways to
+    leave five that make a card, the one dropping the least confident readings."""
+    ends = to_plane(plane, np.array([e for _, e in found], np.float64))
+    if not np.isfinite(ends).all():
+        return found
+    dropped: set[int] = set()
+    for members in group(ends):
+        if not 6 <= len(members) <= 7 or snap(ends[members], square=True)[3] is not None:
+            continue
+        unsure = [i for i in members if found[i][0] < UNSURE]
+        ways = [
+            out
+            for out in itertools.combinations(unsure, len(members) - 5)
+            if snap(ends[[i for i in members if i not in out]], square=True)[3] is not None
+        ]
+        if ways:
+            dropped |= set(min(ways, key=lambda out: sorted((found[i][0] for i in out), reverse=True)))
+    return [f for i, f in enumerate(found) if i not in dropped]
+
+
 class StickRecognizer:
     """Frames in, sticks and polysticks out. Holds the locator network; build one and reuse it."""
 
@@ -137,7 +160,7 @@ class StickRecognizer:
                 # A run read whole may also have been read stick by stick; the plane is chosen again.
                 found = _distinct([(found[i][0], e) for i, e in pieces])
                 plane = self.plane(np.array([e for _, e in found]), image.shape[1::-1], homography)
-            found = add_faint_sticks(found, _outside(faint, list(ignore)), plane)
+            found = drop_unsure_extras(add_faint_sticks(found, _outside(faint, list(ignore)), plane), plane)
         sticks = [Stick(e, min(1.0, score)) for score, e in found]
         polysticks = self.polysticks(sticks, plane, square=True)
         t2 = time.perf_counter()
