@@ -74,19 +74,21 @@ def add_faint_sticks(
     sticks that fall on its edges and make a card are strong evidence.
     """
     found = list(found)
+    n = len(found)
+    groups = group(to_plane(plane, np.array([e for _, e in found], np.float64)))
+    if sum(len(g) for g in groups if len(g) < 5) < 3:
+        return found  # no three or four read sticks that one or two more could make five
     options = [
         (score, candidate)
         for score, candidate in sorted(faint, key=lambda c: -c[0])
         if np.linalg.norm(candidate[1] - candidate[0]) >= MIN_STICK_PX
         and _covered(candidate, [e for _, e in found]) < COVERED
     ]
-    if not options:
-        return found
-    n = len(found)
     ends = to_plane(plane, np.array([e for _, e in found] + [c for _, c in options], np.float64))
     seen = np.isfinite(ends[n:]).all(axis=(1, 2))  # not beyond the table's horizon
     options, ends = [o for o, ok in zip(options, seen, strict=True) if ok], np.concatenate([ends[:n], ends[n:][seen]])
-    groups = group(ends[:n])
+    if not options:
+        return found
     # Sticks whose middles lie further apart than their half-lengths and the touching reach cannot touch.
     middles, lengths = ends.mean(axis=1), np.linalg.norm(ends[:, 1] - ends[:, 0], axis=1)
     gap = np.linalg.norm(middles[n:, None] - middles[None, :n], axis=2)
@@ -110,6 +112,8 @@ def drop_unsure_extras(found: list[tuple[float, np.ndarray]], plane: np.ndarray)
     """`found` without the one or two unsure readings (score under UNSURE) that keep a touching group of six
     or seven from being a DIGIT card: a seam or a shadow read as a stick against a layout. Of the ways to
     leave five that make a card, the one dropping the least confident readings."""
+    if len(found) < 6:
+        return found
     ends = to_plane(plane, np.array([e for _, e in found], np.float64))
     if not np.isfinite(ends).all():
         return found
