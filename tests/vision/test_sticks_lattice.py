@@ -11,7 +11,7 @@ from models.synth.sticks import illegal_sticks, lattice_sticks, pickup_sticks
 from rules.sticks import card_number, is_connected
 from vision.sticks.detections import Stick
 from vision.sticks.lattice import group, snap
-from vision.sticks.plane import tilt_plane, to_plane
+from vision.sticks.plane import split_runs, tilt_plane, to_plane
 from vision.sticks.recognize import StickRecognizer
 
 LENGTH_MM, THICKNESS_MM = 60.0, 5.0
@@ -120,3 +120,20 @@ def test_right_angles_under_a_steep_view() -> None:
     edges, connected, on_lattice, number = snap(ends)
     assert on_lattice and connected and number is None  # four sticks are not a card
     assert len({p for e in edges for p in (e.a, e.b)}) == 5
+
+
+RUN = np.array([[0.0, 0.0], [200.0, 0.0]])  # two sticks of 100 px end to end, read as one
+SQUARE = np.array([[200.0, 0.0], [200.0, 100.0]])
+SLANTED = np.array([[100.0, 0.0], [150.0, 87.0]])  # off square: the group may be a heap
+
+
+@pytest.mark.parametrize("slanted", [False, True])
+@pytest.mark.parametrize("joint_marked", [False, True])
+def test_a_run_in_a_crooked_group_is_cut_only_where_its_joint_is_marked(slanted: bool, joint_marked: bool) -> None:
+    sticks = np.array([RUN, SQUARE] + ([SLANTED] if slanted else []))
+    end_points = np.array([[0.0, 0.0], [200.0, 100.0]] + ([[101.0, 2.0]] if joint_marked else []))
+    pieces = split_runs(sticks, np.eye(3), end_points)
+    cut = [e for i, e in pieces if i == 0]
+    assert len(cut) == (2 if joint_marked or not slanted else 1)
+    if len(cut) == 2:
+        assert np.allclose(cut[0], [[0, 0], [100, 0]]) and np.allclose(cut[1], [[100, 0], [200, 0]])

@@ -13,6 +13,7 @@ the play mat and patterned tables as what is not a stick, the network does not a
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -156,18 +157,29 @@ def _turn(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.arccos(min(1.0, abs(float(u @ v)) / (np.linalg.norm(u) * np.linalg.norm(v)))))
 
 
+@dataclass(frozen=True)
+class LocatorReadings:
+    """Candidate sticks, (score, ends 2x2) each: at centre peaks over PEAK_THRESHOLD (`sure`) and at fainter
+    ones down to FAINT_THRESHOLD (`faint`); and every end peak (n x 2)."""
+
+    sure: list[tuple[float, np.ndarray]]
+    faint: list[tuple[float, np.ndarray]]
+    end_points: np.ndarray
+
+
 class StickLocator(LocatorNetwork):
     """The locating network, loaded once; `maps` gives its raw output (8, H, W) for a letterboxed frame."""
 
     def __init__(self, model_path: Path = MODEL_PATH, threads: int = 1) -> None:
         super().__init__(model_path, CHANNELS, INPUT_SIZE, "models.train_sticks", threads)
 
-    def sure_and_faint(
-        self, image: np.ndarray, threshold: float = PEAK_THRESHOLD, faint: float = FAINT_THRESHOLD
-    ) -> tuple[list[tuple[float, np.ndarray]], list[tuple[float, np.ndarray]]]:
-        """Candidate sticks at centre peaks over `threshold`, and those at fainter peaks down to `faint`, from
-        one run of the network: (score, ends 2x2 in the frame's pixels) each."""
+    def read(self, image: np.ndarray) -> LocatorReadings:
+        """What one run of the network says of a BGR frame, in the frame's pixels."""
         canvas, scale = letterbox(image, INPUT_SIZE)
         maps = self.maps(canvas)
-        sure, fainter = decode(maps, threshold), decode_faint(maps, faint, threshold)
-        return [(s, e / scale) for s, e in sure], [(s, e / scale) for s, e in fainter]
+        _, end_points, _ = read_peaks(maps[[1, 6, 7]], STRIDE, END_THRESHOLD)
+        return LocatorReadings(
+            [(s, e / scale) for s, e in decode(maps)],
+            [(s, e / scale) for s, e in decode_faint(maps, FAINT_THRESHOLD)],
+            end_points / scale,
+        )

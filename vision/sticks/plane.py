@@ -27,6 +27,7 @@ MOST_PER_RUN = 3
 RUN_SIGMA = 0.1  # spread of log length when choosing the unit
 RUN_COST = 1.0  # of reading one stick as several that fit as well, the one
 RUN_FIT = 0.15  # a run is split only if its length is this close (in log) to a whole number of units
+JOINT_REACH = 0.35  # of a piece's length: how near a joint of a run an end peak must lie
 
 
 def tilt_plane(size: tuple[int, int], tilt_deg: float) -> np.ndarray:
@@ -100,20 +101,26 @@ def _off_square(vectors: np.ndarray) -> np.ndarray:
     return np.abs(np.angle(np.exp(4j * (angles - phase)))) / 4
 
 
-def split_runs(ends: np.ndarray, plane: np.ndarray) -> list[tuple[int, np.ndarray]]:
+def split_runs(
+    ends: np.ndarray, plane: np.ndarray, end_points: np.ndarray | None = None
+) -> list[tuple[int, np.ndarray]]:
     """Each stick (n x 2 x 2 image px) with its index, a run of k sticks end to end replaced by k equal
     pieces (equal on the table plane `plane` maps the picture to). The unit is each touching group's own;
     a stick touching none is left whole, as it may be no stick at all, and so are the sticks of a group
-    that does not lie along two square directions (a heap of pick-up sticks, read in part, holds no run)."""
+    that does not lie along two square directions (a heap of pick-up sticks, read in part, holds no run).
+    Given the locator's `end_points` (image px), a run is cut only where an end peak marks every joint:
+    where sticks meet end to end the network marks their ends, along one whole stick it marks none."""
     plane_ends = to_plane(plane, ends)
     lengths = np.linalg.norm(plane_ends[:, 1] - plane_ends[:, 0], axis=1)
     if not np.all(np.isfinite(lengths)):
         return list(enumerate(ends))
     units = np.full(len(ends), np.nan)
+    crooked = np.zeros(len(ends), bool)
     for members in group(ends):
-        vectors = plane_ends[members, 1] - plane_ends[members, 0]
-        if len(members) >= 2 and (_off_square(vectors) > ANGLE_CAP).sum() <= 1:
+        off = (_off_square(plane_ends[members, 1] - plane_ends[members, 0]) > ANGLE_CAP).sum()
+        if len(members) >= 2 and off <= 1:
             units[members] = unit_length(lengths[members])
+            crooked[members] = off == 1
     inverse = np.linalg.inv(plane)
     pieces = []
     for i, (stick, length, unit) in enumerate(zip(plane_ends, lengths, units, strict=True)):
@@ -123,5 +130,18 @@ def split_runs(ends: np.ndarray, plane: np.ndarray) -> list[tuple[int, np.ndarra
             continue
         cuts = stick[0] + (stick[1] - stick[0]) * np.linspace(0, 1, k + 1)[:, None]
         points = to_plane(inverse, cuts)
+        if crooked[i] and end_points is not None and not _joints_marked(
+            points[1:-1], end_points, np.linalg.norm(ends[i, 1] - ends[i, 0]) / k
+        ):
+            pieces.append((i, ends[i]))
+            continue
         pieces += [(i, np.array([points[j], points[j + 1]])) for j in range(k)]
     return pieces
+
+
+def _joints_marked(joints: np.ndarray, end_points: np.ndarray, piece: float) -> bool:
+    """Whether an end peak lies within JOINT_REACH of a piece's length of every joint (image px)."""
+    if not len(end_points):
+        return False
+    gaps = np.linalg.norm(joints[:, None] - end_points[None], axis=2).min(axis=1)
+    return bool((gaps <= JOINT_REACH * piece).all())

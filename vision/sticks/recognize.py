@@ -153,18 +153,18 @@ class StickRecognizer:
         outlines (image px) of other things read on the table, such as cards: what lies on them is not a stick.
         """
         t0 = time.perf_counter()
-        sure, faint = self.locator.sure_and_faint(image)
-        found = _distinct(_outside(sure, list(ignore)))
+        readings = self.locator.read(image)
+        found = _distinct(_outside(readings.sure, list(ignore)))
         t1 = time.perf_counter()
         plane = None
         if found:
             plane = self.plane(np.array([e for _, e in found]), image.shape[1::-1], homography)
-            pieces = split_runs(np.array([e for _, e in found]), plane)
+            pieces = split_runs(np.array([e for _, e in found]), plane, readings.end_points)
             if len(pieces) > len(found):
                 # A run read whole may also have been read stick by stick; the plane is chosen again.
                 found = _distinct([(found[i][0], e) for i, e in pieces])
                 plane = self.plane(np.array([e for _, e in found]), image.shape[1::-1], homography)
-            found = drop_unsure_extras(add_faint_sticks(found, _outside(faint, list(ignore)), plane), plane)
+            found = drop_unsure_extras(add_faint_sticks(found, _outside(readings.faint, list(ignore)), plane), plane)
         sticks = [Stick(e, min(1.0, score)) for score, e in found]
         polysticks = self.polysticks(sticks, plane, square=True)
         t2 = time.perf_counter()
