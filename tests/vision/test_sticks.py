@@ -43,13 +43,13 @@ def score(kind: str, seeds: range, calibrated: bool = False, plain: bool = True)
 
 def test_lattice_layouts_read_as_their_card() -> None:
     result = score("lattice", range(SEED, SEED + 12))
-    assert result.lattice_right >= 7, result.summary()
+    assert result.lattice_right >= 10, result.summary()
     assert result.found_sticks >= 0.85 * result.truth_sticks, result.summary()
 
 
 def test_calibration_reads_as_well() -> None:
     result = score("lattice", range(SEED, SEED + 12), calibrated=True)
-    assert result.lattice_right >= 7, result.summary()
+    assert result.lattice_right >= 10, result.summary()
 
 
 def test_pickup_sticks_are_found_with_their_ends() -> None:
@@ -60,7 +60,7 @@ def test_pickup_sticks_are_found_with_their_ends() -> None:
 
 def test_broken_layouts_are_off_the_lattice() -> None:
     result = score("illegal", range(SEED, SEED + 8))
-    assert result.illegal_flagged >= 4, result.summary()
+    assert result.illegal_flagged >= 5, result.summary()
 
 
 def test_a_read_layout_names_its_sticks_and_card() -> None:
@@ -142,17 +142,17 @@ def test_evaluation_reports_its_figures() -> None:
 @pytest.mark.slow
 def test_held_out_accuracy_over_every_card() -> None:
     result = score("lattice", range(SEED + 100, SEED + 100 + 110), plain=False)
-    assert result.lattice_right / result.lattice >= 0.55, result.summary()
+    assert result.lattice_right / result.lattice >= 0.8, result.summary()
 
 
 @pytest.mark.slow
 def test_held_out_plain_tables_over_every_card() -> None:
     result = score("lattice", range(SEED + 300, SEED + 300 + 110))
-    assert result.lattice_right / result.lattice >= 0.8, result.summary()
+    assert result.lattice_right / result.lattice >= 0.88, result.summary()
 
 
 @pytest.mark.slow
 def test_held_out_pickup_sticks() -> None:
     result = score("pickup", range(SEED + 500, SEED + 540), plain=False)
-    assert result.found_sticks / result.truth_sticks >= 0.4, result.summary()
-    assert result.false_detections <= 0.55 * result.detections, result.summary()
+    assert result.found_sticks / result.truth_sticks >= 0.47, result.summary()
+    assert result.false_detections <= 0.45 * result.detections, result.summary()
