@@ -2,6 +2,8 @@
 
     python -m models.finetune_dominoes [--pattern-scenes 1000] [--varied-scenes 1000] [--old-scenes 1000] [--steps 5000]
     python -m models.train_dominoes --skip-locator   # then the pip reader on the new locator's proposals
+    python -m models.finetune_dominoes --start data/dominoes_locate-patterns.pt \
+        --checkpoint data/dominoes_locate-longer.pt --steps 4000 --seed 3   # trained on once more (shipped)
 
 The locator trained by models/train_dominoes.py missed tiles on busy held-out cloths (checks, marble) and at
 steep views. It is trained on from its checkpoint on three blocks of frames, each cached in data/: the
@@ -70,7 +72,7 @@ def finetune(
                       "normalisation": "per frame: (x - mean) / 64; frame letterboxed top-left"},
             "outputs": list(CHANNELS),
             "stride": STRIDE,
-            "training": {"resumed_from": f"{start.name}, models/train_dominoes.py's locator (here: 4000 + 4500 steps)",
+            "training": {"resumed_from": f"{start.name} (how it was trained: models/dominoes.md)",
                          "seed": seed,
                          "data": f"models/synth/dominoes.py renders, split=train layouts: {pattern_scenes} over "
                                  f"PATTERN_TRAIN_TABLES (seeds {PATTERN_SEED}..) and {varied_scenes} over "
