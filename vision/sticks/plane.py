@@ -130,8 +130,10 @@ def split_runs(
             continue
         cuts = stick[0] + (stick[1] - stick[0]) * np.linspace(0, 1, k + 1)[:, None]
         points = to_plane(inverse, cuts)
-        if crooked[i] and end_points is not None and not _joints_marked(
-            points[1:-1], end_points, np.linalg.norm(ends[i, 1] - ends[i, 0]) / k
+        if (
+            crooked[i]
+            and end_points is not None
+            and not _joints_marked(points[1:-1], end_points, np.linalg.norm(ends[i, 1] - ends[i, 0]) / k)
         ):
             pieces.append((i, ends[i]))
             continue
