@@ -21,7 +21,7 @@ from vision.dominoes.recognize import Candidate, select_tiles
 from vision.dominoes.tile import CROP_MARGIN, CROP_SIZE, TileFrame
 from vision.geometry import point_in_quad
 
-ACCURACY_FLOOR = 0.8  # 0.92 measured on these six scenes, less a margin; the bar (99%) is the slow test's
+ACCURACY_FLOOR = 0.8  # 0.90 measured on these six scenes, less a margin; the bar (99%) is the slow test's
 SQUARE = np.array([[0, 0], [20, 0], [20, 40], [0, 40]], np.float32)
 
 
