@@ -1,6 +1,6 @@
 """Train the card-core segmentation network on synthetic scenes and export it to ONNX.
 
-    python -m models.train_card_mask [--scenes 2400] [--epochs 8]
+    python -m models.train_card_mask [--scenes 2400] [--pattern-scenes 0] [--epochs 8]
 
 Targets are each card's core (see vision/cards/segment.py) drawn on the network's output grid. The
 reference card and blank notes are in the scenes and are not cards, so the network learns what a card
@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import random
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -21,6 +23,7 @@ from rich.progress import Progress
 
 from models.datasets import render_cached
 from models.synth.scenes import render_scene
+from models.synth.tables import PATTERN_TRAIN_TABLES
 from models.train_cards import training_spec
 from models.training import export_onnx, take_step
 from vision.cards.segment import INPUT_SIZE, MASK_MODEL_PATH, OUTPUT_STRIDE, core_quad, letterbox, to_input
@@ -28,11 +31,18 @@ from vision.cards.segment import INPUT_SIZE, MASK_MODEL_PATH, OUTPUT_STRIDE, cor
 OUT_SIZE = (INPUT_SIZE[0] // OUTPUT_STRIDE, INPUT_SIZE[1] // OUTPUT_STRIDE)
 CROP = (256, 144)  # training crop of the letterboxed frame, in input pixels
 OUTLINE_SCALE_SEEDS = range(30_000_000, 30_000_200)  # training scenes
+# Scenes after the first `scenes` lie on PATTERN_TRAIN_TABLES (fine checks, grids, seams, veined stone),
+# cached apart so the first block's cache stands.
+PATTERN_CACHE = "mask-train-patterns-v1"
 
 
-def scene_sample(seed: int, split: str = "train") -> tuple[np.ndarray, np.ndarray]:
-    """One letterboxed frame and its card-core target, as batches of one."""
-    scene = render_scene(seed, training_spec(seed, split))
+def scene_sample(seed: int, split: str = "train", tables: tuple[str, ...] = ()) -> tuple[np.ndarray, np.ndarray]:
+    """One letterboxed frame and its card-core target, as batches of one; the table one of `tables` if
+    given, else one of the split's."""
+    spec = training_spec(seed, split)
+    if tables:
+        spec = replace(spec, table=random.Random(seed).choice(tables))
+    scene = render_scene(seed, spec)
     canvas, scale = letterbox(scene.image)
     target = np.zeros((OUT_SIZE[1], OUT_SIZE[0]), np.uint8)
     for card in scene.cards:
@@ -43,6 +53,10 @@ def scene_sample(seed: int, split: str = "train") -> tuple[np.ndarray, np.ndarra
 
 def _heldout_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return scene_sample(seed, "heldout")
+
+
+def _pattern_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    return scene_sample(seed, "train", PATTERN_TRAIN_TABLES)
 
 
 def build(first_seed: int, scenes: int, name: str, split: str) -> tuple[np.ndarray, np.ndarray]:
@@ -113,10 +127,12 @@ def measure_outline_scale(model_path: Path, seeds: range) -> float:
 
 def main(
     scenes: int = typer.Option(2400, help="training scenes to render"),
+    pattern_scenes: int = typer.Option(0, help="more training scenes on PATTERN_TRAIN_TABLES (cached apart)"),
     val_scenes: int = typer.Option(200, help="validation scenes (held-out fonts, designs, tables)"),
     epochs: int = typer.Option(8),
     seed: int = typer.Option(0),
     out: Path = typer.Option(MASK_MODEL_PATH, help="where to write the ONNX model"),
+    threads: int = typer.Option(multiprocessing.cpu_count(), help="torch threads (1 on a shared machine)"),
     calibrate_only: bool = typer.Option(False, help="only re-measure the outline scale of the existing model"),
 ) -> None:
     """Render, train, export, then measure the proposals' size bias into the manifest."""
@@ -127,8 +143,11 @@ def main(
     import torch.nn.functional as F
 
     torch.manual_seed(seed)
-    torch.set_num_threads(max(1, multiprocessing.cpu_count()))
+    torch.set_num_threads(threads)
     x_train, y_train = build(30_000_000, scenes, "mask-train", "train")
+    if pattern_scenes:
+        x_more, y_more = render_cached(PATTERN_CACHE, _pattern_sample, 30_000_000 + scenes, pattern_scenes)
+        x_train, y_train = np.concatenate([x_train, x_more]), np.concatenate([y_train, y_more])
     x_val, y_val = build(40_000_000, val_scenes, "mask-val-heldout", "heldout")
     model = make_model()
     opt = torch.optim.AdamW(model.parameters(), lr=4e-3, weight_decay=1e-4)
@@ -197,9 +216,11 @@ def main(
         },
         "training": {
             "scenes": scenes,
+            "pattern_scenes": pattern_scenes,
             "epochs": epochs,
             "seed": seed,
-            "data": "models/synth renders, split=train; validation split=heldout (fonts, designs, tables)",
+            "data": "models/synth renders, split=train: scenes on its tables, pattern_scenes more on "
+            "PATTERN_TRAIN_TABLES; validation split=heldout (fonts, designs, tables)",
             "heldout_core_iou": round(iou, 4),
             "seconds": round(time.time() - started),
         },
