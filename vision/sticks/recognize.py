@@ -4,8 +4,9 @@
   a second peak on a stick already found, and sticks inside outlines to ignore (cards), are dropped;
 - lattice: the table plane taken from calibration or from the sticks themselves (vision/sticks/plane.py), a
   reading two or three sticks long (sticks end to end) split into sticks of the common length there, sticks
-  at fainter centre peaks added where they make read sticks a five-stick pattern, touching
-  sticks grouped, each group walked onto the lattice and checked (vision/sticks/lattice.py).
+  at fainter centre peaks added where they make read sticks a five-stick pattern, unsure readings dropped
+  where they alone keep six or seven sticks from one, touching sticks grouped, each group walked onto the
+  lattice and checked (vision/sticks/lattice.py).
 """
 
 from __future__ import annotations
