@@ -72,18 +72,19 @@ def decode(output: np.ndarray, threshold: float = PEAK_THRESHOLD) -> list[tuple[
     """Network output (8, H, W) -> (score, ends 2x2 in input px) at each centre peak, each end moved to the
     strongest end peak near it along the stick (END_REACH, END_ACROSS), and sticks crossed at one peak read
     from their end peaks (CROSS_*)."""
-    return [(score, ends) for score, ends, _ in _readings(output, threshold, crossings=True)]
+    return _readings(output, threshold, crossings=True)
 
 
 def decode_faint(output: np.ndarray, faint: float, threshold: float = PEAK_THRESHOLD) -> list[tuple[float, np.ndarray]]:
-    """As `decode`, at the centre peaks from `faint` up to (not including) `threshold` only."""
-    return [(score, ends) for score, ends, _ in _readings(output, faint, below=threshold)]
+    """As `decode` but for crossings, at the centre peaks from `faint` up to (not including) `threshold`."""
+    return _readings(output, faint, below=threshold)
 
 
 def _readings(
     output: np.ndarray, threshold: float, below: float = np.inf, crossings: bool = False
-) -> list[tuple[float, np.ndarray, bool]]:
-    """(score, ends, both ends on end peaks) at the centre peaks scoring from `threshold` to under `below`."""
+) -> list[tuple[float, np.ndarray]]:
+    """(score, ends) at the centre peaks scoring from `threshold` to under `below`; with `crossings`, sticks
+    crossed at one peak read from their end peaks too."""
     scores, centers, values = read_peaks(output[[0, 2, 3, 4, 5]], STRIDE, threshold)
     keep = scores < below
     scores, centers, values = scores[keep], centers[keep], values[:, keep]
@@ -119,7 +120,7 @@ def _readings(
             if pairs:
                 readings = [r for r in readings if r[2] != peak or r[3]]
                 readings += [(min(float(score), s), e, peak, True) for s, e in pairs]
-    return [(score, ends, on_peaks) for score, ends, _, on_peaks in readings]
+    return [(score, ends) for score, ends, _, _ in readings]
 
 
 def _facing_pairs(
