@@ -38,9 +38,9 @@ train: $(STAMP)
 	$(BIN)/python -m models.train_cards
 	$(BIN)/python -m models.train_dominoes
 	$(BIN)/python -m models.finetune_dominoes
+	$(BIN)/python -m models.train_dominoes --skip-locator
 	$(BIN)/python -m models.finetune_dominoes --start data/dominoes_locate-patterns.pt \
 		--checkpoint data/dominoes_locate-longer.pt --steps 4000 --seed 3
-	$(BIN)/python -m models.train_dominoes --skip-locator
 	$(BIN)/python -m models.train_sticks
 
 evaluate: $(STAMP)
