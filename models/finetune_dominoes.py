@@ -23,8 +23,14 @@ import numpy as np
 import typer
 
 from models.synth.tables import PATTERN_TRAIN_TABLES
-from models.train_dominoes import DATA_DIR, VARIED_TILT, _manifest, build_dataset, train_locator, varied_spec
-from vision.dominoes.locate import CHANNELS, INPUT_SIZE, STRIDE
+from models.train_dominoes import (
+    DATA_DIR,
+    VARIED_TILT,
+    build_dataset,
+    train_locator,
+    varied_spec,
+    write_locator_manifest,
+)
 from vision.dominoes.locate import MODEL_PATH as LOCATE_PATH
 
 PATTERN_SEED = 34_000_000  # seeds no other domino renders use (training 1.., proposals 10M, varied 30M)
@@ -65,21 +71,15 @@ def finetune(
     shutil.copyfile(start, checkpoint)  # fit_locator resumes from and saves to one path: keep `start` as it is
     out.parent.mkdir(parents=True, exist_ok=True)
     report = train_locator(data, steps, seed, out, resume=True, checkpoint=checkpoint)
-    _manifest(
+    write_locator_manifest(
         out,
-        {
-            "input": {"name": "frames", "shape": ["n", 3, INPUT_SIZE[1], INPUT_SIZE[0]], "layout": "NCHW BGR",
-                      "normalisation": "per frame: (x - mean) / 64; frame letterboxed top-left"},
-            "outputs": list(CHANNELS),
-            "stride": STRIDE,
-            "training": {"resumed_from": f"{start.name} (how it was trained: models/dominoes.md)",
-                         "seed": seed,
-                         "data": f"models/synth/dominoes.py renders, split=train layouts: {pattern_scenes} over "
-                                 f"PATTERN_TRAIN_TABLES (seeds {PATTERN_SEED}..) and {varied_scenes} over "
-                                 f"TRAIN_TABLES + EXTRA_TRAIN_TABLES (seeds {VARIED_SEED}..), two in five tilted up "
-                                 f"to {VARIED_TILT:g} degrees; the first {old_scenes} training renders (seeds 1..)",
-                         **report},
-        },
+        {"resumed_from": f"{start.name} (how it was trained: models/dominoes.md)",
+         "seed": seed,
+         "data": f"models/synth/dominoes.py renders, split=train layouts: {pattern_scenes} over "
+                 f"PATTERN_TRAIN_TABLES (seeds {PATTERN_SEED}..) and {varied_scenes} over "
+                 f"TRAIN_TABLES + EXTRA_TRAIN_TABLES (seeds {VARIED_SEED}..), two in five tilted up "
+                 f"to {VARIED_TILT:g} degrees; the first {old_scenes} training renders (seeds 1..)",
+         **report},
     )  # fmt: skip
     print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) and its manifest")
 

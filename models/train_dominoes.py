@@ -32,7 +32,7 @@ from models.locator_training import make_locator as make_locator_for
 from models.synth.dominoes import DominoSpec, render_dominoes
 from models.synth.tables import EXTRA_TRAIN_TABLES, TRAIN_TABLES
 from models.training import export_onnx, fit_epochs
-from vision.dominoes.locate import CHANNELS, INPUT_SIZE, TileLocator, encode_targets, letterbox
+from vision.dominoes.locate import CHANNELS, INPUT_SIZE, STRIDE, TileLocator, encode_targets, letterbox
 from vision.dominoes.locate import MODEL_PATH as LOCATE_PATH
 from vision.dominoes.pips import MODEL_PATH as PIPS_PATH
 from vision.dominoes.pips import N_COUNTS, output_names
@@ -295,8 +295,6 @@ def train_locator(
     checkpoint: Path = DATA_DIR / "dominoes_locate.pt",
 ) -> dict:
     """Train on random 256x192 windows of the letterboxed frames (a fifth of the work of whole frames)."""
-    from vision.dominoes.locate import STRIDE
-
     model, report = fit_locator(make_locator, data, steps, seed, checkpoint, STRIDE, resume)
     export_onnx(model, (1, 3, INPUT_SIZE[1], INPUT_SIZE[0]), out, "frames", "maps")
     return report
@@ -397,14 +395,19 @@ def _train_and_export_locator(
     data: dict[str, np.ndarray], steps: int, seed: int, scenes: int, source: str, resume: bool
 ) -> None:
     report = train_locator(data, steps, seed, LOCATE_PATH, resume)
+    write_locator_manifest(LOCATE_PATH, {"scenes": scenes, "seed": seed, "data": source, **report})
+
+
+def write_locator_manifest(path: Path, training: dict) -> None:
+    """The locator's manifest beside `path`: its input, maps and stride, and how it was trained."""
     _manifest(
-        LOCATE_PATH,
+        path,
         {
             "input": {"name": "frames", "shape": ["n", 3, INPUT_SIZE[1], INPUT_SIZE[0]], "layout": "NCHW BGR",
                       "normalisation": "per frame: (x - mean) / 64; frame letterboxed top-left"},
             "outputs": list(CHANNELS),
-            "stride": 4,
-            "training": {"scenes": scenes, "seed": seed, "data": source, **report},
+            "stride": STRIDE,
+            "training": training,
         },
     )  # fmt: skip
 
