@@ -72,23 +72,28 @@ def decode(output: np.ndarray, threshold: float = PEAK_THRESHOLD) -> list[tuple[
     """Network output (8, H, W) -> (score, ends 2x2 in input px) at each centre peak, each end moved to the
     strongest end peak near it along the stick (END_REACH, END_ACROSS), and sticks crossed at one peak read
     from their end peaks (CROSS_*)."""
-    return _readings(output, threshold, crossings=True)
+    return _readings(output, end_peaks(output), threshold, crossings=True)
 
 
-def decode_faint(output: np.ndarray, faint: float, threshold: float = PEAK_THRESHOLD) -> list[tuple[float, np.ndarray]]:
-    """As `decode` but for crossings, at the centre peaks from `faint` up to (not including) `threshold`."""
-    return _readings(output, faint, below=threshold)
+def end_peaks(output: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The end heatmap's peaks in a network output (8, H, W): their scores (n,) and points (n, 2, input px)."""
+    scores, points, _ = read_peaks(output[[1, 6, 7]], STRIDE, END_THRESHOLD)
+    return scores, points
 
 
 def _readings(
-    output: np.ndarray, threshold: float, below: float = np.inf, crossings: bool = False
+    output: np.ndarray,
+    ends: tuple[np.ndarray, np.ndarray],
+    threshold: float,
+    below: float = np.inf,
+    crossings: bool = False,
 ) -> list[tuple[float, np.ndarray]]:
-    """(score, ends) at the centre peaks scoring from `threshold` to under `below`; with `crossings`, sticks
-    crossed at one peak read from their end peaks too."""
+    """(score, ends) at the centre peaks scoring from `threshold` to under `below`, each end moved to one of
+    the end peaks `ends`; with `crossings`, sticks crossed at one peak read from their end peaks too."""
     scores, centers, values = read_peaks(output[[0, 2, 3, 4, 5]], STRIDE, threshold)
     keep = scores < below
     scores, centers, values = scores[keep], centers[keep], values[:, keep]
-    end_scores, end_points, _ = read_peaks(output[[1, 6, 7]], STRIDE, END_THRESHOLD)
+    end_scores, end_points = ends
     halves = undoubled(values[0], values[1]) * STRIDE
     readings = []  # (score, ends, peak index, both ends on end peaks)
     for peak, (score, centre, half) in enumerate(zip(scores, centers, halves, strict=True)):
@@ -178,9 +183,9 @@ class StickLocator(LocatorNetwork):
         """What one run of the network says of a BGR frame, in the frame's pixels."""
         canvas, scale = letterbox(image, INPUT_SIZE)
         maps = self.maps(canvas)
-        _, end_points, _ = read_peaks(maps[[1, 6, 7]], STRIDE, END_THRESHOLD)
+        ends = end_peaks(maps)
         return LocatorReadings(
-            [(s, e / scale) for s, e in decode(maps)],
-            [(s, e / scale) for s, e in decode_faint(maps, FAINT_THRESHOLD)],
-            end_points / scale,
+            [(s, e / scale) for s, e in _readings(maps, ends, PEAK_THRESHOLD, crossings=True)],
+            [(s, e / scale) for s, e in _readings(maps, ends, FAINT_THRESHOLD, below=PEAK_THRESHOLD)],
+            ends[1] / scale,
         )

@@ -76,7 +76,8 @@ def add_faint_sticks(
     """
     found = list(found)
     n = len(found)
-    groups = group(to_plane(plane, np.array([e for _, e in found], np.float64)))
+    found_ends = to_plane(plane, np.array([e for _, e in found], np.float64))
+    groups = group(found_ends)
     if sum(len(g) for g in groups if len(g) < 5) < 3:
         return found  # no three or four read sticks that one or two more could make five
     options = [
@@ -85,9 +86,12 @@ def add_faint_sticks(
         if np.linalg.norm(candidate[1] - candidate[0]) >= MIN_STICK_PX
         and _covered(candidate, [e for _, e in found]) < COVERED
     ]
-    ends = to_plane(plane, np.array([e for _, e in found] + [c for _, c in options], np.float64))
-    seen = np.isfinite(ends[n:]).all(axis=(1, 2))  # not beyond the table's horizon
-    options, ends = [o for o, ok in zip(options, seen, strict=True) if ok], np.concatenate([ends[:n], ends[n:][seen]])
+    if not options:
+        return found
+    option_ends = to_plane(plane, np.array([c for _, c in options], np.float64))
+    seen = np.isfinite(option_ends).all(axis=(1, 2))  # not beyond the table's horizon
+    options = [o for o, ok in zip(options, seen, strict=True) if ok]
+    ends = np.concatenate([found_ends, option_ends[seen]])
     if not options:
         return found
     # Sticks whose middles lie further apart than their half-lengths and the touching reach cannot touch.
