@@ -39,11 +39,20 @@ FRAMES_CACHE = "sticks-frames-train-v2"  # v2: drawn over TABLES
 # Frames after the first `scenes` are drawn over PATTERN_TRAIN_TABLES (fine checks, grids, seams, veined
 # stone), cached apart so the first block's cache stands.
 PATTERN_CACHE = "sticks-frames-patterns-v1"
+# Scene kinds a frame draws from, as (kind, how an illegal layout is broken).
+KINDS = (("lattice", None), ("lattice", None), ("illegal", None), ("pickup", None), ("pickup", None))
+# The crossing block: sticks crossed near their middles are read from their end peaks (vision.sticks.locate),
+# which the first frames mark weakly there, so half of these frames hold a layout with one stick crossing
+# another, over every training table.
+CROSSING_CACHE = "sticks-frames-crossing-v1"
+CROSSING_KINDS = (("illegal", "crossing"), ("illegal", "crossing"), ("lattice", None), ("pickup", None))
 
 
-def training_frame(seed: int, tables: tuple[str, ...] = TABLES) -> tuple[np.ndarray, list[np.ndarray]]:
-    """One training frame (BGR) and its sticks' ends (image px): mostly sticks, at every scale, on any of
-    `tables`; a fifth are card scenes or mat views, which hold no stick."""
+def training_frame(
+    seed: int, tables: tuple[str, ...] = TABLES, kinds: tuple[tuple[str, str | None], ...] = KINDS
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """One training frame (BGR) and its sticks' ends (image px): mostly sticks of one of `kinds`, at every
+    scale, on any of `tables`; a fifth are card scenes or mat views, which hold no stick."""
     rng = random.Random(seed * 7919)
     kind = rng.random()
     table = rng.choice(tables)
@@ -53,10 +62,10 @@ def training_frame(seed: int, tables: tuple[str, ...] = TABLES) -> tuple[np.ndar
         from calibration.evaluate import mat_views
 
         return next(mat_views(1, seed=seed)).frame, []
-    scene_kind = rng.choice(("lattice", "lattice", "illegal", "pickup", "pickup"))
+    scene_kind, broken = rng.choice(kinds)
     # One frame in six has every stick close to the table's colour, the hardest to see.
     material = "camouflage" if rng.random() < 1 / 6 else None
-    base = StickSceneSpec(split="train", kind=scene_kind, table=table, material=material)
+    base = StickSceneSpec(split="train", kind=scene_kind, table=table, material=material, broken=broken)
     scale = rng.random()
     if scale < 0.55:
         spec = base
@@ -71,10 +80,12 @@ def training_frame(seed: int, tables: tuple[str, ...] = TABLES) -> tuple[np.ndar
     return scene.image, [s.ends for s in scene.sticks]
 
 
-def frame_sample(seed: int, tables: tuple[str, ...] = TABLES) -> tuple[np.ndarray, np.ndarray]:
+def frame_sample(
+    seed: int, tables: tuple[str, ...] = TABLES, kinds: tuple[tuple[str, str | None], ...] = KINDS
+) -> tuple[np.ndarray, np.ndarray]:
     """The letterboxed frame (1, H, W, 3) and its sticks' ends in its pixels (1, MOST_STICKS, 2, 2), NaN
     after the last stick."""
-    image, sticks = training_frame(seed, tables)
+    image, sticks = training_frame(seed, tables, kinds)
     canvas, scale = letterbox(image, INPUT_SIZE)
     ends = np.full((1, MOST_STICKS, 2, 2), np.nan, np.float32)
     for i, stick in enumerate(sticks[:MOST_STICKS]):
@@ -87,13 +98,23 @@ def pattern_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return frame_sample(seed, PATTERN_TRAIN_TABLES)
 
 
-def locator_data(first_seed: int, scenes: int, pattern_scenes: int = 0) -> dict[str, np.ndarray]:
+def crossing_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """frame_sample of CROSSING_KINDS over TABLES and PATTERN_TRAIN_TABLES."""
+    return frame_sample(seed, TABLES + PATTERN_TRAIN_TABLES, CROSSING_KINDS)
+
+
+def locator_data(
+    first_seed: int, scenes: int, pattern_scenes: int = 0, crossing_scenes: int = 0
+) -> dict[str, np.ndarray]:
     """The cached frames and their targets (vision.sticks.locate.encode_targets): `scenes` over TABLES, then
-    `pattern_scenes` more over PATTERN_TRAIN_TABLES."""
-    canvas, ends = render_cached(FRAMES_CACHE, frame_sample, first_seed, scenes)
+    `pattern_scenes` more over PATTERN_TRAIN_TABLES, then `crossing_scenes` of the crossing block."""
+    blocks = [render_cached(FRAMES_CACHE, frame_sample, first_seed, scenes)]
     if pattern_scenes:
-        more = render_cached(PATTERN_CACHE, pattern_sample, first_seed + scenes, pattern_scenes)
-        canvas, ends = np.concatenate([canvas, more[0]]), np.concatenate([ends, more[1]])
+        blocks.append(render_cached(PATTERN_CACHE, pattern_sample, first_seed + scenes, pattern_scenes))
+    if crossing_scenes:
+        first = first_seed + scenes + pattern_scenes
+        blocks.append(render_cached(CROSSING_CACHE, crossing_sample, first, crossing_scenes))
+    canvas, ends = (np.concatenate([block[k] for block in blocks]) for k in range(2))
     targets = [encode_targets([e for e in frame if np.isfinite(e).all()]) for frame in ends]
     heat, reg, weight = (np.stack([t[k] for t in targets]).astype(np.float16) for k in range(3))
     return {"canvas": canvas, "heat": heat, "reg": reg, "weight": weight}
@@ -102,6 +123,7 @@ def locator_data(first_seed: int, scenes: int, pattern_scenes: int = 0) -> dict[
 def train(
     scenes: int = typer.Option(3600, help="training frames to render over the training tables (cached in data/)"),
     pattern_scenes: int = typer.Option(1800, help="more frames over PATTERN_TRAIN_TABLES (cached in data/)"),
+    crossing_scenes: int = typer.Option(0, help="more frames, half with one stick crossing another (cached)"),
     steps: int = typer.Option(12000, help="training steps of 12 windows"),
     seed: int = typer.Option(0),
     resume: bool = typer.Option(False, help="fine-tune from the checkpoint"),
@@ -112,7 +134,7 @@ def train(
     import torch
 
     torch.set_num_threads(1)  # the machine is shared: one core for training
-    data = locator_data(1, scenes, pattern_scenes)
+    data = locator_data(1, scenes, pattern_scenes, crossing_scenes)
     print(f"{len(data['canvas'])} frames, {int((data['heat'][:, 0] > 0.999).sum())} sticks")
     model, report = fit_locator(
         lambda: make_locator(len(CHANNELS)),
@@ -137,9 +159,12 @@ def train(
         "outputs": list(CHANNELS),
         "stride": STRIDE,
         "grid": list(GRID),
-        "training": {"scenes": scenes, "pattern_scenes": pattern_scenes, "seed": seed, "resumed": resume,
+        "training": {"scenes": scenes, "pattern_scenes": pattern_scenes,
+                     "crossing_scenes": crossing_scenes, "seed": seed, "resumed": resume,
                      "data": "models/synth/sticks.py renders, split=train, at three scales, on the training tables and "
-                             "EXTRA_TRAIN_TABLES (then pattern_scenes more on PATTERN_TRAIN_TABLES), a sixth all "
+                             "EXTRA_TRAIN_TABLES (then pattern_scenes more on PATTERN_TRAIN_TABLES, then "
+                             "crossing_scenes more on both, half of them a layout with one stick crossing another), a "
+                             "sixth all "
                              "camouflage; card scenes (models/synth/scenes.py, split=train) and play-mat views as "
                              "stick-free frames",
                      **report, "resumed_from": before},

@@ -142,6 +142,7 @@ class StickSceneSpec:
     # before and after a move, rendered with one seed, differs only by the sticks moved.
     edges: tuple[Edge, ...] | None = None
     turn: float | None = None  # the layout's angle on the table (radians); else a random one
+    broken: str | None = None  # how an illegal layout is broken (one of BROKEN_WAYS); else a random way
 
 
 def lattice_sticks(
@@ -199,14 +200,18 @@ def _apart(ends: np.ndarray, others: list[PlacedStick], clearance: float) -> boo
     return True
 
 
+BROKEN_WAYS = ("end_to_middle", "crossing", "turned")
+
+
 def illegal_sticks(
-    rng: random.Random, sticks: list[PlacedStick], length_mm: float, thickness_mm: float
+    rng: random.Random, sticks: list[PlacedStick], length_mm: float, thickness_mm: float, way: str | None = None
 ) -> tuple[list[PlacedStick], str] | None:
-    """Move one stick of a lattice layout off the lattice: end to a middle, crossing, or turned on one end.
+    """Move one stick of a lattice layout off the lattice: end to a middle, crossing, or turned on one end
+    (`way`, else a random one of BROKEN_WAYS).
 
     Returns the new sticks (no lattice edges) and the way it was broken, or None if nothing fitted.
     """
-    way = rng.choice(("end_to_middle", "crossing", "turned"))
+    way = way or rng.choice(BROKEN_WAYS)
     for _try in range(40):
         moved = rng.randrange(len(sticks))
         rest = [s for i, s in enumerate(sticks) if i != moved]
@@ -403,7 +408,7 @@ def render_stick_scene(seed: int, spec: StickSceneSpec = StickSceneSpec()) -> St
         else:
             sticks = lattice_sticks(rng, card, unit_mm, length_mm, center, spec.edges, spec.turn)
             if spec.kind == "illegal":
-                result = illegal_sticks(rng, sticks, length_mm, thickness_mm)
+                result = illegal_sticks(rng, sticks, length_mm, thickness_mm, spec.broken)
                 if result is None:
                     continue
                 sticks, broken = result
