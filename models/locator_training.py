@@ -19,6 +19,22 @@ from models.training import take_step
 from vision.locator import to_input
 
 
+def target_maps(
+    objects: np.ndarray, encode: Callable[[list[np.ndarray]], tuple[np.ndarray, ...]]
+) -> tuple[np.ndarray, ...]:
+    """Each frame's training targets, `encode(its objects)`, stacked in float16: `objects` holds one row per
+    frame of NaN-padded objects (N, most, ...). Filled frame by frame, as thousands of frames' maps in
+    float32 would not fit in memory."""
+    maps: list[np.ndarray] = []
+    for i, frame in enumerate(objects):
+        targets = encode([o for o in frame if np.isfinite(o).all()])
+        if not maps:
+            maps = [np.zeros((len(objects), *t.shape), np.float16) for t in targets]
+        for array, target in zip(maps, targets, strict=True):
+            array[i] = target
+    return tuple(maps)
+
+
 def block(cin: int, cout: int, stride: int = 1, dilation: int = 1):
     import torch.nn as nn
 

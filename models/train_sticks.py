@@ -21,7 +21,7 @@ import numpy as np
 import typer
 
 from models.datasets import DATA_DIR, render_cached
-from models.locator_training import fit_locator, make_locator
+from models.locator_training import fit_locator, make_locator, target_maps
 from models.synth.scenes import SceneSpec, render_scene
 from models.synth.sticks import StickSceneSpec, render_stick_scene
 from models.synth.tables import EXTRA_TRAIN_TABLES, PATTERN_TRAIN_TABLES, TRAIN_TABLES
@@ -115,8 +115,8 @@ def locator_data(
         first = first_seed + scenes + pattern_scenes
         blocks.append(render_cached(CROSSING_CACHE, crossing_sample, first, crossing_scenes))
     canvas, ends = (np.concatenate([block[k] for block in blocks]) for k in range(2))
-    targets = [encode_targets([e for e in frame if np.isfinite(e).all()]) for frame in ends]
-    heat, reg, weight = (np.stack([t[k] for t in targets]).astype(np.float16) for k in range(3))
+    del blocks  # thousands of frames: keep one copy of them
+    heat, reg, weight = target_maps(ends, encode_targets)
     return {"canvas": canvas, "heat": heat, "reg": reg, "weight": weight}
 
 
