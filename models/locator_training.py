@@ -9,13 +9,14 @@ the K heatmaps' logits first, then the R regressed maps.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-from models.training import take_step
+from models.training import export_onnx, take_step
 from vision.locator import to_input
 
 
@@ -33,6 +34,46 @@ def target_maps(
         for array, target in zip(maps, targets, strict=True):
             array[i] = target
     return tuple(maps)
+
+
+def locator_frames(
+    blocks: list[tuple[np.ndarray, np.ndarray]], encode: Callable[[list[np.ndarray]], tuple[np.ndarray, ...]]
+) -> dict[str, np.ndarray]:
+    """Cached blocks of (frames, NaN-padded objects) joined into the data `fit_locator` takes. The list is
+    emptied as it is joined: thousands of frames, one copy of them."""
+    canvas, objects = (np.concatenate([block[k] for block in blocks]) for k in range(2))
+    blocks.clear()
+    heat, reg, weight = target_maps(objects, encode)
+    return {"canvas": canvas, "heat": heat, "reg": reg, "weight": weight}
+
+
+def export_locator(
+    model,
+    out: Path,
+    committed: Path,
+    input_size: tuple[int, int],
+    channels: tuple[str, ...],
+    stride: int,
+    training: dict,
+) -> None:
+    """The network as ONNX at `out` with the manifest `vision.locator.LocatorNetwork` checks. A resumed run's
+    manifest keeps the runs it started from: those of the network at `out`, else of the `committed` one."""
+    manifest_path = out.with_suffix(".json")
+    before = manifest_path if manifest_path.is_file() else committed.with_suffix(".json")
+    if training.get("resumed") and before.is_file():
+        training = {**training, "resumed_from": json.loads(before.read_text())["training"]}
+    export_onnx(model, (1, 3, input_size[1], input_size[0]), out, "frames", "maps")
+    manifest = {
+        "model": out.name,
+        "input": {"name": "frames", "shape": ["n", 3, input_size[1], input_size[0]], "layout": "NCHW BGR",
+                  "normalisation": "per frame: (x - mean) / 64; frame letterboxed top-left"},
+        "outputs": list(channels),
+        "stride": stride,
+        "grid": [input_size[0] // stride, input_size[1] // stride],
+        "training": training,
+    }  # fmt: skip
+    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) and its manifest")
 
 
 def block(cin: int, cout: int, stride: int = 1, dilation: int = 1):

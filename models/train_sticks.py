@@ -12,7 +12,6 @@ random windows. Needs the `train` extra (torch, onnx).
 
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import replace
 from pathlib import Path
@@ -21,13 +20,12 @@ import numpy as np
 import typer
 
 from models.datasets import DATA_DIR, render_cached
-from models.locator_training import fit_locator, make_locator, target_maps
+from models.locator_training import export_locator, fit_locator, locator_frames, make_locator
 from models.synth.scenes import SceneSpec, render_scene
 from models.synth.sticks import StickSceneSpec, render_stick_scene
 from models.synth.tables import EXTRA_TRAIN_TABLES, PATTERN_TRAIN_TABLES, TRAIN_TABLES
-from models.training import export_onnx
 from vision.locator import letterbox
-from vision.sticks.locate import CHANNELS, GRID, INPUT_SIZE, MODEL_PATH, STRIDE, encode_targets
+from vision.sticks.locate import CHANNELS, INPUT_SIZE, MODEL_PATH, STRIDE, encode_targets
 
 CHECKPOINT = DATA_DIR / "sticks_locate.pt"
 MOST_STICKS = 32  # in one training frame (a far pick-up heap holds up to 25)
@@ -114,10 +112,7 @@ def locator_data(
     if crossing_scenes:
         first = first_seed + scenes + pattern_scenes
         blocks.append(render_cached(CROSSING_CACHE, crossing_sample, first, crossing_scenes))
-    canvas, ends = (np.concatenate([block[k] for block in blocks]) for k in range(2))
-    del blocks  # thousands of frames: keep one copy of them
-    heat, reg, weight = target_maps(ends, encode_targets)
-    return {"canvas": canvas, "heat": heat, "reg": reg, "weight": weight}
+    return locator_frames(blocks, encode_targets)
 
 
 def train(
@@ -148,29 +143,16 @@ def train(
         batch=12,
         name="stick locator",
     )
-    # A resumed run's manifest keeps the runs it started from: the committed model's, unless `out` has its own.
-    before_path = out.with_suffix(".json") if out.with_suffix(".json").is_file() else MODEL_PATH.with_suffix(".json")
-    before = json.loads(before_path.read_text())["training"] if resume and before_path.is_file() else None
-    export_onnx(model, (1, 3, INPUT_SIZE[1], INPUT_SIZE[0]), out, "frames", "maps")
-    manifest = {
-        "model": out.name,
-        "input": {"name": "frames", "shape": ["n", 3, INPUT_SIZE[1], INPUT_SIZE[0]], "layout": "NCHW BGR",
-                  "normalisation": "per frame: (x - mean) / 64; frame letterboxed top-left"},
-        "outputs": list(CHANNELS),
-        "stride": STRIDE,
-        "grid": list(GRID),
-        "training": {"scenes": scenes, "pattern_scenes": pattern_scenes,
-                     "crossing_scenes": crossing_scenes, "seed": seed, "resumed": resume,
-                     "data": "models/synth/sticks.py renders, split=train, at three scales, on the training tables and "
-                             "EXTRA_TRAIN_TABLES (then pattern_scenes more on PATTERN_TRAIN_TABLES, then "
-                             "crossing_scenes more on both, half of them a layout with one stick crossing another), a "
-                             "sixth all "
-                             "camouflage; card scenes (models/synth/scenes.py, split=train) and play-mat views as "
-                             "stick-free frames",
-                     **report, "resumed_from": before},
+    training = {
+        "scenes": scenes, "pattern_scenes": pattern_scenes, "crossing_scenes": crossing_scenes, "seed": seed,
+        "resumed": resume,
+        "data": "models/synth/sticks.py renders, split=train, at three scales, on the training tables and "
+                "EXTRA_TRAIN_TABLES (then pattern_scenes more on PATTERN_TRAIN_TABLES, then crossing_scenes more on "
+                "both, half of them a layout with one stick crossing another), a sixth all camouflage; card scenes "
+                "(models/synth/scenes.py, split=train) and play-mat views as stick-free frames",
+        **report,
     }  # fmt: skip
-    out.with_suffix(".json").write_text(json.dumps(manifest, indent=2) + "\n")
-    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) and its manifest")
+    export_locator(model, out, MODEL_PATH, INPUT_SIZE, CHANNELS, STRIDE, training)
 
 
 if __name__ == "__main__":

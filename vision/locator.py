@@ -128,3 +128,12 @@ def read_peaks(output: np.ndarray, stride: int, threshold: float) -> tuple[np.nd
     reg = output[1:, ys, xs]
     centers = pixel_of(np.stack([xs + reg[0], ys + reg[1]], axis=-1), stride)
     return heat[ys, xs], centers, reg[2:]
+
+
+def read_axes(
+    output: np.ndarray, stride: int, threshold: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A two-axis locator's output (heat, offset, then two doubled axes; 7, H, W) at its peaks: the scores,
+    centres, first and second axes (n, 2 each), in input pixels."""
+    scores, centers, values = read_peaks(output, stride, threshold)
+    return scores, centers, undoubled(values[0], values[1]) * stride, undoubled(values[2], values[3]) * stride

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.dominoes.tile import TileFrame
-from vision.locator import LocatorNetwork, cell_of, doubled, encode, read_peaks, undoubled
+from vision.locator import LocatorNetwork, cell_of, doubled, encode, read_axes
 from vision.locator import letterbox as letterbox_into
 
 INPUT_SIZE = (640, 368)  # width, height; a multiple of 16 for the network's four halvings
@@ -49,9 +49,7 @@ def encode_targets(frames: list[TileFrame]) -> tuple[np.ndarray, np.ndarray, np.
 
 def decode(output: np.ndarray, threshold: float = PEAK_THRESHOLD) -> list[tuple[float, TileFrame]]:
     """Network output (7, H, W) -> (score, tile frame in input pixels) at each heatmap peak."""
-    scores, centers, values = read_peaks(output, STRIDE, threshold)
-    us = undoubled(values[0], values[1]) * STRIDE
-    vs = undoubled(values[2], values[3]) * STRIDE
+    scores, centers, us, vs = read_axes(output, STRIDE, threshold)
     return [(float(s), TileFrame(c, u, v)) for s, c, u, v in zip(scores, centers, us, vs, strict=True)]
 
 
