@@ -10,8 +10,9 @@ import numpy as np
 
 from calibration.profile import CalibrationProfile
 from calibration.topdown import TopDownView, read_cards
-from vision.cards.recognize import Card, CardRecognizer
+from vision.cards.recognize import SURE, Card, CardRecognizer
 from vision.dominoes import DominoRecognizer
+from vision.geometry import points_in_quads
 from vision.sticks import StickRecognizer
 
 
@@ -84,8 +85,16 @@ class TableReader:
                 cards_ms["topdown_ms"] = (time.perf_counter() - start) * 1000
             reading.timings.update({f"cards_{stage}": ms for stage, ms in cards_ms.items()})
         if self.dominoes:
-            cards = [card.corners for card in reading.cards]
-            reading.dominoes, dominoes_ms = self.dominoes.timed(image, ignore=cards)
+            # A card read surely hides what lies under it. An unsure one gives way to a tile read whose
+            # centre lies inside it: a dark tile's pips can pass for the Starter's dot, and the card would hide it.
+            sure = [card.corners for card in reading.cards if card.confidence >= SURE]
+            reading.dominoes, dominoes_ms = self.dominoes.timed(image, ignore=sure)
+            tiles = np.array([domino.center for domino in reading.dominoes]).reshape(-1, 2)
+            reading.cards = [
+                card
+                for card in reading.cards
+                if card.confidence >= SURE or not points_in_quads(tiles, [card.corners]).any()
+            ]
             reading.timings.update(dominoes_ms)
         if self.sticks:
             # Card and tile edges, print and a domino's middle line make straight bars: sticks are not read there.

@@ -1,10 +1,14 @@
 """The table reading: which recognisers run, and what a calibration hands them."""
 
+import cv2
 import numpy as np
 import pytest
 
 from calibration.homography import TableHomography
 from calibration.topdown import TopDownView
+from vision.cards.artwork import CardFace
+from vision.cards.recognize import SURE, Card
+from vision.dominoes.detection import Domino, Half
 from vision.table import TableReader
 
 
@@ -44,3 +48,50 @@ def test_with_a_calibration_sticks_snap_in_table_millimetres() -> None:
     without, with_calibration = reader.sticks.homographies
     assert without is None
     assert np.array_equal(with_calibration, matrix)
+
+
+class FixedCards:
+    def __init__(self, cards: list) -> None:
+        self.cards = cards
+
+    def timed(self, image: np.ndarray) -> tuple:
+        return list(self.cards), {}
+
+
+class FixedDominoes:
+    """Reads its tiles, except those whose centre lies in an ignored outline."""
+
+    def __init__(self, tiles: list) -> None:
+        self.tiles = tiles
+
+    def timed(self, image: np.ndarray, ignore=()) -> tuple:
+        return [t for t in self.tiles if not any(_inside(t.center, q) for q in ignore)], {}
+
+
+def _inside(point: np.ndarray, quad: np.ndarray) -> bool:
+    return cv2.pointPolygonTest(np.asarray(quad, np.float32), tuple(map(float, point)), False) >= 0
+
+
+def _square(x: float, y: float, half: float) -> np.ndarray:
+    return np.array(
+        [[x - half, y - half], [x + half, y - half], [x + half, y + half], [x - half, y + half]], np.float32
+    )
+
+
+def _tile(x: float, y: float) -> Domino:
+    corners = np.array([[x - 10, y - 20], [x + 10, y - 20], [x + 10, y + 20], [x - 10, y + 20]], np.float32)
+    return Domino(corners, (Half((x, y - 10), 3), Half((x, y + 10), 5)), 0.95)
+
+
+@pytest.mark.parametrize("confidence", [0.55, SURE])
+def test_a_tile_read_inside_an_unsure_card_wins_and_a_sure_card_hides_it(confidence: float) -> None:
+    reader = TableReader(("sticks",))
+    reader.sticks = RecordingSticks()
+    card = Card(CardFace("starter", (3,)), _square(100, 100, 40), confidence)
+    elsewhere = Card(CardFace("digit", (1,)), _square(300, 100, 40), 0.6)
+    reader.cards, reader.dominoes = FixedCards([card, elsewhere]), FixedDominoes([_tile(100, 100)])
+    reading = reader.read(np.zeros((240, 400, 3), np.uint8))
+    if confidence >= SURE:
+        assert reading.cards == [card, elsewhere] and reading.dominoes == []
+    else:  # the tile is read and the card over it goes; the unsure card with no tile in it stays
+        assert reading.cards == [elsewhere] and len(reading.dominoes) == 1
