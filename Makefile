@@ -33,7 +33,7 @@ lint: $(STAMP)
 # Reproduces the committed ONNX models on the CPU (needs the `train` extra: torch, onnx).
 train: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,train]'
-	$(BIN)/python -m models.train_card_mask --epochs 20
+	$(BIN)/python -m models.train_card_locator
 	$(BIN)/python -m models.train_card_corners
 	$(BIN)/python -m models.train_cards
 	$(BIN)/python -m models.train_dominoes

@@ -4,8 +4,8 @@
 
 Each sample is a loose outline of a card in a rendered training scene (train fonts, designs and tables only)
 and the card's true corners in the outline's own order. The loose outlines are the truth moved, scaled,
-stretched and turned at random, and the outlines the run-time proposers give (edge outlines, the core
-network's blobs before and after their rim search) wherever one clearly belongs to one card. Needs the
+stretched and turned at random, and the outlines the run-time proposers give (edge outlines, the card
+locator's outlines before and after their rim search) wherever one clearly belongs to one card. Needs the
 `train` extra (torch, onnx).
 """
 
@@ -31,7 +31,7 @@ from vision.cards.locate import locate_card_quads
 from vision.cards.refine import refine_quad
 from vision.geometry import order_clockwise, quad_iou
 
-_mask_net = None  # one per worker process
+_locator = None  # one per worker process
 
 
 def loose_outline(rng: random.Random, corners: np.ndarray) -> np.ndarray:
@@ -56,13 +56,13 @@ def in_outline_order(outline: np.ndarray, corners: np.ndarray) -> np.ndarray:
 
 def proposals(image: np.ndarray) -> list[np.ndarray]:
     """The outlines the run-time proposers give for this frame."""
-    global _mask_net
-    if _mask_net is None:
-        from vision.cards.segment import CardMaskNet
+    global _locator
+    if _locator is None:
+        from vision.cards.centres import CardLocator
 
-        _mask_net = CardMaskNet()
-    blobs = [order_clockwise(q) for q in _mask_net.propose(image)]
-    return [order_clockwise(q) for q in locate_card_quads(image)] + blobs + [refine_quad(image, q) for q in blobs]
+        _locator = CardLocator()
+    loose = [q for _, q in _locator.read(image)[0]]
+    return [order_clockwise(q) for q in locate_card_quads(image)] + loose + [refine_quad(image, q) for q in loose]
 
 
 def scene_samples(seed: int, split: str = "train") -> tuple[np.ndarray, np.ndarray]:
@@ -74,7 +74,7 @@ def scene_samples(seed: int, split: str = "train") -> tuple[np.ndarray, np.ndarr
     pairs = [(loose_outline(rng, t), t) for t in truths for _ in range(3)]
     for outline in proposals(scene.image):
         ious = sorted(((quad_iou(outline, t), i) for i, t in enumerate(truths)), reverse=True)
-        # A blob over two touching cards belongs to neither: no answer to learn from it.
+        # An outline over two touching cards belongs to neither: no answer to learn from it.
         if ious and ious[0][0] > 0.3 and (len(ious) == 1 or ious[1][0] < 0.5 * ious[0][0]):
             pairs.append((outline, truths[ious[0][1]]))
     crops, offsets = [], []

@@ -1,6 +1,6 @@
 """A card's own corners from a loose outline.
 
-Outlines from the core network's blobs, or from edges on a busy cloth, often miss the card by a tenth of its
+Outlines from the card locator's centre and axes, or from edges on a busy cloth, often miss the card by a tenth of its
 size or more: enough for the classifier to cut off the numeral or take in the table and turn the card down.
 A small network looks at the outline's neighbourhood, warped to a square, and says where each of the card's
 corners lies. Corners keep the outline's order, so a refined outline can stand in for the loose one anywhere.

@@ -10,15 +10,14 @@ import cv2
 import numpy as np
 
 from vision.cards.artwork import CardFace
+from vision.cards.centres import CardLocator, HeatMap
 from vision.cards.classify import CardClassifier, Reading
 from vision.cards.corners import CornerRefiner
 from vision.cards.locate import locate_card_quads
 from vision.cards.refine import refine_quad
-from vision.cards.segment import CardMaskNet, CoreMap
 from vision.geometry import (
     centres_inside,
     dedupe_quads,
-    order_clockwise,
     point_in_quad,
     points_in_quads,
     polygon_area,
@@ -29,9 +28,9 @@ MIN_CONFIDENCE = 0.5
 # Cards in Tempus rows and grids lie a few millimetres apart: a guess at the gap, as a share of the card's
 # side, that the rim search in refine_quad corrects either way.
 NEIGHBOUR_GAP = 0.12
-OUTLINED_IOU = 0.75  # a core blob this close to an edge outline is that outline's card
+OUTLINED_IOU = 0.75  # a locator outline this close to an edge outline is that outline's card
 MAX_GROWTH_STEPS = 25  # a long Tempus row read from one end
-NEIGHBOUR_CORE = 0.25  # least core probability at a neighbour's centre worth a look
+NEIGHBOUR_HEAT = 0.1  # least locator heat at a neighbour's centre worth a look
 # An outline the classifier doubted (a near miss, or a reading under MIN_CONFIDENCE) is read again on the
 # corners the corner network finds. Near misses under REREAD_FROM are left: the play mat's paper and markers
 # are near misses of almost no face confidence, and reading them all again cost 30 ms a frame.
@@ -123,19 +122,20 @@ def _free(quad: np.ndarray, cards: list[Card], size: tuple[int, int]) -> bool:
 class CardRecognizer:
     """Frames in, cards out. Holds the models; build one and reuse it.
 
-    Two proposal sources feed one classifier: edges and brightness (generic, any camera) and the card-core
-    network (busy or low-contrast tables, touching cards). The corner network puts the network's loose
-    outlines, and any outline the classifier doubts, on the card's own corners. The classifier is the judge.
+    Two proposal sources feed one classifier: edges and brightness (generic, any camera) and the locator
+    network, which marks each card's centre and axes (busy or low-contrast tables, touching cards). The corner
+    network puts the locator's loose outlines, and any outline the classifier doubts, on the card's own
+    corners. The classifier is the judge.
     """
 
     def __init__(
         self,
         classifier: CardClassifier | None = None,
-        mask_net: CardMaskNet | None = None,
+        locator: CardLocator | None = None,
         corners: CornerRefiner | None = None,
     ) -> None:
         self.classifier = classifier or CardClassifier()
-        self.mask_net = mask_net or CardMaskNet()
+        self.locator = locator or CardLocator()
         self.corners = corners or CornerRefiner()
 
     def __call__(self, image: np.ndarray) -> list[Card]:
@@ -146,19 +146,19 @@ class CardRecognizer:
         t0 = time.perf_counter()
         edge_quads = locate_card_quads(image)
         t1 = time.perf_counter()
-        core = self.mask_net.core_map(image)
-        # A blob that an edge outline already fits needs no outline of its own.
-        blobs = self.mask_net.propose(image, core, known=lambda blob: _outlined(blob, edge_quads))
-        mask_quads = self.corners.refine(image, [order_clockwise(q) for q in blobs])
+        scored, heat = self.locator.read(image)
+        # An outline the edges already give needs no second reading.
+        loose = [q for _, q in scored if not _outlined(q, edge_quads)]
+        located = self.corners.refine(image, loose)
         t2 = time.perf_counter()
-        quads = dedupe_quads(edge_quads + mask_quads)
+        quads = dedupe_quads(edge_quads + located)
         cards = self.read_outlines(image, quads, [])
         t3 = time.perf_counter()
-        cards = self.grow(image, cards, core)
+        cards = self.grow(image, cards, heat)
         t4 = time.perf_counter()
         return cards, {
             "edges_ms": (t1 - t0) * 1000,
-            "mask_ms": (t2 - t1) * 1000,
+            "locate_ms": (t2 - t1) * 1000,
             "classify_ms": (t3 - t2) * 1000,
             "neighbours_ms": (t4 - t3) * 1000,
         }
@@ -197,10 +197,10 @@ class CardRecognizer:
         found = select_cards([r for r in readings if r is not None])
         return [c for c in found if _free(c.corners, cards, (w, h))]
 
-    def grow(self, image: np.ndarray, cards: list[Card], core: CoreMap) -> list[Card]:
+    def grow(self, image: np.ndarray, cards: list[Card], heat: HeatMap) -> list[Card]:
         """Look beside every card for a neighbour the proposals missed: in rows and grids cards touch, or
-        nearly, and their blobs and outlines run together. Each card found this way is looked beside in
-        turn, so one card read in a row leads along the row. Only where the core map sees card is looked at."""
+        nearly, and their outlines run together. Each card found this way is looked beside in turn, so one
+        card read in a row leads along the row. Only where the locator sees a card's centre is looked at."""
         h, w = image.shape[:2]
         frontier = cards
         for _ in range(MAX_GROWTH_STEPS):
@@ -212,11 +212,11 @@ class CardRecognizer:
             opposite = [quads[i ^ 1] for i in range(len(quads))]
             beside = np.arange(len(quads)) % 4 < 2
             lined = beside & points_in_quads(np.array([c.center for c in cards]), opposite).any(axis=0)
-            seen = core.at(np.array([q.mean(axis=0) for q in quads]))
+            seen = heat.at(np.array([q.mean(axis=0) for q in quads]))
             quads = [
                 q
                 for q, p, line in zip(quads, seen, lined, strict=True)
-                if (line or p > NEIGHBOUR_CORE) and _free(q, cards, (w, h))
+                if (line or p > NEIGHBOUR_HEAT) and _free(q, cards, (w, h))
             ]
             frontier = self.read_outlines(image, dedupe_quads([refine_quad(image, q) for q in quads]), cards)
             cards = cards + frontier

@@ -1,0 +1,168 @@
+"""Train the card locator (vision/cards/centres.py) on synthetic scenes and export it to ONNX with its manifest.
+
+    python -m models.train_card_locator [--scenes 2400] [--pattern-scenes 1200] [--free-scenes 800] [--steps 16000]
+    tableref evaluate cards   # the card reader on held-out renders
+
+Frames are the card scenes of the training split (models/synth/scenes.py: its fonts, designs and tables;
+notes, coins and the Reference card as things that are not cards), then as many again over
+PATTERN_TRAIN_TABLES, the checks, grids, seams and veined stone that taught the domino and stick locators to
+see through busy cloths. The network is the shared locator (models/locator_training.py), trained on random
+windows. Needs the `train` extra (torch, onnx).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import typer
+
+from models.datasets import DATA_DIR, render_cached
+from models.locator_training import export_locator, fit_locator, locator_frames, make_locator
+from models.synth.dominoes import render_dominoes
+from models.synth.scenes import render_scene
+from models.synth.sticks import SCENE_KINDS, StickSceneSpec, render_stick_scene
+from models.synth.tables import PATTERN_TRAIN_TABLES
+from models.train_cards import training_spec
+from models.train_dominoes import training_spec as domino_training_spec
+from vision.cards.centres import CHANNELS, INPUT_SIZE, MODEL_PATH, STRIDE, encode_targets, letterbox
+
+CHECKPOINT = DATA_DIR / "card_locate.pt"
+MOST_CARDS = 64  # in one training scene
+FIRST_SEED = 30_000_000  # training-split card scenes (the card classifier's start at 1)
+FRAMES_CACHE = "card-locate-frames"
+PATTERN_CACHE = "card-locate-frames-patterns"
+FREE_CACHE = "card-locate-frames-free"
+MAT_CACHE = "card-locate-frames-mat"
+MAT_SEED = 33_000_000  # apart from the calibration evaluation's race views (seeds from 0 and 1000)
+
+
+def frame_sample(seed: int, tables: tuple[str, ...] = ()) -> tuple[np.ndarray, np.ndarray]:
+    """The letterboxed frame (1, H, W, 3) and its cards' corners in its pixels (1, MOST_CARDS, 4, 2), NaN
+    after the last card; the table one of `tables` if given, else one of the split's."""
+    spec = training_spec(seed, "train")
+    if tables:
+        spec = replace(spec, table=random.Random(seed).choice(tables))
+    scene = render_scene(seed, spec)
+    canvas, scale = letterbox(scene.image)
+    corners = np.full((1, MOST_CARDS, 4, 2), np.nan, np.float32)
+    for i, card in enumerate(scene.cards[:MOST_CARDS]):
+        corners[0, i] = np.asarray(card.corners) * scale
+    return canvas[None], corners
+
+
+def pattern_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """frame_sample over PATTERN_TRAIN_TABLES (a module-level function, for the rendering pool)."""
+    return frame_sample(seed, PATTERN_TRAIN_TABLES)
+
+
+def card_free_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A frame with no card in it, as frame_sample gives: domino tiles (without their distractors, digit
+    cards among them) or sticks. Dark tiles in a pi and stick layouts are card-sized shapes that are not cards."""
+    if seed % 2:
+        image = render_dominoes(seed, replace(domino_training_spec(seed), distractors=False)).image
+    else:
+        kind = random.Random(seed).choice(SCENE_KINDS)
+        image = render_stick_scene(seed, StickSceneSpec(split="train", kind=kind)).image
+    canvas, _ = letterbox(image)
+    return canvas[None], np.full((1, MOST_CARDS, 4, 2), np.nan, np.float32)
+
+
+def mat_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Cards in Tempus lanes on the play mat (training designs), as frame_sample gives: the camera's frame,
+    or one time in two the top-down view of the mat that `judge tempus --calibration` reads as well, where
+    cards are large and the mat's print lies all round them."""
+    from calibration.evaluate import race_lines
+    from calibration.homography import MatNotFoundError, estimate_homography
+    from calibration.lanes import lanes_of
+    from calibration.mat import MatLayout
+    from calibration.synth import race_view
+    from calibration.topdown import TopDownView
+    from calibration.zones import mat_zones
+
+    rng = random.Random(seed)
+    layout = MatLayout(lanes=2, race=True)  # lanes a card tall: the play mat's are narrower than a card
+    lanes = lanes_of(mat_zones(layout))
+    for cards in range(rng.randint(1, 6), 0, -1):  # as many as the lanes hold
+        try:
+            view = race_view(seed, layout, lanes, race_lines(seed, len(lanes), cards), heldout=False)
+            break
+        except ValueError:
+            continue
+    frame = view.frame
+    laid = [card.corners_px for row in view.lines for card in row]
+    if seed % 2:
+        try:
+            top = TopDownView(estimate_homography(view.frame, layout), layout=layout)
+            frame = top.warp(view.frame)
+            laid = [cv2.perspectiveTransform(card.corners_mm.reshape(-1, 1, 2), top.mm_to_view).reshape(4, 2)
+                    for row in view.lines for card in row]  # fmt: skip
+        except MatNotFoundError:
+            pass
+    canvas, scale = letterbox(frame)
+    corners = np.full((1, MOST_CARDS, 4, 2), np.nan, np.float32)
+    for i, quad in enumerate(laid[:MOST_CARDS]):
+        corners[0, i] = np.asarray(quad) * scale
+    return canvas[None], corners
+
+
+def locator_data(scenes: int, pattern_scenes: int, free_scenes: int = 0, mat_scenes: int = 0) -> dict[str, np.ndarray]:
+    """The cached frames and their targets (vision.cards.centres.encode_targets)."""
+    blocks = [render_cached(FRAMES_CACHE, frame_sample, FIRST_SEED, scenes)]
+    if pattern_scenes:
+        blocks.append(render_cached(PATTERN_CACHE, pattern_sample, FIRST_SEED + scenes, pattern_scenes))
+    if free_scenes:
+        first = FIRST_SEED + scenes + pattern_scenes
+        blocks.append(render_cached(FREE_CACHE, card_free_sample, first, free_scenes))
+    if mat_scenes:
+        blocks.append(render_cached(MAT_CACHE, mat_sample, MAT_SEED, mat_scenes))
+    return locator_frames(blocks, encode_targets)
+
+
+def train(
+    scenes: int = typer.Option(2400, help="training scenes over the training tables (cached in data/)"),
+    pattern_scenes: int = typer.Option(1200, help="more scenes over PATTERN_TRAIN_TABLES (cached in data/)"),
+    free_scenes: int = typer.Option(800, help="frames with no card: dominoes and sticks (cached in data/)"),
+    mat_scenes: int = typer.Option(600, help="cards in lanes on the play mat, raw and top-down (cached in data/)"),
+    steps: int = typer.Option(16000, help="training steps of 16 windows"),
+    seed: int = typer.Option(0),
+    resume: bool = typer.Option(False, help="fine-tune from the checkpoint"),
+    checkpoint: Path = typer.Option(CHECKPOINT, help="the weights, saved every 250 steps (and resumed from)"),
+    out: Path = typer.Option(MODEL_PATH, help="the ONNX model to write; its manifest goes beside it"),
+) -> None:
+    """Render the training frames, train the card locator, export it with its manifest."""
+    import torch
+
+    torch.set_num_threads(1)  # the machine is shared: one core for training
+    data = locator_data(scenes, pattern_scenes, free_scenes, mat_scenes)
+    print(f"{len(data['canvas'])} frames, {int((data['heat'] > 0.999).sum())} cards")
+    model, report = fit_locator(
+        lambda: make_locator(len(CHANNELS)),
+        data,
+        steps,
+        seed,
+        checkpoint,
+        STRIDE,
+        resume,
+        window=(256, 160),
+        batch=16,
+        name="card locator",
+    )
+    training = {
+        "scenes": scenes, "pattern_scenes": pattern_scenes, "free_scenes": free_scenes,
+        "mat_scenes": mat_scenes, "first_seed": FIRST_SEED,
+        "seed": seed, "resumed": resume,
+        "data": "models/synth/scenes.py renders, split=train (models.train_cards.training_spec), on its tables, "
+                "then pattern_scenes more on PATTERN_TRAIN_TABLES; free_scenes with no card "
+                "(models/synth/dominoes.py without distractors, models/synth/sticks.py); mat_scenes of cards in "
+                "lanes on the play mat (calibration/synth.py race views, training designs), half top-down",
+        **report,
+    }  # fmt: skip
+    export_locator(model, out, MODEL_PATH, INPUT_SIZE, CHANNELS, STRIDE, training)
+
+
+if __name__ == "__main__":
+    typer.run(train)

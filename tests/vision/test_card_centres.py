@@ -1,0 +1,49 @@
+"""The card locator's targets decode back to the cards they were made from."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vision.cards.centres import decode, encode_targets, half_axes, outline
+
+
+def _card(cx: float, cy: float, height: float, turn: float, skew: float) -> np.ndarray:
+    """A card's corners in the face's order (top-left first), turned and slightly foreshortened."""
+    w, h = height / 1.4 / 2, height / 2
+    face = np.array([[-w, -h], [w, -h], [w, h], [-w, h]]) * np.array([[1 - skew], [1 - skew], [1], [1]])
+    c, s = np.cos(turn), np.sin(turn)
+    return face @ np.array([[c, s], [-s, c]]) + np.array([cx, cy])
+
+
+def _logits(heat: np.ndarray) -> np.ndarray:
+    p = np.clip(heat, 1e-6, 1 - 1e-6)
+    return np.log(p / (1 - p))
+
+
+@settings(deadline=None, max_examples=60)
+@given(
+    st.floats(60, 420),
+    st.floats(60, 210),
+    st.floats(24, 120),
+    st.floats(-np.pi, np.pi),
+    st.floats(0, 0.2),
+)
+def test_a_card_decodes_to_its_own_outline(cx: float, cy: float, height: float, turn: float, skew: float) -> None:
+    corners = _card(cx, cy, height, turn, skew)
+    heat, reg, _ = encode_targets([corners])
+    (score, quad), *rest = decode(np.concatenate([_logits(heat)[None], reg]))
+    assert not rest and score > 0.99
+    # The outline is the card's parallelogram, up to a half turn (the axes are known up to sign).
+    center, u, v = half_axes(corners)
+    expected = outline(center, u, v)
+    assert min(np.abs(np.roll(quad, k, axis=0) - expected).max() for k in (0, 2)) < 1e-3
+    # Clockwise in image coordinates (y down): the shoelace sum is positive.
+    x, y = quad[:, 0], quad[:, 1]
+    assert np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y) > 0
+
+
+def test_cards_side_by_side_keep_their_own_peaks() -> None:
+    cards = [_card(100 + 40 * i, 120, 50, 0.1, 0.0) for i in range(4)]
+    heat, reg, _ = encode_targets(cards)
+    found = sorted(q.mean(axis=0)[0] for _, q in decode(np.concatenate([_logits(heat)[None], reg])))
+    assert np.allclose(found, sorted(c.mean(axis=0)[0] for c in cards), atol=0.5)

@@ -1,0 +1,99 @@
+"""Card outlines from the shared locator network (vision/locator.py): each card's centre and half-axes.
+
+The network marks a card's centre on a heatmap and regresses there its two half-axes, along the face's
+height and across it, in doubled-angle form (a card turned half round has the same outline). Centre plus
+and minus the axes is a loose outline that the corner network puts on the card's corners. Beside the edge
+outlines it is the second proposal source: it has the receptive field of the domino and stick locators, which
+learned to see objects through patterned tablecloths, and it keeps touching cards apart by their centres.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.locator import LocatorNetwork, cell_of, doubled, encode, read_axes
+from vision.locator import letterbox as letterbox_into
+
+INPUT_SIZE = (480, 272)  # width, height; a multiple of 16 for the network's four halvings
+STRIDE = 4
+GRID = (INPUT_SIZE[0] // STRIDE, INPUT_SIZE[1] // STRIDE)
+CHANNELS = ("heat", "dx", "dy", "u_cos", "u_sin", "v_cos", "v_sin")
+MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "card_locate.onnx"
+PEAK_THRESHOLD = 0.3
+
+
+def letterbox(image: np.ndarray) -> tuple[np.ndarray, float]:
+    """The frame scaled into INPUT_SIZE keeping its shape, top-left aligned, and the scale."""
+    return letterbox_into(image, INPUT_SIZE)
+
+
+def half_axes(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A card's centre and half-axes from its corners in the face's order (top-left, top-right,
+    bottom-right, bottom-left): `u` from the centre to the bottom edge's middle, `v` to the right edge's."""
+    c = np.asarray(corners, np.float64)
+    u = ((c[2] + c[3]) - (c[0] + c[1])) / 4
+    v = ((c[1] + c[2]) - (c[0] + c[3])) / 4
+    return c.mean(axis=0), u, v
+
+
+def outline(center: np.ndarray, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """The parallelogram centre +- u +- v (4, 2), clockwise in image coordinates when v is u turned a
+    quarter to the right."""
+    return np.array([center - u - v, center - u + v, center + u + v, center + u - v], np.float32)
+
+
+def encode_targets(cards: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Training targets for cards given by their corners in input pixels: heatmap (H, W), regression
+    (6, H, W) and its weight (H, W). The peak's width is a fifth of the card's width, so that neighbours in a
+    grid stay apart."""
+    objects = []
+    for corners in cards:
+        center, u, v = half_axes(corners)
+        sigma = max(0.5, 0.2 * 2 * float(np.linalg.norm(v)) / STRIDE)
+        objects.append((cell_of(center, STRIDE), sigma, (*doubled(u / STRIDE), *doubled(v / STRIDE))))
+    return encode(objects, GRID, 4)
+
+
+def decode(output: np.ndarray, threshold: float = PEAK_THRESHOLD) -> list[tuple[float, np.ndarray]]:
+    """Network output (7, H, W) -> (score, loose outline in input pixels) at each heatmap peak."""
+    scores, centers, us, vs = read_axes(output, STRIDE, threshold)
+    # The doubled angles lose each axis's sign; turn v to u's right so the outline runs one way round.
+    right = np.stack([us[:, 1], -us[:, 0]], axis=-1)
+    vs = np.where((np.sum(vs * right, axis=1) < 0)[:, None], -vs, vs)
+    return [(float(s), outline(c, u, v)) for s, c, u, v in zip(scores, centers, us, vs, strict=True)]
+
+
+@dataclass(frozen=True)
+class HeatMap:
+    """Per map cell, the most centre heat within a cell of it: whether a card is centred near there."""
+
+    heat: np.ndarray
+    cell: float  # image pixels per map cell
+
+    def at(self, points: np.ndarray) -> np.ndarray:
+        """The heat at image points (n, 2); 0 outside the map."""
+        cells = np.floor(np.asarray(points, np.float32) / self.cell).astype(int)
+        h, w = self.heat.shape
+        inside = (cells[:, 0] >= 0) & (cells[:, 0] < w) & (cells[:, 1] >= 0) & (cells[:, 1] < h)
+        values = np.zeros(len(cells), np.float32)
+        values[inside] = self.heat[cells[inside, 1], cells[inside, 0]]
+        return values
+
+
+class CardLocator(LocatorNetwork):
+    """The card locating network, loaded once."""
+
+    def __init__(self, model_path: Path = MODEL_PATH, threads: int = 1) -> None:
+        super().__init__(model_path, CHANNELS, INPUT_SIZE, "models.train_card_locator", threads)
+
+    def read(self, image: np.ndarray) -> tuple[list[tuple[float, np.ndarray]], HeatMap]:
+        """The proposed loose outlines in the image's pixels with their scores, and the heat map."""
+        canvas, scale = letterbox(image)
+        output = self.maps(canvas)
+        # A guess at a card's centre (a neighbour in a row) is off by a few pixels: take the most near it.
+        near = cv2.dilate(1 / (1 + np.exp(-output[0])), np.ones((3, 3), np.uint8))
+        return [(score, quad / scale) for score, quad in decode(output)], HeatMap(near, STRIDE / scale)
