@@ -1,0 +1,46 @@
+"""The card locator's training frames: each block's cards land where its targets say."""
+
+import numpy as np
+import pytest
+
+from models.synth.scenes import render_scene
+from models.train_card_locator import MAT_SEED, card_free_sample, frame_sample, mat_sample
+from models.train_cards import training_spec
+from vision.cards.centres import GRID, INPUT_SIZE, encode_targets
+from vision.cards.classify import CardClassifier
+
+
+def _cards(corners: np.ndarray) -> list[np.ndarray]:
+    return [c for c in corners[0] if np.isfinite(c).all()]
+
+
+def _inside_canvas(card: np.ndarray) -> bool:
+    centre = card.mean(axis=0)
+    return 0 <= centre[0] < INPUT_SIZE[0] and 0 <= centre[1] < INPUT_SIZE[1]
+
+
+def test_a_scene_frame_holds_every_card_of_its_scene() -> None:
+    seed = 30_000_005
+    canvas, corners = frame_sample(seed)
+    assert canvas.shape == (1, INPUT_SIZE[1], INPUT_SIZE[0], 3)
+    cards = _cards(corners)
+    assert len(cards) == len(render_scene(seed, training_spec(seed, "train")).cards) > 0
+    heat, _, _ = encode_targets(cards)
+    assert heat.shape == (GRID[1], GRID[0]) and (heat > 0.999).sum() == sum(map(_inside_canvas, cards))
+
+
+def test_a_card_free_frame_has_no_card() -> None:
+    for seed in (7, 8):  # a domino frame and a stick frame
+        canvas, corners = card_free_sample(seed)
+        assert canvas.shape == (1, INPUT_SIZE[1], INPUT_SIZE[0], 3) and not _cards(corners)
+
+
+@pytest.mark.parametrize("seed", [MAT_SEED, MAT_SEED + 1])  # the camera's frame, the top-down view
+def test_mat_views_hold_their_lanes_cards(seed: int) -> None:
+    canvas, corners = mat_sample(seed)
+    cards = _cards(corners)
+    assert cards and all(_inside_canvas(c) for c in cards)
+    # The targets lie on the cards: the classifier reads what is inside them as cards.
+    readings = CardClassifier().read(canvas[0], [c.astype(np.float32) for c in cards])
+    read = [r for r in readings if r is not None and not r.rejected]
+    assert len(read) >= 0.75 * len(cards)
