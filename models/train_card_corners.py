@@ -138,8 +138,9 @@ def main(
     import torch.nn.functional as F
 
     torch.manual_seed(seed)
-    x_train, y_train = render_cached("card-corners-train", scene_samples, 1, scenes)
-    x_val, y_val = render_cached("card-corners-heldout", heldout_samples, 10_000_000, val_scenes)
+    # v2: the proposals are the card locator's (v1 held the card-core segmenter's).
+    x_train, y_train = render_cached("card-corners-train-v2", scene_samples, 1, scenes)
+    x_val, y_val = render_cached("card-corners-heldout-v2", heldout_samples, 10_000_000, val_scenes)
     print(f"train outlines {len(x_train)}, validation outlines {len(x_val)}")
     yt = torch.from_numpy(y_train)
 
