@@ -36,6 +36,15 @@ def target_maps(
     return tuple(maps)
 
 
+def padded(objects: list[np.ndarray], most: int, shape: tuple[int, ...], scale: float) -> np.ndarray:
+    """Objects' points (each `shape`) scaled into the letterboxed frame, as one row (1, most, *shape) with NaN
+    after the last object: the form `locator_frames` reads back."""
+    row = np.full((1, most, *shape), np.nan, np.float32)
+    for i, points in enumerate(objects[:most]):
+        row[0, i] = np.asarray(points) * scale
+    return row
+
+
 def locator_frames(
     blocks: list[tuple[np.ndarray, np.ndarray]], encode: Callable[[list[np.ndarray]], tuple[np.ndarray, ...]]
 ) -> dict[str, np.ndarray]:

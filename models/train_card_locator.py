@@ -21,7 +21,7 @@ import numpy as np
 import typer
 
 from models.datasets import DATA_DIR, render_cached
-from models.locator_training import export_locator, fit_locator, locator_frames, make_locator
+from models.locator_training import export_locator, fit_locator, locator_frames, make_locator, padded
 from models.synth.dominoes import render_dominoes
 from models.synth.scenes import render_scene
 from models.synth.sticks import SCENE_KINDS, StickSceneSpec, render_stick_scene
@@ -40,18 +40,20 @@ MAT_CACHE = "card-locate-frames-mat"
 MAT_SEED = 33_000_000  # apart from the calibration evaluation's race views (seeds from 0 and 1000)
 
 
-def frame_sample(seed: int, tables: tuple[str, ...] = ()) -> tuple[np.ndarray, np.ndarray]:
+def _sample(image: np.ndarray, cards: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """The letterboxed frame (1, H, W, 3) and its cards' corners in its pixels (1, MOST_CARDS, 4, 2), NaN
-    after the last card; the table one of `tables` if given, else one of the split's."""
+    after the last card."""
+    canvas, scale = letterbox(image)
+    return canvas[None], padded(cards, MOST_CARDS, (4, 2), scale)
+
+
+def frame_sample(seed: int, tables: tuple[str, ...] = ()) -> tuple[np.ndarray, np.ndarray]:
+    """A training scene as `_sample` gives it; the table one of `tables` if given, else one of the split's."""
     spec = training_spec(seed, "train")
     if tables:
         spec = replace(spec, table=random.Random(seed).choice(tables))
     scene = render_scene(seed, spec)
-    canvas, scale = letterbox(scene.image)
-    corners = np.full((1, MOST_CARDS, 4, 2), np.nan, np.float32)
-    for i, card in enumerate(scene.cards[:MOST_CARDS]):
-        corners[0, i] = np.asarray(card.corners) * scale
-    return canvas[None], corners
+    return _sample(scene.image, [card.corners for card in scene.cards])
 
 
 def pattern_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -60,19 +62,18 @@ def pattern_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def card_free_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """A frame with no card in it, as frame_sample gives: domino tiles (without their distractors, digit
+    """A frame with no card in it, as `_sample` gives it: domino tiles (without their distractors, digit
     cards among them) or sticks. Dark tiles in a pi and stick layouts are card-sized shapes that are not cards."""
     if seed % 2:
         image = render_dominoes(seed, replace(domino_training_spec(seed), distractors=False)).image
     else:
         kind = random.Random(seed).choice(SCENE_KINDS)
         image = render_stick_scene(seed, StickSceneSpec(split="train", kind=kind)).image
-    canvas, _ = letterbox(image)
-    return canvas[None], np.full((1, MOST_CARDS, 4, 2), np.nan, np.float32)
+    return _sample(image, [])
 
 
 def mat_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Cards in Tempus lanes on the play mat (training designs), as frame_sample gives: the camera's frame,
+    """Cards in Tempus lanes on the play mat (training designs), as `_sample` gives it: the camera's frame,
     or one time in two the top-down view of the mat that `judge tempus --calibration` reads as well, where
     cards are large and the mat's print lies all round them."""
     from calibration.evaluate import race_lines
@@ -102,11 +103,7 @@ def mat_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
                     for row in view.lines for card in row]  # fmt: skip
         except MatNotFoundError:
             pass
-    canvas, scale = letterbox(frame)
-    corners = np.full((1, MOST_CARDS, 4, 2), np.nan, np.float32)
-    for i, quad in enumerate(laid[:MOST_CARDS]):
-        corners[0, i] = np.asarray(quad) * scale
-    return canvas[None], corners
+    return _sample(frame, laid)
 
 
 def locator_data(scenes: int, pattern_scenes: int, free_scenes: int = 0, mat_scenes: int = 0) -> dict[str, np.ndarray]:

@@ -20,7 +20,7 @@ import numpy as np
 import typer
 
 from models.datasets import DATA_DIR, render_cached
-from models.locator_training import export_locator, fit_locator, locator_frames, make_locator
+from models.locator_training import export_locator, fit_locator, locator_frames, make_locator, padded
 from models.synth.scenes import SceneSpec, render_scene
 from models.synth.sticks import StickSceneSpec, render_stick_scene
 from models.synth.tables import EXTRA_TRAIN_TABLES, PATTERN_TRAIN_TABLES, TRAIN_TABLES
@@ -85,10 +85,7 @@ def frame_sample(
     after the last stick."""
     image, sticks = training_frame(seed, tables, kinds)
     canvas, scale = letterbox(image, INPUT_SIZE)
-    ends = np.full((1, MOST_STICKS, 2, 2), np.nan, np.float32)
-    for i, stick in enumerate(sticks[:MOST_STICKS]):
-        ends[0, i] = np.asarray(stick) * scale
-    return canvas[None], ends
+    return canvas[None], padded(sticks, MOST_STICKS, (2, 2), scale)
 
 
 def pattern_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
