@@ -38,6 +38,9 @@ PATTERN_CACHE = "card-locate-frames-patterns"
 FREE_CACHE = "card-locate-frames-free"
 MAT_CACHE = "card-locate-frames-mat"
 MAT_SEED = 33_000_000  # apart from the calibration evaluation's race views (seeds from 0 and 1000)
+STREAKED_CACHE = "card-locate-frames-streaked"
+STREAKED_SEED = 34_000_000
+STREAKED_SHARE = 0.6
 
 
 def _sample(image: np.ndarray, cards: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -47,9 +50,10 @@ def _sample(image: np.ndarray, cards: list[np.ndarray]) -> tuple[np.ndarray, np.
     return canvas[None], padded(cards, MOST_CARDS, (4, 2), scale)
 
 
-def frame_sample(seed: int, tables: tuple[str, ...] = ()) -> tuple[np.ndarray, np.ndarray]:
-    """A training scene as `_sample` gives it; the table one of `tables` if given, else one of the split's."""
-    spec = training_spec(seed, "train")
+def frame_sample(seed: int, tables: tuple[str, ...] = (), streaks: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """A training scene as `_sample` gives it; the table one of `tables` if given, else one of the split's;
+    `streaks` of its cards crossed by a band."""
+    spec = replace(training_spec(seed, "train"), streaks=streaks)
     if tables:
         spec = replace(spec, table=random.Random(seed).choice(tables))
     scene = render_scene(seed, spec)
@@ -61,15 +65,24 @@ def pattern_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return frame_sample(seed, PATTERN_TRAIN_TABLES)
 
 
-def card_free_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """A frame with no card in it, as `_sample` gives it: domino tiles (without their distractors, digit
-    cards among them) or sticks. Dark tiles in a pi and stick layouts are card-sized shapes that are not cards."""
+def streaked_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """frame_sample with STREAKED_SHARE of the cards crossed by glare or a printed band: a card must stay a
+    card when a band breaks its face and, on a glossy card, its edges."""
+    return frame_sample(seed, streaks=STREAKED_SHARE)
+
+
+def card_free_image(seed: int) -> np.ndarray:
+    """A training frame with no card in it: domino tiles (without their distractors, digit cards among them)
+    or sticks. Dark tiles in a pi and stick layouts are card-sized shapes that are not cards."""
     if seed % 2:
-        image = render_dominoes(seed, replace(domino_training_spec(seed), distractors=False)).image
-    else:
-        kind = random.Random(seed).choice(SCENE_KINDS)
-        image = render_stick_scene(seed, StickSceneSpec(split="train", kind=kind)).image
-    return _sample(image, [])
+        return render_dominoes(seed, replace(domino_training_spec(seed), distractors=False)).image
+    kind = random.Random(seed).choice(SCENE_KINDS)
+    return render_stick_scene(seed, StickSceneSpec(split="train", kind=kind)).image
+
+
+def card_free_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """`card_free_image` as `_sample` gives it."""
+    return _sample(card_free_image(seed), [])
 
 
 def mat_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -106,7 +119,9 @@ def mat_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return _sample(frame, laid)
 
 
-def locator_data(scenes: int, pattern_scenes: int, free_scenes: int = 0, mat_scenes: int = 0) -> dict[str, np.ndarray]:
+def locator_data(
+    scenes: int, pattern_scenes: int, free_scenes: int = 0, mat_scenes: int = 0, streaked_scenes: int = 0
+) -> dict[str, np.ndarray]:
     """The cached frames and their targets (vision.cards.centres.encode_targets)."""
     blocks = [render_cached(FRAMES_CACHE, frame_sample, FIRST_SEED, scenes)]
     if pattern_scenes:
@@ -116,6 +131,8 @@ def locator_data(scenes: int, pattern_scenes: int, free_scenes: int = 0, mat_sce
         blocks.append(render_cached(FREE_CACHE, card_free_sample, first, free_scenes))
     if mat_scenes:
         blocks.append(render_cached(MAT_CACHE, mat_sample, MAT_SEED, mat_scenes))
+    if streaked_scenes:
+        blocks.append(render_cached(STREAKED_CACHE, streaked_sample, STREAKED_SEED, streaked_scenes))
     return locator_frames(blocks, encode_targets)
 
 
@@ -124,6 +141,7 @@ def train(
     pattern_scenes: int = typer.Option(1200, help="more scenes over PATTERN_TRAIN_TABLES (cached in data/)"),
     free_scenes: int = typer.Option(800, help="frames with no card: dominoes and sticks (cached in data/)"),
     mat_scenes: int = typer.Option(600, help="cards in lanes on the play mat, raw and top-down (cached in data/)"),
+    streaked_scenes: int = typer.Option(1200, help="training scenes with bands across cards (cached in data/)"),
     steps: int = typer.Option(16000, help="training steps of 16 windows"),
     seed: int = typer.Option(0),
     resume: bool = typer.Option(False, help="fine-tune from the checkpoint"),
@@ -134,7 +152,7 @@ def train(
     import torch
 
     torch.set_num_threads(1)  # the machine is shared: one core for training
-    data = locator_data(scenes, pattern_scenes, free_scenes, mat_scenes)
+    data = locator_data(scenes, pattern_scenes, free_scenes, mat_scenes, streaked_scenes)
     print(f"{len(data['canvas'])} frames, {int((data['heat'] > 0.999).sum())} cards")
     model, report = fit_locator(
         lambda: make_locator(len(CHANNELS)),
@@ -150,12 +168,14 @@ def train(
     )
     training = {
         "scenes": scenes, "pattern_scenes": pattern_scenes, "free_scenes": free_scenes,
-        "mat_scenes": mat_scenes, "first_seed": FIRST_SEED,
+        "mat_scenes": mat_scenes, "streaked_scenes": streaked_scenes, "streaked_share": STREAKED_SHARE,
+        "first_seed": FIRST_SEED,
         "seed": seed, "resumed": resume,
         "data": "models/synth/scenes.py renders, split=train (models.train_cards.training_spec), on its tables, "
                 "then pattern_scenes more on PATTERN_TRAIN_TABLES; free_scenes with no card "
                 "(models/synth/dominoes.py without distractors, models/synth/sticks.py); mat_scenes of cards in "
-                "lanes on the play mat (calibration/synth.py race views, training designs), half top-down",
+                "lanes on the play mat (calibration/synth.py race views, training designs), half top-down; "
+                "streaked_scenes more of the first kind with bands across streaked_share of their cards",
         **report,
     }  # fmt: skip
     export_locator(model, out, MODEL_PATH, INPUT_SIZE, CHANNELS, STRIDE, training)

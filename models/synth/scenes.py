@@ -106,6 +106,7 @@ class SceneSpec:
     deck_style: CardStyle | None = None  # that design, if given; else a random one
     table: str | None = None  # a table kind from models.synth.tables; else a random one of the split's
     distractors: bool = True
+    streaks: float = 0.0  # share of cards crossed by a band: glare on a glossy face, or a printed sash
 
 
 def _sample_faces(rng: random.Random, n: int) -> list[CardFace]:
@@ -147,9 +148,11 @@ def render_scene(seed: int, spec: SceneSpec = SceneSpec()) -> Scene:
     image *= (1 - rng.uniform(0.15, 0.45) * shadow)[..., None]
 
     cards = []
+    streaks = random.Random(seed * 7 + 3)  # a stream of its own: the scene is the same with or without them
     for (face, _), quad in zip(placed, outlines_px, strict=True):
         style = deck_style or random_style(rng, fonts, heldout)
-        _paste_card(image, face, style, quad)
+        streak = streaks.random() < spec.streaks
+        _paste_card(image, face, style, quad, random.Random(streaks.random()) if streak else None)
         cards.append(TruthCard(face.reading, quad.astype(np.float32)))
     image = _photograph(rng, nrng, image)
     return Scene(image, cards, distractor_quads)
@@ -230,10 +233,15 @@ def _table_image(
     return cv2.warpPerspective(texture, to_image, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
 
 
-def _paste_card(image: np.ndarray, face: CardFace, style: CardStyle, quad: np.ndarray) -> None:
-    """Warp the card's artwork onto its image quad, blending through the rounded-corner alpha."""
+def _paste_card(
+    image: np.ndarray, face: CardFace, style: CardStyle, quad: np.ndarray, streak: random.Random | None = None
+) -> None:
+    """Warp the card's artwork onto its image quad, blending through the rounded-corner alpha; with a
+    `streak` generator, a band crosses the face first."""
     tall = max(np.linalg.norm(quad[3] - quad[0]), np.linalg.norm(quad[2] - quad[1]))
     art = np.asarray(draw_card(face, style, height_px=int(np.clip(tall * 1.5, 96, 700))), dtype=np.float32)
+    if streak is not None:
+        _draw_streak(streak, art)
     ah, aw = art.shape[:2]
     x0, y0 = np.floor(quad.min(axis=0)).astype(int)
     x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 1
@@ -246,6 +254,23 @@ def _paste_card(image: np.ndarray, face: CardFace, style: CardStyle, quad: np.nd
     rgb = warped[..., 2::-1]  # RGBA -> BGR
     roi = image[y0:y1, x0:x1]
     roi[:] = roi * (1 - alpha) + rgb * alpha
+
+
+def _draw_streak(rng: random.Random, art: np.ndarray) -> None:
+    """A straight band at any angle through the middle of the card's RGBA artwork: white glare, or a sash of
+    any colour, from see-through to solid."""
+    h, w = art.shape[:2]
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    angle = rng.uniform(0, math.pi)
+    x0, y0 = rng.uniform(0.25, 0.75) * w, rng.uniform(0.25, 0.75) * h
+    across = np.abs((xs - x0) * math.sin(angle) - (ys - y0) * math.cos(angle))
+    band = np.clip(rng.uniform(0.06, 0.3) * w / 2 - across + 0.5, 0, 1)  # one pixel of soft edge
+    if rng.random() < 0.4:
+        colour, alpha = (255.0, 255.0, 255.0), rng.uniform(0.45, 0.9)
+    else:
+        colour, alpha = tuple(rng.uniform(0, 255) for _ in range(3)), rng.uniform(0.6, 1.0)
+    mix = (alpha * band)[..., None]
+    art[..., :3] = art[..., :3] * (1 - mix) + np.array(colour, np.float32) * mix
 
 
 def _draw_distractors(

@@ -1,5 +1,8 @@
 """The card locator's training frames: each block's cards land where its targets say."""
 
+from dataclasses import replace
+
+import cv2
 import numpy as np
 import pytest
 
@@ -44,3 +47,18 @@ def test_mat_views_hold_their_lanes_cards(seed: int) -> None:
     readings = CardClassifier().read(canvas[0], [c.astype(np.float32) for c in cards])
     read = [r for r in readings if r is not None and not r.rejected]
     assert len(read) >= 0.75 * len(cards)
+
+
+def test_streaks_cross_cards_only_and_leave_other_scenes_as_they_were() -> None:
+    seed = 34_000_000
+    spec = training_spec(seed, "train")
+    plain = render_scene(seed, spec)
+    assert np.array_equal(plain.image, render_scene(seed, replace(spec, streaks=0.0)).image)
+    streaked = render_scene(seed, replace(spec, streaks=1.0))
+    changed = np.abs(streaked.image.astype(int) - plain.image.astype(int)).max(axis=2) > 40
+    on_cards = np.zeros(changed.shape, np.uint8)
+    for card in plain.cards:
+        cv2.fillConvexPoly(on_cards, np.round(card.corners).astype(np.int32), 1)
+    on_cards = cv2.dilate(on_cards, np.ones((5, 5), np.uint8)).astype(bool)
+    assert changed.sum() > 0.01 * on_cards.sum()
+    assert not (changed & ~on_cards).any()
