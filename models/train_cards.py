@@ -21,7 +21,7 @@ import numpy as np
 import typer
 
 from models.datasets import render_cached
-from models.synth.scenes import SceneSpec, render_scene, split_fonts
+from models.synth.scenes import SceneSpec, TruthCard, render_scene, split_fonts
 from models.training import export_onnx, fit_epochs
 from rules.pi import PI_DECIMALS
 from vision.cards.artwork import FACE_CLASSES, CardFace
@@ -91,17 +91,9 @@ def scene_crops(seed: int, split: str = "train") -> tuple[np.ndarray, np.ndarray
             add(_jitter(rng, np.roll(card.corners, rng.choice((1, 3)), axis=0), 0.02), SIDEWAYS)
     for quad in scene.distractors:
         add(np.roll(quad, rng.randint(0, 3), axis=0), NOT_CARD)
+    for quad, label in labelled_proposals(locate_card_quads(image), scene.cards):
+        add(quad, label)
     truths = [c.corners for c in scene.cards]
-    for quad in locate_card_quads(image):
-        ious = [quad_iou(quad, t) for t in truths]
-        best = int(np.argmax(ious)) if ious else -1
-        if best >= 0 and ious[best] > 0.8:
-            truth = scene.cards[best]
-            # Put the proposal's corners in the card's own order, as the classifier will need to.
-            start = int(np.argmin([np.linalg.norm(truth.corners[0] - p) for p in quad]))
-            add(np.roll(quad, -start, axis=0), FACE_INDEX[truth.face])
-        elif not ious or max(ious) < 0.25:
-            add(portrait_order(quad), NOT_CARD)
     h, w = image.shape[:2]
     for _ in range(4):  # plain table, or a box around several cards
         cx, cy, s = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(40, 400)
@@ -118,6 +110,23 @@ def scene_crops(seed: int, split: str = "train") -> tuple[np.ndarray, np.ndarray
         if all(quad_iou(quad, t) < 0.25 for t in truths):
             add(quad, NOT_CARD)
     return np.stack(crops), np.array(labels, np.int64)
+
+
+def labelled_proposals(quads: list[np.ndarray], cards: list[TruthCard]) -> list[tuple[np.ndarray, int]]:
+    """Proposed outlines with their labels: one that matches a card (IoU over 0.8) is that card's face, its
+    corners put in the card's own order as the classifier will need to; one far from every card (under 0.25)
+    is not a card; the rest are left out."""
+    labelled = []
+    for quad in quads:
+        ious = [quad_iou(quad, card.corners) for card in cards]
+        best = int(np.argmax(ious)) if ious else -1
+        if best >= 0 and ious[best] > 0.8:
+            truth = cards[best]
+            start = int(np.argmin([np.linalg.norm(truth.corners[0] - p) for p in quad]))
+            labelled.append((np.roll(quad, -start, axis=0), FACE_INDEX[truth.face]))
+        elif not ious or max(ious) < 0.25:
+            labelled.append((portrait_order(quad), NOT_CARD))
+    return labelled
 
 
 def mat_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -152,10 +161,14 @@ def build_dataset(first_seed: int, scenes: int, name: str) -> tuple[np.ndarray, 
     return render_cached(name, DATASETS[name], first_seed, scenes)
 
 
-def make_model():
+def make_model(batch_norm: bool = True):
+    """The classifier; without `batch_norm` it has the shape of its ONNX export, where the normalisation is
+    folded into the convolutions (models/finetune_cards.py trains on from there)."""
     import torch.nn as nn
 
     def block(cin: int, cout: int) -> nn.Sequential:
+        if not batch_norm:
+            return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1), nn.ReLU())
         return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU())
 
     return nn.Sequential(
@@ -222,29 +235,29 @@ def _ink_colour(x):
     return ((x.flatten(2) * ink[:, None]).sum(2) / ink.sum(1, keepdim=True))[..., None, None]
 
 
-def main(
-    scenes: int = typer.Option(2500, help="training scenes to render"),
-    mat_views: int = typer.Option(300, help="views of the play mat, whose every proposal is not a card"),
-    val_scenes: int = typer.Option(300, help="validation scenes (held-out fonts, designs, tables)"),
-    epochs: int = typer.Option(10),
-    seed: int = typer.Option(0),
-    out: Path = typer.Option(MODEL_PATH, help="where to write the ONNX model"),
-) -> None:
-    """Render, train, export."""
-    import torch
-    import torch.nn.functional as F
-
-    torch.manual_seed(seed)
-    torch.set_num_threads(max(1, multiprocessing.cpu_count()))
-    # Cached in chunks so that a larger run reuses what a smaller one rendered.
+def training_crops(scenes: int, mat_views: int) -> tuple[np.ndarray, np.ndarray]:
+    """The cached crops of the training scenes (in chunks, so that a larger run reuses what a smaller one
+    rendered) and of the mat views."""
     parts = [
         build_dataset(first, min(CHUNK, scenes - first + 1), "cards-train") for first in range(1, scenes + 1, CHUNK)
     ]
     parts.append(build_dataset(5_000_000, mat_views, "mat-negatives"))
-    x_train, y_train = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-    x_val, y_val = build_dataset(10_000_000, val_scenes, "cards-heldout")
-    print(f"train crops {len(x_train)}, validation crops {len(x_val)}")
-    del parts
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def fit_classifier(
+    model,
+    train: tuple[np.ndarray, np.ndarray],
+    val: tuple[np.ndarray, np.ndarray],
+    epochs: int,
+    max_lr: float,
+    seed: int,
+) -> float:
+    """Train `model` on the (crops, labels) of `train` with augmentation; returns its accuracy on `val`."""
+    import torch
+    import torch.nn.functional as F
+
+    (x_train, y_train), (x_val, y_val) = train, val
 
     def batch_of(x: np.ndarray, idx) -> torch.Tensor:
         # Crops stay uint8 until used: as float32 a larger set would not fit in memory.
@@ -252,8 +265,6 @@ def main(
 
     yt = torch.from_numpy(y_train)
     yv = torch.from_numpy(y_val)
-    model = make_model()
-    started = time.time()
 
     def batch_loss(idx, generator):
         logits = model(augment(batch_of(x_train, idx), generator, STREAK_SHARE))
@@ -266,8 +277,11 @@ def main(
         acc = (pred == yv).float().mean().item()
         return acc, f"held-out crop accuracy {acc:.4f}"
 
-    acc = fit_epochs(model, len(x_train), epochs, 3e-3, seed, batch_loss, evaluate)
+    return fit_epochs(model, len(x_train), epochs, max_lr, seed, batch_loss, evaluate)
 
+
+def export_classifier(model, out: Path, training: dict) -> None:
+    """The model as ONNX at `out`, with its manifest (`training` says how it was made) beside it."""
     export_onnx(model, (1, 3, CROP_SIZE[1], CROP_SIZE[0]), out, "crops", "logits")
     manifest = {
         "model": out.name,
@@ -278,24 +292,57 @@ def main(
             "normalisation": "per crop: (x - mean) / (std + 8), over all pixels and channels",
         },
         "classes": class_names(),
-        "training": {
+        "training": training,
+    }
+    out.with_suffix(".json").write_text(json.dumps(manifest, indent=2) + "\n")
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) and its manifest")
+
+
+def main(
+    scenes: int = typer.Option(2500, help="training scenes to render"),
+    mat_views: int = typer.Option(300, help="views of the play mat, whose every proposal is not a card"),
+    val_scenes: int = typer.Option(300, help="validation scenes (held-out fonts, designs, tables)"),
+    epochs: int = typer.Option(10),
+    seed: int = typer.Option(0),
+    out: Path = typer.Option(MODEL_PATH, help="where to write the ONNX model"),
+) -> None:
+    """Render, train, export."""
+    import torch
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(max(1, multiprocessing.cpu_count()))
+    train = training_crops(scenes, mat_views)
+    val = build_dataset(10_000_000, val_scenes, "cards-heldout")
+    print(f"train crops {len(train[0])}, validation crops {len(val[0])}")
+    started = time.time()
+    model = make_model()
+    acc = fit_classifier(model, train, val, epochs, 3e-3, seed)
+    export_classifier(
+        model,
+        out,
+        {
             "scenes": scenes,
             "mat_views": mat_views,
-            "crops": len(x_train),
+            "crops": len(train[0]),
             "epochs": epochs,
             "seed": seed,
-            "streak_share": STREAK_SHARE,
-            "streak_min_tilt_degrees": round(math.degrees(STREAK_MIN_TILT)),
-            "ink_streak_share": INK_STREAK_SHARE,
+            **augmentation_settings(),
             "fonts": len(split_fonts("train")),
             "heldout_fonts": len(split_fonts("heldout")),
             "data": "models/synth renders, split=train; validation split=heldout (fonts, designs, tables)",
             "heldout_crop_accuracy": round(acc, 4),
             "seconds": round(time.time() - started),
         },
+    )
+
+
+def augmentation_settings() -> dict[str, float]:
+    """The streak augmentation's settings, for a manifest."""
+    return {
+        "streak_share": STREAK_SHARE,
+        "streak_min_tilt_degrees": round(math.degrees(STREAK_MIN_TILT)),
+        "ink_streak_share": INK_STREAK_SHARE,
     }
-    out.with_suffix(".json").write_text(json.dumps(manifest, indent=2) + "\n")
-    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) and its manifest")
 
 
 if __name__ == "__main__":

@@ -74,3 +74,25 @@ def export_onnx(
         opset_version=17,
         dynamo=False,
     )
+
+
+def load_exported_weights(model, path: Path):
+    """`model` (its batch normalisation left out) with the weights of the ONNX export at `path`, where the
+    exporter folded the normalisation into the convolutions: each Conv and Gemm node's weight and bias, in
+    order, into the model's Conv2d and Linear layers. So a shipped model can be trained on without its
+    checkpoint."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = {init.name: numpy_helper.to_array(init).copy() for init in graph.initializer}
+    exported = [[weights[name] for name in node.input[1:]] for node in graph.node if node.op_type in ("Conv", "Gemm")]
+    layers = [m for m in model.modules() if isinstance(m, (torch.nn.Conv2d, torch.nn.Linear))]
+    if len(layers) != len(exported):
+        raise ValueError(f"{path} has {len(exported)} weighted layers, the model {len(layers)}")
+    with torch.no_grad():
+        for layer, (weight, bias) in zip(layers, exported, strict=True):
+            layer.weight.copy_(torch.from_numpy(weight))
+            layer.bias.copy_(torch.from_numpy(bias))
+    return model

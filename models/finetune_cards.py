@@ -1,0 +1,159 @@
+"""Fine-tune the card classifier on the outlines the card reader proposes at run time.
+
+    python -m models.finetune_cards [--located-scenes 1200] [--free-scenes 1500] [--epochs 2]
+
+models/train_cards.py trains the classifier on true outlines and the edge locator's proposals. At run time it
+is also given the card locator's outlines, put on their corners by the corner network, and it sees dominoes
+and sticks when the table holds them: it read a dark domino's pips as the Starter "3.". This trains the
+exported classifier on, from its ONNX weights (the batch normalisation folded in), over its own training
+crops plus two cached blocks: the reader's proposals on training scenes (labelled against the truth as
+train_cards labels the edge proposals) and every proposal on frames with no card (dominoes and sticks) as
+"not a card". Needs the `train` extra (torch, onnx).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+import typer
+
+from models.datasets import render_cached
+from models.synth.scenes import render_scene
+from models.train_card_locator import card_free_image
+from models.train_cards import (
+    augmentation_settings,
+    build_dataset,
+    export_classifier,
+    fit_classifier,
+    labelled_proposals,
+    make_model,
+    training_crops,
+    training_spec,
+)
+from models.training import load_exported_weights
+from vision.cards.centres import CardLocator
+from vision.cards.classify import CROP_SIZE, MODEL_PATH, N_FACES, NOT_CARD, crop_card
+from vision.cards.corners import CornerRefiner
+from vision.cards.locate import locate_card_quads
+from vision.geometry import dedupe_quads, portrait_order
+
+LOCATED_SEED = 40_000_000  # training-split card scenes no other trainer renders
+FREE_SEED = 41_000_000
+
+
+@functools.cache
+def _proposers() -> tuple[CardLocator, CornerRefiner]:
+    return CardLocator(), CornerRefiner()
+
+
+def reader_proposals(image: np.ndarray) -> list[np.ndarray]:
+    """Every outline the card reader may classify: the edge locator's, and the card locator's and the edge
+    locator's put on their corners by the corner network."""
+    locator, corners = _proposers()
+    edges = locate_card_quads(image)
+    loose = [quad for _, quad in locator.read(image)[0]]
+    return dedupe_quads(edges + corners.refine(image, loose + edges))
+
+
+def _stack(crops: list[np.ndarray], labels: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    if not crops:
+        return np.zeros((0, CROP_SIZE[1], CROP_SIZE[0], 3), np.uint8), np.zeros(0, np.int64)
+    return np.stack(crops), np.array(labels, np.int64)
+
+
+def located_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The reader's proposals on a training scene, labelled; half the cards' crops half-turned."""
+    rng = random.Random(seed)
+    scene = render_scene(seed, training_spec(seed, "train"))
+    crops, labels = [], []
+    for quad, label in labelled_proposals(reader_proposals(scene.image), scene.cards):
+        if label < N_FACES and rng.random() < 0.5:
+            quad, label = np.roll(quad, 2, axis=0), label + N_FACES
+        crops.append(crop_card(scene.image, quad))
+        labels.append(label)
+    return _stack(crops, labels)
+
+
+def card_free_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every proposal on a frame of dominoes or sticks, as not a card, either way up."""
+    rng = random.Random(seed)
+    image = card_free_image(seed)
+    crops = [
+        crop_card(image, np.roll(portrait_order(q), 2 * rng.randint(0, 1), axis=0)) for q in reader_proposals(image)
+    ]
+    return _stack(crops, [NOT_CARD] * len(crops))
+
+
+def thinned(
+    block: tuple[np.ndarray, np.ndarray], negatives: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """The block with at most `negatives` of its "not a card" crops, drawn at random: busy cloths give
+    hundreds of outlines a frame, and so many would teach the classifier that little is a card."""
+    x, y = block
+    rejects = np.flatnonzero(y == NOT_CARD)
+    dropped = rng.choice(rejects, max(0, len(rejects) - negatives), replace=False)
+    keep = np.setdiff1d(np.arange(len(y)), dropped)
+    return x[keep], y[keep]
+
+
+def main(
+    located_scenes: int = typer.Option(1200, help="training scenes whose reader proposals are labelled"),
+    free_scenes: int = typer.Option(1500, help="frames of dominoes and sticks, every proposal not a card"),
+    scenes: int = typer.Option(2500, help="train_cards' training scenes to keep training on"),
+    mat_views: int = typer.Option(300, help="train_cards' mat views to keep training on"),
+    negatives: int = typer.Option(30_000, help="most 'not a card' crops kept of each new block"),
+    epochs: int = typer.Option(2),
+    max_lr: float = typer.Option(1e-3),
+    seed: int = typer.Option(0),
+    threads: int = typer.Option(1, help="torch threads"),
+    start: Path = typer.Option(MODEL_PATH, help="the exported classifier to train on from"),
+    out: Path = typer.Option(MODEL_PATH, help="where to write the ONNX model"),
+) -> None:
+    """Render the proposal blocks, train on, export."""
+    import torch
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    rng = np.random.default_rng(seed)
+    blocks = [
+        training_crops(scenes, mat_views),
+        thinned(render_cached("cards-located", located_crops, LOCATED_SEED, located_scenes), negatives, rng),
+        thinned(render_cached("cards-free", card_free_crops, FREE_SEED, free_scenes), negatives, rng),
+    ]
+    train = np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks])
+    del blocks
+    val = build_dataset(10_000_000, 300, "cards-heldout")
+    print(f"train crops {len(train[0])}, validation crops {len(val[0])}")
+    started = time.time()
+    model = load_exported_weights(make_model(batch_norm=False), start)
+    acc = fit_classifier(model, train, val, epochs, max_lr, seed)
+    export_classifier(
+        model,
+        out,
+        {
+            "fine_tuned_from": json.loads(start.with_suffix(".json").read_text())["training"],
+            "scenes": scenes,
+            "mat_views": mat_views,
+            "located_scenes": located_scenes,
+            "free_scenes": free_scenes,
+            "negatives_per_block": negatives,
+            "crops": len(train[0]),
+            "epochs": epochs,
+            "max_lr": max_lr,
+            "seed": seed,
+            **augmentation_settings(),
+            "data": "train_cards' crops; the reader's proposals on split=train scenes, labelled; every proposal on "
+            "domino and stick frames as not a card",
+            "heldout_crop_accuracy": round(acc, 4),
+            "seconds": round(time.time() - started),
+        },
+    )
+
+
+if __name__ == "__main__":
+    typer.run(main)

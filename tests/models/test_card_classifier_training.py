@@ -1,0 +1,37 @@
+"""The fine-tuning crops of the card classifier: labels that agree with what the crops show."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from models.finetune_cards import LOCATED_SEED, card_free_crops, located_crops, thinned
+from vision.cards.classify import N_CLASSES, NOT_CARD, CardClassifier
+
+
+def test_located_crops_are_labelled_as_the_shipped_classifier_reads_them() -> None:
+    """Half the cards' crops are half-turned: a label that did not turn with its crop would disagree."""
+    classifier = CardClassifier()
+    agree = faces = 0
+    for seed in range(LOCATED_SEED, LOCATED_SEED + 4):
+        crops, labels = located_crops(seed)
+        cards = labels != NOT_CARD
+        read = classifier.probabilities(list(crops[cards])).argmax(axis=1)
+        agree += int((read == labels[cards]).sum())
+        faces += int(cards.sum())
+    assert faces >= 20 and agree >= 0.8 * faces
+
+
+def test_card_free_crops_are_all_not_a_card() -> None:
+    crops, labels = card_free_crops(41_000_001)  # a domino frame
+    assert len(crops) > 0 and (labels == NOT_CARD).all()
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.integers(0, N_CLASSES - 1), max_size=60), st.integers(0, 40), st.integers(0, 2**32 - 1))
+def test_thinning_keeps_every_card_and_at_most_the_negatives_asked(labels: list[int], most: int, seed: int) -> None:
+    y = np.array(labels, np.int64)
+    x = np.arange(len(y))  # each sample's own index, to check which are kept
+    kept_x, kept_y = thinned((x, y), most, np.random.default_rng(seed))
+    assert (y[kept_x] == kept_y).all()
+    assert (kept_y != NOT_CARD).sum() == (y != NOT_CARD).sum()
+    assert (kept_y == NOT_CARD).sum() == min(most, (y == NOT_CARD).sum())
