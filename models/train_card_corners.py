@@ -1,9 +1,10 @@
 """Train the card-corner network on synthetic renders and export it to ONNX.
 
-    python -m models.train_card_corners [--scenes 1500] [--epochs 12]
+    python -m models.train_card_corners [--scenes 1500] [--streaked-scenes 800] [--epochs 12] [--start ONNX]
 
-Each sample is a loose outline of a card in a rendered training scene (train fonts, designs and tables only)
-and the card's true corners in the outline's own order. The loose outlines are the truth moved, scaled,
+Each sample is a loose outline of a card in a rendered training scene (train fonts, designs and tables only;
+in a second block, bands across the cards as the card locator learns them) and the card's true corners in the
+outline's own order. The loose outlines are the truth moved, scaled,
 stretched and turned at random, and the outlines the run-time proposers give (edge outlines, the card
 locator's outlines before and after their rim search) wherever one clearly belongs to one card. Needs the
 `train` extra (torch, onnx).
@@ -15,6 +16,7 @@ import json
 import math
 import random
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -23,8 +25,9 @@ import typer
 
 from models.datasets import render_cached
 from models.synth.scenes import render_scene
+from models.train_card_locator import STREAKED_SHARE
 from models.train_cards import augment, training_spec
-from models.training import export_onnx, fit_epochs
+from models.training import export_onnx, fit_epochs, load_exported_weights
 from vision.cards.classify import to_tensor
 from vision.cards.corners import ANCHORS, CROP, EXPAND, MODEL_PATH, neighbourhood
 from vision.cards.locate import locate_card_quads
@@ -32,6 +35,7 @@ from vision.cards.refine import refine_quad
 from vision.geometry import order_clockwise, quad_iou
 
 _locator = None  # one per worker process
+STREAKED_SEED = 42_000_000  # training-split scenes no other trainer renders
 
 
 def loose_outline(rng: random.Random, corners: np.ndarray) -> np.ndarray:
@@ -65,11 +69,11 @@ def proposals(image: np.ndarray) -> list[np.ndarray]:
     return [order_clockwise(q) for q in locate_card_quads(image)] + loose + [refine_quad(image, q) for q in loose]
 
 
-def scene_samples(seed: int, split: str = "train") -> tuple[np.ndarray, np.ndarray]:
+def scene_samples(seed: int, split: str = "train", streaks: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """Crops of loose outlines (N, CROP, CROP, 3) and the true corners' offsets from the outline's own corners
-    in crop units (N, 8)."""
+    in crop units (N, 8); `streaks` of the scene's cards crossed by a band."""
     rng = random.Random(seed)
-    scene = render_scene(seed, training_spec(seed, split))
+    scene = render_scene(seed, replace(training_spec(seed, split), streaks=streaks))
     truths = [c.corners.astype(np.float32) for c in scene.cards]
     pairs = [(loose_outline(rng, t), t) for t in truths for _ in range(3)]
     for outline in proposals(scene.image):
@@ -92,10 +96,19 @@ def heldout_samples(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return scene_samples(seed, "heldout")
 
 
-def make_model():
+def streaked_samples(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """scene_samples with bands across the cards, as the card locator learns them."""
+    return scene_samples(seed, streaks=STREAKED_SHARE)
+
+
+def make_model(batch_norm: bool = True):
+    """The corner network; without `batch_norm` it has the shape of its ONNX export (the normalisation folded
+    into the convolutions), to train on from there."""
     import torch.nn as nn
 
     def block(cin: int, cout: int) -> nn.Sequential:
+        if not batch_norm:
+            return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2))
         return nn.Sequential(
             nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(), nn.MaxPool2d(2)
         )
@@ -129,8 +142,11 @@ def corner_error(model, x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
 def main(
     scenes: int = typer.Option(1500, help="training scenes to render"),
     val_scenes: int = typer.Option(200, help="validation scenes (held-out fonts, designs, tables)"),
+    streaked_scenes: int = typer.Option(800, help="more training scenes with bands across cards"),
     epochs: int = typer.Option(12),
+    max_lr: float = typer.Option(2e-3),
     seed: int = typer.Option(0),
+    start: Path | None = typer.Option(None, help="train on from this exported network instead of from scratch"),
     out: Path = typer.Option(MODEL_PATH, help="where to write the ONNX model"),
 ) -> None:
     """Render, train, export."""
@@ -139,12 +155,17 @@ def main(
 
     torch.manual_seed(seed)
     # v2: the proposals are the card locator's (v1 held the card-core segmenter's).
-    x_train, y_train = render_cached("card-corners-train-v2", scene_samples, 1, scenes)
+    blocks = [render_cached("card-corners-train-v2", scene_samples, 1, scenes)]
+    if streaked_scenes:
+        blocks.append(render_cached("card-corners-streaked", streaked_samples, STREAKED_SEED, streaked_scenes))
+    x_train, y_train = np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks])
+    del blocks
     x_val, y_val = render_cached("card-corners-heldout-v2", heldout_samples, 10_000_000, val_scenes)
     print(f"train outlines {len(x_train)}, validation outlines {len(x_val)}")
     yt = torch.from_numpy(y_train)
 
-    model = make_model()
+    model = make_model() if start is None else load_exported_weights(make_model(batch_norm=False), start)
+    previous = None if start is None else json.loads(start.with_suffix(".json").read_text())["training"]
     started = time.time()
 
     def batch_loss(idx, generator):
@@ -155,7 +176,7 @@ def main(
         before, after = corner_error(model, x_val, y_val)
         return (before, after), f"held-out corner error {after:.2f} px (loose {before:.2f})"
 
-    before, after = fit_epochs(model, len(x_train), epochs, 2e-3, seed, batch_loss, evaluate)
+    before, after = fit_epochs(model, len(x_train), epochs, max_lr, seed, batch_loss, evaluate)
 
     export_onnx(model, (1, 3, CROP, CROP), out, "crops", "offsets")
     manifest = {
@@ -173,11 +194,16 @@ def main(
             "own corner, in crop widths",
         },
         "training": {
+            **({"trained_on_from": previous} if previous else {}),
             "scenes": scenes,
+            "streaked_scenes": streaked_scenes,
+            "streaked_share": STREAKED_SHARE,
             "outlines": len(x_train),
             "epochs": epochs,
+            "max_lr": max_lr,
             "seed": seed,
-            "data": "models/synth renders, split=train; validation split=heldout (fonts, designs, tables)",
+            "data": "models/synth renders, split=train, and streaked_scenes more with bands across streaked_share "
+            "of their cards; validation split=heldout (fonts, designs, tables)",
             "heldout_median_corner_error_px": round(after, 2),
             "heldout_median_loose_error_px": round(before, 2),
             "seconds": round(time.time() - started),
