@@ -1,14 +1,15 @@
 """Fine-tune the card classifier on the outlines the card reader proposes at run time.
 
-    python -m models.finetune_cards [--located-scenes 1200] [--free-scenes 1500] [--epochs 2]
+    python -m models.finetune_cards [--located-scenes 1200] [--free-scenes 1500] [--streaked-scenes 800] [--epochs 2]
 
 models/train_cards.py trains the classifier on true outlines and the edge locator's proposals. At run time it
 is also given the card locator's outlines, put on their corners by the corner network, and it sees dominoes
 and sticks when the table holds them: it read a dark domino's pips as the Starter "3.". This trains the
 exported classifier on, from its ONNX weights (the batch normalisation folded in), over its own training
-crops plus two cached blocks: the reader's proposals on training scenes (labelled against the truth as
-train_cards labels the edge proposals) and every proposal on frames with no card (dominoes and sticks) as
-"not a card". Needs the `train` extra (torch, onnx).
+crops plus three cached blocks: the reader's proposals on training scenes (labelled against the truth as
+train_cards labels the edge proposals), the same on scenes with bands across their cards (glare, printed
+sashes), and every proposal on frames with no card (dominoes and sticks) as "not a card". Needs the `train`
+extra (torch, onnx).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import functools
 import json
 import random
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +26,7 @@ import typer
 
 from models.datasets import render_cached
 from models.synth.scenes import render_scene
-from models.train_card_locator import card_free_image
+from models.train_card_locator import STREAKED_SHARE, card_free_image
 from models.train_cards import (
     augmentation_settings,
     build_dataset,
@@ -44,6 +46,7 @@ from vision.geometry import dedupe_quads, portrait_order
 
 LOCATED_SEED = 40_000_000  # training-split card scenes no other trainer renders
 FREE_SEED = 41_000_000
+STREAKED_SEED = 43_000_000
 
 
 @functools.cache
@@ -66,10 +69,11 @@ def _stack(crops: list[np.ndarray], labels: list[int]) -> tuple[np.ndarray, np.n
     return np.stack(crops), np.array(labels, np.int64)
 
 
-def located_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """The reader's proposals on a training scene, labelled; half the cards' crops half-turned."""
+def located_crops(seed: int, streaks: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """The reader's proposals on a training scene, `streaks` of its cards crossed by a band, labelled; half the
+    cards' crops half-turned."""
     rng = random.Random(seed)
-    scene = render_scene(seed, training_spec(seed, "train"))
+    scene = render_scene(seed, replace(training_spec(seed, "train"), streaks=streaks))
     crops, labels = [], []
     for quad, label in labelled_proposals(reader_proposals(scene.image), scene.cards):
         if label < N_FACES and rng.random() < 0.5:
@@ -77,6 +81,11 @@ def located_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
         crops.append(crop_card(scene.image, quad))
         labels.append(label)
     return _stack(crops, labels)
+
+
+def streaked_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """located_crops with bands across the cards, as the card locator learns them."""
+    return located_crops(seed, STREAKED_SHARE)
 
 
 def card_free_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -104,6 +113,7 @@ def thinned(
 def main(
     located_scenes: int = typer.Option(1200, help="training scenes whose reader proposals are labelled"),
     free_scenes: int = typer.Option(1500, help="frames of dominoes and sticks, every proposal not a card"),
+    streaked_scenes: int = typer.Option(800, help="more training scenes like the first, bands across cards"),
     scenes: int = typer.Option(2500, help="train_cards' training scenes to keep training on"),
     mat_views: int = typer.Option(300, help="train_cards' mat views to keep training on"),
     negatives: int = typer.Option(30_000, help="most 'not a card' crops kept of each new block"),
@@ -125,6 +135,9 @@ def main(
         thinned(render_cached("cards-located", located_crops, LOCATED_SEED, located_scenes), negatives, rng),
         thinned(render_cached("cards-free", card_free_crops, FREE_SEED, free_scenes), negatives, rng),
     ]
+    if streaked_scenes:
+        streaked = render_cached("cards-located-streaked", streaked_crops, STREAKED_SEED, streaked_scenes)
+        blocks.append(thinned(streaked, negatives, rng))
     train = np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks])
     del blocks
     val = build_dataset(10_000_000, 300, "cards-heldout")
@@ -141,14 +154,15 @@ def main(
             "mat_views": mat_views,
             "located_scenes": located_scenes,
             "free_scenes": free_scenes,
+            "streaked_scenes": streaked_scenes,
             "negatives_per_block": negatives,
             "crops": len(train[0]),
             "epochs": epochs,
             "max_lr": max_lr,
             "seed": seed,
             **augmentation_settings(),
-            "data": "train_cards' crops; the reader's proposals on split=train scenes, labelled; every proposal on "
-            "domino and stick frames as not a card",
+            "data": "train_cards' crops; the reader's proposals on split=train scenes, labelled, and on "
+            "streaked_scenes more with bands across cards; every proposal on domino and stick frames as not a card",
             "heldout_crop_accuracy": round(acc, 4),
             "seconds": round(time.time() - started),
         },
