@@ -14,6 +14,28 @@ def order_clockwise(points: np.ndarray) -> np.ndarray:
     return np.roll(pts, -start, axis=0)
 
 
+def landscape(image: np.ndarray) -> tuple[np.ndarray, int | None]:
+    """The frame as the locator networks take it: a portrait frame turned a quarter clockwise
+    (cv2.ROTATE_90_CLOCKWISE), so that it fills their landscape input as a landscape frame does; and the
+    portrait frame's height, to turn points back with (None if the frame was not turned)."""
+    if image.shape[0] <= image.shape[1]:
+        return image, None
+    return cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE), image.shape[0]
+
+
+def turned_back(points: np.ndarray, height: int) -> np.ndarray:
+    """Points (..., 2) of a frame `landscape` turned, in the portrait frame of `height` rows: a turned (x, y)
+    was (y, height - 1 - x)."""
+    p = np.asarray(points)
+    return np.stack([p[..., 1], height - 1 - p[..., 0]], axis=-1).astype(p.dtype)
+
+
+def turned(points: np.ndarray, height: int) -> np.ndarray:
+    """Points (..., 2) of a portrait frame of `height` rows, in the frame `landscape` turned it to."""
+    p = np.asarray(points)
+    return np.stack([height - 1 - p[..., 1], p[..., 0]], axis=-1).astype(p.dtype)
+
+
 def side_lengths(quad: np.ndarray) -> np.ndarray:
     return np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
 

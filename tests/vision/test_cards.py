@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from models.evaluate import CardScore, evaluate_cards, score_scene
-from models.synth.scenes import SceneSpec, render_scene
+from models.synth.scenes import Scene, SceneSpec, TruthCard, render_scene
+from models.train_cards import training_spec
 from vision.cards.artwork import FACE_CLASSES, CardFace
 from vision.cards.classify import Reading
 from vision.cards.recognize import CardRecognizer, select_cards
@@ -13,7 +14,7 @@ from vision.cards.recognize import CardRecognizer, select_cards
 HELDOUT_SCENES, HELDOUT_FIRST_SEED = 120, 20_000_000
 HELDOUT_SEED = 50_000_000  # other held-out renders for the focused tests below
 READ_RIGHT_WHEN_FOUND = 0.98
-RECALL_FLOOR = 0.85  # measured 87.2 % with the committed models
+RECALL_FLOOR = 0.87  # measured 89.4 % with the committed models
 
 
 @pytest.fixture(scope="module")
@@ -113,6 +114,24 @@ def test_neighbours_follow_the_tables_perspective(seed: int) -> None:
         assert np.allclose(got, want, atol=1e-2 * np.abs(want).max())
 
 
+def test_a_portrait_frame_reads_as_well_as_its_landscape_original(recognizer: CardRecognizer) -> None:
+    """Phones take portrait photos: the same picture turned a quarter must not lose cards to the locator's
+    landscape input. Turned the other way round from the reader's own turn, so the test does not mirror it."""
+    landscape_score, portrait_score = CardScore(), CardScore()
+    for seed in range(HELDOUT_SEED + 100, HELDOUT_SEED + 112):
+        scene = render_scene(seed, training_spec(seed, "heldout"))
+        width = scene.image.shape[1]
+        portrait = Scene(
+            np.ascontiguousarray(np.rot90(scene.image)),  # (x, y) -> (y, width - 1 - x)
+            [TruthCard(c.face, np.stack([c.corners[:, 1], width - 1 - c.corners[:, 0]], axis=1)) for c in scene.cards],
+        )
+        landscape_score.add(score_scene(scene, recognizer(scene.image)))
+        portrait_score.add(score_scene(portrait, recognizer(portrait.image)))
+    assert landscape_score.cards >= 60
+    assert portrait_score.read_right >= 0.93 * landscape_score.read_right
+    assert portrait_score.false_detections <= landscape_score.false_detections + 1
+
+
 def test_the_heat_map_is_read_at_image_points() -> None:
     from vision.cards.centres import HeatMap
 
@@ -123,6 +142,10 @@ def test_the_heat_map_is_read_at_image_points() -> None:
     outside = np.array([[-50, 10], [10, 5000]], np.float32)
     assert near.at(inside).tolist() == pytest.approx([0.8])
     assert near.at(outside).tolist() == [0.0, 0.0]
+    # The map of a portrait frame turned to landscape is read at the portrait frame's points.
+    height = 200
+    turned_back_point = np.array([[inside[0, 1], height - 1 - inside[0, 0]]], np.float32)
+    assert HeatMap(heat, cell=5.0, portrait_height=height).at(turned_back_point).tolist() == pytest.approx([0.8])
 
 
 def test_doubt_about_the_turn_is_not_doubt_about_the_face(recognizer: CardRecognizer, monkeypatch) -> None:

@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.geometry import centres_inside, point_in_quad
+from vision.geometry import centres_inside, landscape, point_in_quad, turned, turned_back
 
 
 @st.composite
@@ -38,3 +38,22 @@ def test_centres_inside_agrees_with_the_one_point_test(quads: list[np.ndarray]) 
 
 def _signed_distance(point: np.ndarray, quad: np.ndarray) -> float:
     return cv2.pointPolygonTest(quad.astype(np.float32), (float(point[0]), float(point[1])), True)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 40), st.integers(1, 39), st.data())
+def test_a_portrait_frame_turns_to_landscape_and_its_points_turn_back(height: int, width: int, data) -> None:
+    width = min(width, height - 1)  # portrait: taller than wide
+    image = np.random.default_rng(height * 41 + width).integers(0, 255, (height, width, 3), np.uint8)
+    turned_image, portrait_height = landscape(image)
+    assert portrait_height == height and turned_image.shape == (width, height, 3)
+    x, y = data.draw(st.integers(0, width - 1)), data.draw(st.integers(0, height - 1))
+    tx, ty = turned(np.array([x, y]), height)
+    assert (turned_image[ty, tx] == image[y, x]).all()
+    assert turned_back(np.array([[tx, ty]]), height).tolist() == [[x, y]]
+
+
+def test_a_landscape_frame_is_left_as_it_is() -> None:
+    image = np.zeros((20, 30, 3), np.uint8)
+    same, portrait_height = landscape(image)
+    assert same is image and portrait_height is None

@@ -52,6 +52,18 @@ def test_calibration_reads_as_well() -> None:
     assert result.lattice_right >= 10, result.summary()
 
 
+def test_portrait_photos_read_as_landscape_ones() -> None:
+    """A phone's portrait photo: the camera tilted along the frame's long side, the sticks as large in pixels
+    as in the landscape layouts above, held to the same bar."""
+    result = StickScore()
+    for i, seed in enumerate(range(SEED + 20, SEED + 32)):
+        spec = StickSceneSpec(split="heldout", size=(720, 1280), card=seed % 55 + 1, table=PLAIN_TABLES[i % 3])
+        s = render_stick_scene(seed, spec)
+        score_scene(result, s, *recognizer()(s.image))
+    assert result.lattice_right >= 10, result.summary()
+    assert result.found_sticks >= 0.85 * result.truth_sticks, result.summary()
+
+
 def test_pickup_sticks_are_found_with_their_ends() -> None:
     result = score("pickup", range(SEED, SEED + 8))
     assert result.found_sticks >= 0.35 * result.truth_sticks, result.summary()

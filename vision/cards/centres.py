@@ -15,6 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.geometry import landscape, turned, turned_back
 from vision.locator import LocatorNetwork, cell_of, doubled, encode, read_axes
 from vision.locator import letterbox as letterbox_into
 
@@ -73,10 +74,14 @@ class HeatMap:
 
     heat: np.ndarray
     cell: float  # image pixels per map cell
+    portrait_height: int | None = None  # the frame's, if it was turned to landscape for the network
 
     def at(self, points: np.ndarray) -> np.ndarray:
         """The heat at image points (n, 2); 0 outside the map."""
-        cells = np.floor(np.asarray(points, np.float32) / self.cell).astype(int)
+        points = np.asarray(points, np.float32)
+        if self.portrait_height is not None:
+            points = turned(points, self.portrait_height)
+        cells = np.floor(points / self.cell).astype(int)
         h, w = self.heat.shape
         inside = (cells[:, 0] >= 0) & (cells[:, 0] < w) & (cells[:, 1] >= 0) & (cells[:, 1] < h)
         values = np.zeros(len(cells), np.float32)
@@ -92,8 +97,12 @@ class CardLocator(LocatorNetwork):
 
     def read(self, image: np.ndarray) -> tuple[list[tuple[float, np.ndarray]], HeatMap]:
         """The proposed loose outlines in the image's pixels with their scores, and the heat map."""
+        image, portrait_height = landscape(image)
         canvas, scale = letterbox(image)
         output = self.maps(canvas)
         # A guess at a card's centre (a neighbour in a row) is off by a few pixels: take the most near it.
         near = cv2.dilate(1 / (1 + np.exp(-output[0])), np.ones((3, 3), np.uint8))
-        return [(score, quad / scale) for score, quad in decode(output)], HeatMap(near, STRIDE / scale)
+        outlines = [(score, quad / scale) for score, quad in decode(output)]
+        if portrait_height is not None:
+            outlines = [(score, turned_back(quad, portrait_height)) for score, quad in outlines]
+        return outlines, HeatMap(near, STRIDE / scale, portrait_height)

@@ -6,14 +6,13 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-import cv2
 import numpy as np
 
 from vision.dominoes.detection import Domino, Half
 from vision.dominoes.locate import TileLocator, decode, heat_at, letterbox
 from vision.dominoes.pips import PipReader
 from vision.dominoes.tile import TileFrame, crop_tile
-from vision.geometry import point_in_quad
+from vision.geometry import landscape, point_in_quad
 
 # Chosen on held-out tuning seeds (51000000..51000039, not the evaluation's) as the lowest floor with no
 # more false detections there than the pair before had at its 0.7 (11): with the locator fine-tuned on the
@@ -104,9 +103,7 @@ class DominoRecognizer:
         t0 = time.perf_counter()
         # The locator's input is landscape: a portrait frame is read turned a quarter, so its tiles keep
         # the size they would have in a landscape frame of the same resolution.
-        portrait = image.shape[0] > image.shape[1]
-        if portrait:
-            image = cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
+        image, portrait_height = landscape(image)
         canvas, scale = letterbox(image)
         maps = self.locator.maps(canvas)
         frames = [frame.scaled(1 / scale) for _, frame in decode(maps)]
@@ -116,8 +113,8 @@ class DominoRecognizer:
         spawned = self._spawn(kept, maps, scale)
         if spawned:
             kept = select_tiles(kept + self._read(image, canvas, scale, spawned))
-        if portrait:
-            kept = [replace(c, frame=c.frame.turned_back(image.shape[1])) for c in kept]
+        if portrait_height is not None:
+            kept = [replace(c, frame=c.frame.turned_back(portrait_height)) for c in kept]
         kept = [c for c in kept if not any(point_in_quad(c.frame.center, quad) for quad in ignore)]
         t3 = time.perf_counter()
         return [to_domino(c) for c in kept], {

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.geometry import turned_back
+
 CROP_SIZE = (32, 64)  # width, height: an upright tile, first half on top
 CROP_MARGIN = 64 / 56  # the crop shows a rim of table round the tile, so the tile's own edges are seen
 
@@ -45,11 +47,9 @@ class TileFrame:
         return TileFrame(self.center * factor, self.u * factor, self.v * factor)
 
     def turned_back(self, height: int) -> TileFrame:
-        """From a frame turned a quarter clockwise (cv2.ROTATE_90_CLOCKWISE) back to the original of `height`
-        rows: rotated (x', y') was original (y', height - 1 - x')."""
-        x, y = self.center
+        """From a frame `vision.geometry.landscape` turned back to the portrait original of `height` rows."""
         return TileFrame(
-            np.array([y, height - 1 - x]), np.array([self.u[1], -self.u[0]]), np.array([self.v[1], -self.v[0]])
+            turned_back(self.center, height), np.array([self.u[1], -self.u[0]]), np.array([self.v[1], -self.v[0]])
         )
 
     def crop_matrix(self) -> np.ndarray:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.geometry import landscape, turned_back
 from vision.locator import LocatorNetwork, cell_of, doubled, encode, letterbox, read_peaks, undoubled
 
 INPUT_SIZE = (640, 368)  # width, height; a multiple of 16 for the network's four halvings
@@ -181,11 +182,17 @@ class StickLocator(LocatorNetwork):
 
     def read(self, image: np.ndarray) -> LocatorReadings:
         """What one run of the network says of a BGR frame, in the frame's pixels."""
+        image, portrait_height = landscape(image)
         canvas, scale = letterbox(image, INPUT_SIZE)
         maps = self.maps(canvas)
         ends = end_peaks(maps)
+
+        def in_frame(points: np.ndarray) -> np.ndarray:
+            points = points / scale
+            return points if portrait_height is None else turned_back(points, portrait_height)
+
         return LocatorReadings(
-            [(s, e / scale) for s, e in _readings(maps, ends, PEAK_THRESHOLD, crossings=True)],
-            [(s, e / scale) for s, e in _readings(maps, ends, FAINT_THRESHOLD, below=PEAK_THRESHOLD)],
-            ends[1] / scale,
+            [(s, in_frame(e)) for s, e in _readings(maps, ends, PEAK_THRESHOLD, crossings=True)],
+            [(s, in_frame(e)) for s, e in _readings(maps, ends, FAINT_THRESHOLD, below=PEAK_THRESHOLD)],
+            in_frame(ends[1]),
         )
