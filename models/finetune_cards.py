@@ -30,19 +30,21 @@ from models.train_card_locator import STREAKED_SHARE, card_free_image
 from models.train_cards import (
     augmentation_settings,
     build_dataset,
+    crop_batch,
     export_classifier,
     fit_classifier,
     labelled_proposals,
     make_model,
+    not_card_crops,
     training_crops,
     training_spec,
 )
 from models.training import load_exported_weights
 from vision.cards.centres import CardLocator
-from vision.cards.classify import CROP_SIZE, MODEL_PATH, N_FACES, NOT_CARD, crop_card
+from vision.cards.classify import MODEL_PATH, N_FACES, NOT_CARD, crop_card
 from vision.cards.corners import CornerRefiner
 from vision.cards.locate import locate_card_quads
-from vision.geometry import dedupe_quads, portrait_order
+from vision.geometry import dedupe_quads
 
 LOCATED_SEED = 40_000_000  # training-split card scenes no other trainer renders
 FREE_SEED = 41_000_000
@@ -63,12 +65,6 @@ def reader_proposals(image: np.ndarray) -> list[np.ndarray]:
     return dedupe_quads(edges + corners.refine(image, loose + edges))
 
 
-def _stack(crops: list[np.ndarray], labels: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    if not crops:
-        return np.zeros((0, CROP_SIZE[1], CROP_SIZE[0], 3), np.uint8), np.zeros(0, np.int64)
-    return np.stack(crops), np.array(labels, np.int64)
-
-
 def located_crops(seed: int, streaks: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """The reader's proposals on a training scene, `streaks` of its cards crossed by a band, labelled; half the
     cards' crops half-turned."""
@@ -80,7 +76,7 @@ def located_crops(seed: int, streaks: float = 0.0) -> tuple[np.ndarray, np.ndarr
             quad, label = np.roll(quad, 2, axis=0), label + N_FACES
         crops.append(crop_card(scene.image, quad))
         labels.append(label)
-    return _stack(crops, labels)
+    return crop_batch(crops, labels)
 
 
 def streaked_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -90,12 +86,8 @@ def streaked_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 def card_free_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Every proposal on a frame of dominoes or sticks, as not a card, either way up."""
-    rng = random.Random(seed)
     image = card_free_image(seed)
-    crops = [
-        crop_card(image, np.roll(portrait_order(q), 2 * rng.randint(0, 1), axis=0)) for q in reader_proposals(image)
-    ]
-    return _stack(crops, [NOT_CARD] * len(crops))
+    return not_card_crops(image, reader_proposals(image), random.Random(seed))
 
 
 def thinned(

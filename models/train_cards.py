@@ -109,7 +109,7 @@ def scene_crops(seed: int, split: str = "train") -> tuple[np.ndarray, np.ndarray
         quad = order_clockwise(_jitter(rng, quad, 0.08))
         if all(quad_iou(quad, t) < 0.25 for t in truths):
             add(quad, NOT_CARD)
-    return np.stack(crops), np.array(labels, np.int64)
+    return crop_batch(crops, labels)
 
 
 def labelled_proposals(quads: list[np.ndarray], cards: list[TruthCard]) -> list[tuple[np.ndarray, int]]:
@@ -144,10 +144,20 @@ def mat_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
         center = marker.mean(axis=0)
         for grow in (1.0, rng.uniform(1.1, 1.8)):
             quads.append(order_clockwise(center + (marker - center) * grow))
-    if not quads:
+    return not_card_crops(view.frame, quads, rng)
+
+
+def crop_batch(crops: list[np.ndarray], labels: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Crops and labels as arrays, (0, H, W, 3) and (0,) when there are none."""
+    if not crops:
         return np.zeros((0, CROP_SIZE[1], CROP_SIZE[0], 3), np.uint8), np.zeros(0, np.int64)
-    crops = [crop_card(view.frame, np.roll(portrait_order(q), 2 * rng.randint(0, 1), axis=0)) for q in quads]
-    return np.stack(crops), np.full(len(crops), NOT_CARD, np.int64)
+    return np.stack(crops), np.array(labels, np.int64)
+
+
+def not_card_crops(image: np.ndarray, quads: list[np.ndarray], rng: random.Random) -> tuple[np.ndarray, np.ndarray]:
+    """Every outline as "not a card", each crop either way up."""
+    crops = [crop_card(image, np.roll(portrait_order(q), 2 * rng.randint(0, 1), axis=0)) for q in quads]
+    return crop_batch(crops, [NOT_CARD] * len(crops))
 
 
 def heldout_scene_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
