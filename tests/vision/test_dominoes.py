@@ -16,12 +16,12 @@ from models.synth.scenes import SceneSpec, render_scene
 from models.synth.tables import render_table
 from vision.cards.recognize import CardRecognizer
 from vision.dominoes import Domino, DominoRecognizer, Half, InvalidDominoError
-from vision.dominoes.locate import CHANNELS, GRID, STRIDE, decode, encode_targets
-from vision.dominoes.recognize import Candidate, select_tiles
+from vision.dominoes.locate import CHANNELS, GRID, STRIDE, decode, encode_targets, letterbox
+from vision.dominoes.recognize import MIN_CONFIDENCE, Candidate, select_tiles
 from vision.dominoes.tile import CROP_MARGIN, CROP_SIZE, TileFrame
 from vision.geometry import point_in_quad
 
-ACCURACY_FLOOR = 0.8  # 0.90 measured on these six scenes, less a margin; the bar (99%) is the slow test's
+ACCURACY_FLOOR = 0.85  # 0.93 measured on these twelve scenes, less a margin; the bar (99%) is the slow test's
 SQUARE = np.array([[0, 0], [20, 0], [20, 40], [0, 40]], np.float32)
 
 
@@ -82,6 +82,24 @@ def test_the_crop_holds_the_tile_upright_with_a_rim() -> None:
     assert np.allclose(mapped, [[rim_x, rim_y], [w - rim_x, rim_y], [w - rim_x, h - rim_y], [rim_x, h - rim_y]])
 
 
+@given(st.floats(-500, 500), st.floats(-500, 500), st.floats(0, 2 * math.pi), st.floats(8, 80), st.floats(0.1, 1))
+def test_each_nudge_changes_one_thing_by_one_step(x: float, y: float, angle: float, half: float, step: float) -> None:
+    u = half * np.array([math.cos(angle), math.sin(angle)])
+    frame = TileFrame(np.array([x, y]), u, np.array([-u[1], u[0]]) / 2)
+    nudges = frame.nudged(step)
+    assert len(nudges) == 10
+    shifts = [n for n in nudges if not np.allclose(n.center, frame.center)]
+    assert len(shifts) == 4 and all(np.allclose((n.u, n.v), (frame.u, frame.v)) for n in shifts)
+    assert all(np.isclose(np.linalg.norm(n.center - frame.center), 0.12 * step * half) for n in shifts)
+    others = [n for n in nudges if np.allclose(n.center, frame.center)]
+    lengths = sorted(np.linalg.norm(n.u) / half + np.linalg.norm(n.v) / (half / 2) - 2 for n in others)
+    assert np.allclose(lengths, sorted([0.15 * step, 1 / (1 + 0.15 * step) - 1] * 2 + [0, 0]))
+    turns = [n for n in others if np.isclose(np.linalg.norm(n.u), half) and np.isclose(np.linalg.norm(n.v), half / 2)]
+    assert sorted(
+        abs(math.atan2(frame.u[0] * n.u[1] - frame.u[1] * n.u[0], frame.u @ n.u)) for n in turns
+    ) == pytest.approx([0.12 * step] * 2)
+
+
 @st.composite
 def tile_frames(draw) -> list[TileFrame]:
     """Non-overlapping tiles of any angle and size on the locator's input."""
@@ -126,6 +144,17 @@ def test_a_junction_reading_gives_way_to_the_two_tiles_it_straddles() -> None:
     side_by_side = Candidate(TileFrame(np.array([50.0, 60.0]), v * 2, u / 2), (1, 1), 0.7)
     kept = select_tiles([junction, right, side_by_side, left])
     assert kept == [left, right]
+
+
+def test_a_refined_reading_yields_to_a_proposed_one() -> None:
+    """However sure, a reading on a searched frame does not push out a tile read as proposed; where nothing
+    else claims its halves it is kept."""
+    u, v = np.array([20.0, 0.0]), np.array([0.0, 10.0])
+    proposed = Candidate(TileFrame(np.array([50.0, 50.0]), u, v), (1, 3), 0.85)
+    junction = Candidate(TileFrame(np.array([70.0, 50.0]), u, v), (3, 3), 0.99, refined=True)
+    apart = Candidate(TileFrame(np.array([50.0, 150.0]), u, v), (2, 5), 0.9, refined=True)
+    assert select_tiles([junction, apart, proposed]) == [proposed, apart]
+    assert select_tiles([junction]) == [junction]
 
 
 def test_unsure_readings_are_dropped() -> None:
@@ -221,16 +250,53 @@ def test_cards_are_not_dominoes(recognizer: DominoRecognizer) -> None:
 def test_reading_a_set_of_held_out_scenes(recognizer: DominoRecognizer) -> None:
     """Pis of 28 and 25 tiles and the training mix, with styles and tables training never saw."""
     totals = DominoScore()
-    for i in range(6):
+    for i in range(12):
         _, spec = evaluation_spec(i, 70_000_000)
         scene = render_dominoes(70_000_000 + i, spec)
         dominoes = recognizer(scene.image)
         assert all(isinstance(d.to_json()["halves"][1]["pips"], int) for d in dominoes)
         totals.add(score_scene(scene, dominoes))
-    assert totals.tiles > 100 and totals.pi_tiles > 50
+    assert totals.tiles > 200 and totals.pi_tiles > 150
     assert totals.accuracy >= ACCURACY_FLOOR
     assert totals.pi_accuracy >= ACCURACY_FLOOR
     assert totals.false_rate <= 0.02
+
+
+def test_refining_reads_tiles_whose_frames_are_off(recognizer: DominoRecognizer) -> None:
+    """Each true tile under a frame set off as the locator's are on steep views and busy cloths (its axes
+    a fifth too long or too short, turned 6 to 11 degrees): refinement reads more of them surely and right,
+    and none surely wrong. Measured: 62 of 74 sure and right before, 72 after."""
+    rng = np.random.default_rng(5)
+    total = before = after = wrong = 0
+    for i in range(4):
+        _, spec = evaluation_spec(i, 72_000_000)
+        scene = render_dominoes(72_000_000 + i, spec)
+        canvas, scale = letterbox(scene.image)
+        frames = []
+        for truth in scene.tiles:
+            frame = TileFrame.from_corners(truth.corners)
+            turn = rng.choice([-1, 1]) * rng.uniform(0.1, 0.2)
+            spin = np.array([[math.cos(turn), -math.sin(turn)], [math.sin(turn), math.cos(turn)]])
+            shift = rng.uniform(-0.05, 0.05) * frame.u + rng.uniform(-0.05, 0.05) * frame.v
+            frames.append(
+                TileFrame(
+                    frame.center + shift,
+                    spin @ frame.u * rng.choice([0.8, 1.2]),
+                    spin @ frame.v * rng.choice([0.8, 1.2]),
+                )
+            )
+        given_frames = recognizer.read_frames(scene.image, canvas, scale, frames)
+        maps = recognizer.locator.maps(canvas)
+        refined, _ = recognizer.refined(scene.image, canvas, scale, maps, given_frames, limit=len(frames))
+        for truth, a, b in zip(scene.tiles, given_frames, refined, strict=True):
+            total += 1
+            before += a.confidence >= MIN_CONFIDENCE and a.pips in (truth.pips, truth.pips[::-1])
+            after += b.confidence >= MIN_CONFIDENCE and b.pips in (truth.pips, truth.pips[::-1])
+            wrong += b.confidence >= MIN_CONFIDENCE and b.pips not in (truth.pips, truth.pips[::-1])
+    assert total > 60
+    assert after >= before + total // 10
+    assert after >= 0.9 * total
+    assert wrong == 0
 
 
 def test_a_turned_frame_reads_the_same(recognizer: DominoRecognizer) -> None:
@@ -251,12 +317,16 @@ def test_a_turned_frame_reads_the_same(recognizer: DominoRecognizer) -> None:
     assert same >= 0.9 * len(upright) and len(turned) <= len(upright) + 1
 
 
-def test_what_lies_on_a_card_is_not_a_domino(recognizer: DominoRecognizer) -> None:
-    scene = render_dominoes(5, DominoSpec(split="heldout", layout="touching", n_tiles=(5, 8)))
-    found = recognizer(scene.image)
+@pytest.mark.parametrize("portrait", [False, True])
+def test_what_lies_on_a_card_is_not_a_domino(recognizer: DominoRecognizer, portrait: bool) -> None:
+    """`ignore` outlines are in the picture's own coordinates, portrait or not."""
+    image = render_dominoes(5, DominoSpec(split="heldout", layout="touching", n_tiles=(5, 8))).image
+    if portrait:
+        image = np.ascontiguousarray(np.rot90(image))
+    found = recognizer(image)
     assert found
     first = found[0]
-    kept = recognizer(scene.image, ignore=[first.corners])
+    kept = recognizer(image, ignore=[first.corners])
     assert len(kept) == len(found) - 1
     assert all(np.linalg.norm(d.center - first.center) > 1 for d in kept)
 
