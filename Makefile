@@ -42,6 +42,8 @@ train: $(STAMP)
 	$(BIN)/python -m models.train_dominoes --skip-locator
 	$(BIN)/python -m models.finetune_dominoes --start data/dominoes_locate-patterns.pt \
 		--checkpoint data/dominoes_locate-longer.pt --steps 4000 --seed 3
+	$(BIN)/python -m models.train_dominoes --skip-locator --pips-start data/dominoes_pips.pt \
+		--pip-epochs 2 --pip-lr 5e-4 --free-scenes 1000 --seed 1
 	$(BIN)/python -m models.train_sticks
 
 evaluate: $(STAMP)

@@ -2,6 +2,8 @@
 
     python -m models.train_dominoes [--scenes 2000] [--locate-steps 4000] [--pip-epochs 5]
     python -m models.finetune_dominoes   # the locator on more kinds of table and steeper views
+    python -m models.train_dominoes --skip-locator --pips-start data/dominoes_pips.pt --pip-epochs 2 \
+        --pip-lr 5e-4 --free-scenes 1000 --seed 1   # the reader trained on, with frames with no domino
     tableref evaluate dominoes   # the recogniser on held-out renders (models/evaluate_dominoes.py)
 
 Both networks learn from the same rendered training scenes (train tile styles and tables only). The locator
@@ -30,6 +32,8 @@ import typer
 from models.locator_training import augment, block, fit_locator
 from models.locator_training import make_locator as make_locator_for
 from models.synth.dominoes import DominoSpec, render_dominoes
+from models.synth.scenes import SceneSpec, render_scene
+from models.synth.sticks import SCENE_KINDS, StickSceneSpec, render_stick_scene
 from models.synth.tables import EXTRA_TRAIN_TABLES, TRAIN_TABLES
 from models.training import export_onnx, fit_epochs
 from vision.dominoes.locate import CHANNELS, INPUT_SIZE, STRIDE, TileLocator, encode_targets, letterbox
@@ -42,6 +46,7 @@ from vision.dominoes.tile import CROP_SIZE, TileFrame, crop_tile
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 NOT_A_TILE = -1
 PROPOSAL_SEED = 10_000_000  # proposal scenes: training styles and tables, seeds the renders did not use
+FREE_SEED = 37_000_000  # frames with no domino (stick layouts, card scenes), training split
 VARIED_TILT = 62.0  # as steep as a webcam at the table's edge; the evaluation's steep views reach this
 
 
@@ -204,32 +209,52 @@ def build_dataset(
 _locator: TileLocator | None = None  # one per worker process
 
 
-def proposal_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """The trained locator's own proposals on one training scene, labelled by the truth: the outlines the
-    reader is given at run time, and the junctions the locator takes for dividers."""
+def _proposal_crops(image: np.ndarray, truth: list) -> tuple[np.ndarray, np.ndarray]:
+    """The trained locator's own proposals on `image`, each labelled by the tile of `truth` it matches, or
+    as no tile."""
     global _locator
     if _locator is None:
         _locator = TileLocator(threads=1)
-    scene = render_dominoes(seed, training_spec(seed))
-    canvas, scale = letterbox(scene.image)
+    canvas, scale = letterbox(image)
     crops, labels = [], []
     for _, frame in _locator.propose(canvas, scale):
         label = (NOT_A_TILE, NOT_A_TILE, 0)
-        for truth in scene.tiles:
-            order = truth.match(frame.halves())
+        for tile in truth:
+            order = tile.match(frame.halves())
             if order is not None:
-                label = (*(truth.pips if order else truth.pips[::-1]), 1)
+                label = (*(tile.pips if order else tile.pips[::-1]), 1)
                 break
-        crops.append(crop_tile(scene.image, frame, (canvas, scale)))
+        crops.append(crop_tile(image, frame, (canvas, scale)))
         labels.append(label)
     empty = np.zeros((0, CROP_SIZE[1], CROP_SIZE[0], 3), np.uint8)
     return (np.stack(crops) if crops else empty), np.array(labels, np.int64).reshape(-1, 3)
 
 
-def build_proposals(first_seed: int, scenes: int) -> dict[str, np.ndarray]:
-    """Proposal crops from fresh training scenes, cached per locator model."""
+def proposal_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The locator's proposals on one training scene: the outlines the reader is given at run time, and the
+    junctions the locator takes for dividers."""
+    scene = render_dominoes(seed, training_spec(seed))
+    return _proposal_crops(scene.image, scene.tiles)
+
+
+def domino_free_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The locator's proposals on a training frame with no domino, all no tile: a stick layout or a card
+    scene (with its coins, dice and notes). On dark tables the locator proposes bare stretches of table
+    there, which a reader that never saw such frames takes for blank doubles."""
+    if seed % 2:
+        image = render_scene(seed, SceneSpec(split="train")).image
+    else:
+        kind = random.Random(seed).choice(SCENE_KINDS)
+        image = render_stick_scene(seed, StickSceneSpec(split="train", kind=kind)).image
+    return _proposal_crops(image, [])
+
+
+def build_proposals(
+    first_seed: int, scenes: int, crops_of: Callable = proposal_crops, name: str = "dominoes-proposals"
+) -> dict[str, np.ndarray]:
+    """Proposal crops from fresh training frames (`crops_of` a seed), cached per locator model."""
     DATA_DIR.mkdir(exist_ok=True)
-    path = DATA_DIR / f"dominoes-proposals-{first_seed}-{scenes}-{zlib.crc32(LOCATE_PATH.read_bytes()):08x}.npz"
+    path = DATA_DIR / f"{name}-{first_seed}-{scenes}-{zlib.crc32(LOCATE_PATH.read_bytes()):08x}.npz"
     if path.is_file():
         return dict(np.load(path))
     from rich.progress import Progress
@@ -237,7 +262,7 @@ def build_proposals(first_seed: int, scenes: int) -> dict[str, np.ndarray]:
     crops, labels = [], []
     with multiprocessing.Pool(2) as pool, Progress() as progress:
         task = progress.add_task("collecting the locator's proposals", total=scenes)
-        for x, y in pool.imap(proposal_crops, range(first_seed, first_seed + scenes), chunksize=4):
+        for x, y in pool.imap(crops_of, range(first_seed, first_seed + scenes), chunksize=4):
             crops.append(x)
             labels.append(y)
             progress.advance(task)
@@ -301,8 +326,16 @@ def train_locator(
 
 
 def train_pip_reader(
-    data: dict[str, np.ndarray], val: dict[str, np.ndarray], epochs: int, seed: int, out: Path
+    data: dict[str, np.ndarray],
+    val: dict[str, np.ndarray],
+    epochs: int,
+    seed: int,
+    out: Path,
+    start: Path | None = None,
+    max_lr: float = 3e-3,
 ) -> dict:
+    """Train the reader (from the checkpoint `start` if given) and export it to `out`; its weights go to
+    data/ under the same name."""
     import torch
     import torch.nn.functional as F
 
@@ -310,6 +343,8 @@ def train_pip_reader(
     xt, yt = torch.from_numpy(pips_tensor(data["crops"])), torch.from_numpy(data["labels"])
     xv, yv = torch.from_numpy(pips_tensor(val["crops"])), val["labels"]
     model = make_pip_reader()
+    if start is not None:
+        model.load_state_dict(torch.load(start))
     started = time.time()
 
     def batch_loss(idx, generator):
@@ -327,7 +362,7 @@ def train_pip_reader(
         return scores, f"held-out crops {scores}"
 
     scores = fit_epochs(
-        model, len(xt), epochs, 3e-3, seed, batch_loss, evaluate, batch=256, title="training the pip reader"
+        model, len(xt), epochs, max_lr, seed, batch_loss, evaluate, batch=256, title="training the pip reader"
     )
     torch.save(model.state_dict(), DATA_DIR / f"{out.stem}.pt")
     export_onnx(model, (1, 3, CROP_SIZE[1], CROP_SIZE[0]), out, "crops", "logits")
@@ -361,6 +396,9 @@ def train(
     skip_locator: bool = typer.Option(False, help="keep the exported locator, train the reader only"),
     resume_locator: bool = typer.Option(False, help="fine-tune the locator from its last checkpoint"),
     pips_out: Path = typer.Option(PIPS_PATH, help="the reader's ONNX (manifest beside it, weights in data/)"),
+    pips_start: Path = typer.Option(None, help="train the reader on from these weights (a .pt in data/)"),
+    pip_lr: float = typer.Option(3e-3, help="the reader's peak learning rate"),
+    free_scenes: int = typer.Option(0, help="frames with no domino whose locator proposals are all no tile"),
 ) -> None:
     """Render, train the locator, collect its proposals, train the reader; export both with manifests."""
     import torch
@@ -374,17 +412,22 @@ def train(
         _train_and_export_locator(data, locate_steps, seed, scenes, source, resume_locator)
     proposals = build_proposals(PROPOSAL_SEED, proposal_scenes)
     print(f"{len(proposals['crops'])} proposal crops, {int(proposals['labels'][:, 2].sum())} of them tiles")
+    blocks = [proposals]
+    if free_scenes:
+        blocks.append(build_proposals(FREE_SEED, free_scenes, domino_free_crops, "dominoes-free"))
+        print(f"{len(blocks[-1]['crops'])} proposal crops on {free_scenes} frames with no domino")
     for key in ("crops", "labels"):
-        data[key] = np.concatenate([data[key], proposals[key]])
-    report = train_pip_reader(data, val, pip_epochs, seed, pips_out)
+        data[key] = np.concatenate([data[key], *(part[key] for part in blocks)])
+    report = train_pip_reader(data, val, pip_epochs, seed, pips_out, pips_start, pip_lr)
     _manifest(
         pips_out,
         {
             "input": {"name": "crops", "shape": ["n", 3, CROP_SIZE[1], CROP_SIZE[0]], "layout": "NCHW BGR",
                       "normalisation": "per crop: (x - mean) / (std + 8)"},
             "outputs": output_names(),
-            "training": {"scenes": scenes, "proposal_scenes": proposal_scenes, "seed": seed, "data": source,
-                         **report},
+            "training": {"scenes": scenes, "proposal_scenes": proposal_scenes, "free_scenes": free_scenes,
+                         "seed": seed, "data": source, "trained_on_from": pips_start and pips_start.name,
+                         "max_lr": pip_lr, **report},
         },
     )  # fmt: skip
     for path in (LOCATE_PATH, pips_out):
