@@ -36,9 +36,9 @@ REFINE_ROUNDS = 3
 REFINED_MIN = 0.88
 SURE_ENOUGH = 0.95  # a frame read this surely ends its search early (no loss on the tuning seeds)
 # Frames searched per picture, surest first. Each costs up to 40 crops of the reader (about 5 ms); a picture
-# of many unsure tiles would otherwise blow the 40 ms bar (the 28-tile sample: 61 ms unlimited, 35 at 4).
-# The tuning seeds lose 9 of 804 tiles at 4, 7 at 6, against no limit.
-REFINE_LIMIT = 4
+# of many unsure tiles would otherwise blow the 40 ms bar (the 28-tile sample: 61 ms unlimited, 39-41 at 4 on
+# a busy host, 36 at 3). On the tuning seeds 3 reads 724 of 804 tiles, 4 728, 6 and no limit a few more.
+REFINE_LIMIT = 3
 
 
 @dataclass(frozen=True, slots=True)
