@@ -192,7 +192,7 @@ class DominoRecognizer:
         best = {i: candidates[i] for i in sorted(unsure, key=lambda i: -candidates[i].confidence)[:limit]}
         searched = len(best)
         searching = dict(best)
-        reusable: dict[int, list[Candidate]] = {}  # readings round a final frame at the final step: the check's
+        reusable: dict[int, list[Candidate]] = {}  # last-round readings about an unmoved frame: the check's own
         for round_ in range(1, REFINE_ROUNDS + 1):
             for i, reading in self._nudged_readings(image, canvas, scale, searching, 1 / round_):
                 top = max(reading, key=lambda c: c.confidence)
