@@ -266,7 +266,7 @@ def test_reading_a_set_of_held_out_scenes(recognizer: DominoRecognizer) -> None:
 def test_refining_reads_tiles_whose_frames_are_off(recognizer: DominoRecognizer) -> None:
     """Each true tile under a frame set off as the locator's are on steep views and busy cloths (its axes
     a fifth too long or too short, turned 6 to 11 degrees): refinement reads more of them surely and right,
-    and none surely wrong. Measured: 62 of 74 sure and right before, 72 after."""
+    and none surely wrong. Measured: 61 of 74 sure and right before, 72 after."""
     rng = np.random.default_rng(5)
     total = before = after = wrong = 0
     for i in range(4):
