@@ -63,6 +63,15 @@ def _claims(frames: list[TileFrame]) -> np.ndarray:
     return claims
 
 
+def _clashing(frames: list[TileFrame], others: list[TileFrame]) -> np.ndarray:
+    """Per frame: does it claim a half of any of `others`, or one of them a half of it?"""
+    if not frames or not others:
+        return np.zeros(len(frames), bool)
+    claims = _claims(frames + others)
+    k = len(frames)
+    return claims[:k, k:].any(axis=1) | claims[k:, :k].any(axis=0)
+
+
 def select_tiles(candidates: list[Candidate]) -> list[Candidate]:
     """Every half belongs to exactly one tile: keep the most confident reading, then each next one whose
     halves no kept tile has claimed (and that claims none of theirs). Readings as proposed come before
@@ -181,14 +190,11 @@ class DominoRecognizer:
             for i, c in enumerate(candidates)
             if REFINE_FROM <= c.confidence < MIN_CONFIDENCE and heat[i] >= REFINE_HEAT
         ]
+        # A refined reading yields to any reading as proposed (select_tiles): one that clashes with a sure
+        # proposed reading could never be kept, so it is not searched.
         sure = [c.frame for c in candidates if c.confidence >= MIN_CONFIDENCE]
-        if unsure and sure:
-            # A refined reading yields to any reading as proposed (select_tiles): one that clashes with a sure
-            # proposed reading could never be kept, so it is not searched.
-            claims = _claims([candidates[i].frame for i in unsure] + sure)
-            k = len(unsure)
-            clash = claims[:k, k:].any(axis=1) | claims[k:, :k].any(axis=0)
-            unsure = [i for i, c in zip(unsure, clash, strict=True) if not c]
+        clash = _clashing([candidates[i].frame for i in unsure], sure)
+        unsure = [i for i, c in zip(unsure, clash, strict=True) if not c]
         best = {i: candidates[i] for i in sorted(unsure, key=lambda i: -candidates[i].confidence)[:limit]}
         searched = len(best)
         searching = dict(best)
@@ -232,9 +238,7 @@ class DominoRecognizer:
         frames = [f for f, h in zip(frames, heat, strict=True) if h >= SPAWN_HEAT]
         if not frames:
             return []
-        claims = _claims([c.frame for c in kept] + frames)
-        k = len(kept)
-        free = ~(claims[k:, :k].any(axis=1) | claims[:k, k:].any(axis=0))
+        free = ~_clashing(frames, [c.frame for c in kept])
         chosen: list[TileFrame] = []
         for frame, ok in zip(frames, free, strict=True):
             if ok and all(np.linalg.norm(frame.center - o.center) > np.linalg.norm(o.v) for o in chosen):

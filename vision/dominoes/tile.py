@@ -48,8 +48,9 @@ class TileFrame:
 
     def nudged(self, step: float) -> list[TileFrame]:
         """Ten frames one small step away, one change each: shifted along either axis, lengthened or
-        shortened along either axis, turned either way. `step` 1 shifts by 0.12 of the half spacing (the
-        half-width across), scales by 15 % and turns by 0.12 radians; smaller steps scale these down."""
+        shortened along either axis, turned either way. `step` 1 shifts by 0.12 of the spacing of the halves
+        along the tile and 0.12 of its width across, scales by 15 % and turns by 0.12 radians; smaller steps
+        scale these down."""
         c, u, v = self.center, self.u, self.v
         shift, grow, turn = 0.12 * step, 1 + 0.15 * step, 0.12 * step
         cos, sin = np.cos(turn), np.sin(turn)
