@@ -1,6 +1,6 @@
 """Fine-tune the card classifier on the outlines the card reader proposes at run time.
 
-    python -m models.finetune_cards [--located-scenes 1200] [--free-scenes 1500] [--streaked-scenes 800] [--epochs 2]
+    python -m models.finetune_cards [--located-scenes 1200] [--free-scenes 1500] [--streaked-scenes 2000] [--epochs 2]
 
 models/train_cards.py trains the classifier on true outlines and the edge locator's proposals. At run time it
 is also given the card locator's outlines, put on their corners by the corner network, and it sees dominoes
@@ -105,7 +105,7 @@ def thinned(
 def main(
     located_scenes: int = typer.Option(1200, help="training scenes whose reader proposals are labelled"),
     free_scenes: int = typer.Option(1500, help="frames of dominoes and sticks, every proposal not a card"),
-    streaked_scenes: int = typer.Option(800, help="more training scenes like the first, bands across cards"),
+    streaked_scenes: int = typer.Option(2000, help="more training scenes like the first, bands across cards"),
     scenes: int = typer.Option(2500, help="train_cards' training scenes to keep training on"),
     mat_views: int = typer.Option(300, help="train_cards' mat views to keep training on"),
     negatives: int = typer.Option(30_000, help="most 'not a card' crops kept of each new block"),
