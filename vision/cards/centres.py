@@ -25,6 +25,7 @@ GRID = (INPUT_SIZE[0] // STRIDE, INPUT_SIZE[1] // STRIDE)
 CHANNELS = ("heat", "dx", "dy", "u_cos", "u_sin", "v_cos", "v_sin")
 MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "card_locate.onnx"
 PEAK_THRESHOLD = 0.3
+FAINT_THRESHOLD = 0.2  # fainter peaks are read only where no card was found (vision/cards/recognize.py)
 
 
 def letterbox(image: np.ndarray) -> tuple[np.ndarray, float]:
@@ -96,13 +97,14 @@ class CardLocator(LocatorNetwork):
         super().__init__(model_path, CHANNELS, INPUT_SIZE, "models.train_card_locator", threads)
 
     def read(self, image: np.ndarray) -> tuple[list[tuple[float, np.ndarray]], HeatMap]:
-        """The proposed loose outlines in the image's pixels with their scores, and the heat map."""
+        """The proposed loose outlines in the image's pixels with their scores (down to FAINT_THRESHOLD), and the
+        heat map."""
         image, portrait_height = landscape(image)
         canvas, scale = letterbox(image)
         output = self.maps(canvas)
         # A guess at a card's centre (a neighbour in a row) is off by a few pixels: take the most near it.
         near = cv2.dilate(1 / (1 + np.exp(-output[0])), np.ones((3, 3), np.uint8))
-        outlines = [(score, quad / scale) for score, quad in decode(output)]
+        outlines = [(score, quad / scale) for score, quad in decode(output, FAINT_THRESHOLD)]
         if portrait_height is not None:
             outlines = [(score, turned_back(quad, portrait_height)) for score, quad in outlines]
         return outlines, HeatMap(near, STRIDE / scale, portrait_height)

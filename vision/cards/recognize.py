@@ -10,11 +10,11 @@ import cv2
 import numpy as np
 
 from vision.cards.artwork import CardFace
-from vision.cards.centres import CardLocator, HeatMap
+from vision.cards.centres import PEAK_THRESHOLD, CardLocator, HeatMap
 from vision.cards.classify import CardClassifier, Reading
 from vision.cards.corners import CornerRefiner
 from vision.cards.locate import locate_card_quads
-from vision.cards.refine import refine_quad
+from vision.cards.refine import refine_quad, rim_contrast
 from vision.geometry import (
     centres_inside,
     dedupe_quads,
@@ -24,7 +24,7 @@ from vision.geometry import (
     quad_iou,
 )
 
-MIN_CONFIDENCE = 0.5
+MIN_CONFIDENCE = 0.4
 # Cards in Tempus rows and grids lie a few millimetres apart: a guess at the gap, as a share of the card's
 # side, that the rim search in refine_quad corrects either way.
 NEIGHBOUR_GAP = 0.12
@@ -36,6 +36,7 @@ NEIGHBOUR_HEAT = 0.1  # least locator heat at a neighbour's centre worth a look
 # are near misses of almost no face confidence, and reading them all again cost 30 ms a frame.
 REREAD_FROM = 0.05  # face confidence of a near miss worth a second read
 SURE = 0.9  # a reading this confident settles its card: outlines inside it are not read
+RIM_MIN = 8.0  # least colour step across the outline of a reading the classifier is not SURE of
 UNIT_SQUARE = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
 
 
@@ -119,6 +120,10 @@ def _free(quad: np.ndarray, cards: list[Card], size: tuple[int, int]) -> bool:
     return inside and not any(_same_card(quad, c.corners) for c in cards)
 
 
+def _rimmed(image: np.ndarray, card: Card) -> bool:
+    return card.confidence >= SURE or rim_contrast(image, card.corners) >= RIM_MIN
+
+
 class CardRecognizer:
     """Frames in, cards out. Holds the models; build one and reuse it.
 
@@ -148,11 +153,13 @@ class CardRecognizer:
         t1 = time.perf_counter()
         scored, heat = self.locator.read(image)
         # An outline the edges already give needs no second reading.
-        loose = [q for _, q in scored if not _outlined(q, edge_quads)]
-        located = self.corners.refine(image, loose)
+        loose = [(s, q) for s, q in scored if not _outlined(q, edge_quads)]
+        located = self.corners.refine(image, [q for s, q in loose if s >= PEAK_THRESHOLD])
         t2 = time.perf_counter()
         quads = dedupe_quads(edge_quads + located)
         cards = self.read_outlines(image, quads, [])
+        # The locator's faint peaks are read as doubted outlines are: on refined corners, away from known cards.
+        cards = cards + self.reread(image, [q for s, q in loose if s < PEAK_THRESHOLD], cards)
         t3 = time.perf_counter()
         cards = self.grow(image, cards, heat)
         t4 = time.perf_counter()
@@ -167,7 +174,7 @@ class CardRecognizer:
         """The cards among the outlines, apart from `cards` already read: one reading per card, and the
         outlines the classifier doubted read again on refined corners."""
         readings = [r for r in self.read_nested(image, quads) if r is not None]
-        found = select_cards([r for r in readings if not r.rejected])
+        found = [c for c in select_cards([r for r in readings if not r.rejected]) if _rimmed(image, c)]
         doubtful = [r.corners for r in readings if r.rejected or r.confidence < MIN_CONFIDENCE]
         found = found + self.reread(image, doubtful, cards + found)
         h, w = image.shape[:2]
@@ -195,7 +202,7 @@ class CardRecognizer:
         left = [q for q in doubtful if _free(q, cards, (w, h))]
         readings = self.classifier.read(image, self.corners.refine(image, left))
         found = select_cards([r for r in readings if r is not None])
-        return [c for c in found if _free(c.corners, cards, (w, h))]
+        return [c for c in found if _free(c.corners, cards, (w, h)) and _rimmed(image, c)]
 
     def grow(self, image: np.ndarray, cards: list[Card], heat: HeatMap) -> list[Card]:
         """Look beside every card for a neighbour the proposals missed: in rows and grids cards touch, or

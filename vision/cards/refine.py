@@ -1,4 +1,4 @@
-"""Snap a rough card outline to the card's rim.
+"""Snap a rough card outline to the card's rim, and tell whether an outline has a rim at all.
 
 Each side searches outward and inward along its normal for the strongest colour step, then a robust line
 through those steps replaces the side; adjacent lines meet at the new corners. The search is weighted
@@ -16,26 +16,37 @@ SAMPLES_PER_SIDE = 14
 SEARCH = 0.14  # how far to look either side, as a share of the outline's short side
 
 
+def _sides(quad: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Each side's two ends and its unit normal pointing out of the outline."""
+    center = quad.mean(axis=0)
+    sides = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        direction = (b - a) / max(np.linalg.norm(b - a), 1e-6)
+        normal = np.array([direction[1], -direction[0]], np.float32)
+        sides.append((a, b, normal if normal @ ((a + b) / 2 - center) >= 0 else -normal))
+    return sides
+
+
+def _across(image: np.ndarray, base: np.ndarray, offsets: np.ndarray, normal: np.ndarray) -> np.ndarray:
+    """The colours (K, D, 3) at `offsets` (D) along `normal` from each of the points `base` (K, 2)."""
+    points = base[:, None, :] + offsets[None, :, None] * normal
+    return cv2.remap(image, points[..., 0], points[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(
+        np.float32
+    )
+
+
 def refine_quad(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """`quad` with each side moved to the nearby rim; the input unchanged when the rim is not clear."""
     quad = np.asarray(quad, np.float32)
     sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
     reach = max(3.0, SEARCH * float(sides.min()))
     offsets = np.linspace(-reach, reach, int(2 * reach) + 1, dtype=np.float32)
-    center = quad.mean(axis=0)
     lines = []
-    for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        direction = (b - a) / max(np.linalg.norm(b - a), 1e-6)
-        normal = np.array([direction[1], -direction[0]], np.float32)
-        if normal @ ((a + b) / 2 - center) < 0:
-            normal = -normal
-        t = np.linspace(0.12, 0.88, SAMPLES_PER_SIDE, dtype=np.float32)[:, None]
+    t = np.linspace(0.12, 0.88, SAMPLES_PER_SIDE, dtype=np.float32)[:, None]
+    for a, b, normal in _sides(quad):
         base = a + (b - a) * t  # (K, 2)
-        points = base[:, None, :] + offsets[None, :, None] * normal  # (K, D, 2)
-        profile = cv2.remap(
-            image, points[..., 0], points[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-        ).astype(np.float32)  # (K, D, 3)
+        profile = _across(image, base, offsets, normal)  # (K, D, 3)
         step = np.abs(np.diff(profile, axis=1)).max(axis=2)  # (K, D-1) strongest channel change
         weight = np.exp(-0.5 * (((offsets[:-1] + offsets[1:]) / 2) / (0.6 * reach)) ** 2)
         best = np.argmax(step * weight, axis=1)
@@ -58,3 +69,20 @@ def refine_quad(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     if not (0.7 < ratio < 1.45) or not cv2.isContourConvex(refined):
         return quad
     return refined
+
+
+def rim_contrast(image: np.ndarray, quad: np.ndarray, samples: int = 12, reach: float = 0.1) -> float:
+    """How much the colour steps across the outline, from just inside to just outside: the mean over the four
+    sides of the median step. A card lying on a table has a rim; a patch of patterned cloth that the
+    classifier takes for a card has none."""
+    quad = np.asarray(quad, np.float32)
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    r = max(2.0, reach * float(sides.min()))
+    offsets = np.array([-r, -0.6 * r, 0.6 * r, r], np.float32)
+    t = np.linspace(0.15, 0.85, samples, dtype=np.float32)[:, None]
+    steps = []
+    for a, b, normal in _sides(quad):
+        profile = _across(image, a + (b - a) * t, offsets, normal)
+        inside, outside = profile[:, :2].mean(axis=1), profile[:, 2:].mean(axis=1)
+        steps.append(float(np.median(np.abs(inside - outside).max(axis=1))))
+    return float(np.mean(steps))
