@@ -14,7 +14,7 @@ from vision.cards.recognize import CardRecognizer, select_cards
 HELDOUT_SCENES, HELDOUT_FIRST_SEED = 120, 20_000_000
 HELDOUT_SEED = 50_000_000  # other held-out renders for the focused tests below
 READ_RIGHT_WHEN_FOUND = 0.98
-RECALL_FLOOR = 0.91  # measured 93.0 % with the committed models
+RECALL_FLOOR = 0.92  # measured 94.0 % with the committed models
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +37,7 @@ def test_finds_at_least_what_it_found_when_last_measured(heldout: CardScore) -> 
     assert heldout.found / heldout.cards >= RECALL_FLOOR, heldout.confusions
 
 
-@pytest.mark.xfail(reason="92-94 % of held-out cards read right: far designs and unproposed cards (issue 2)")
+@pytest.mark.xfail(reason="93-95 % of held-out cards read right: far designs and unproposed cards (issue 2)")
 def test_meets_the_issue_bar(heldout: CardScore) -> None:
     assert heldout.accuracy >= 0.995, heldout.confusions
 
@@ -252,3 +252,23 @@ def test_a_card_at_a_faint_locator_peak_is_read(recognizer: CardRecognizer, monk
     monkeypatch.setattr(recognizer.locator, "read", lambda image: ([(faint, loose)], no_heat))
     (card,) = recognizer(scene.image)
     assert score_scene(scene, [card]).read_right == 1
+
+
+@pytest.mark.parametrize("grown", [0.5, 2.0])
+def test_a_peak_outlined_the_wrong_size_is_read_at_its_neighbours_size(
+    recognizer: CardRecognizer, monkeypatch, grown: float
+) -> None:
+    """With the corner network standing still, only the neighbour's size can put the outline on the card."""
+    from vision.cards.centres import half_axes, outline
+    from vision.cards.recognize import Card
+
+    spec = SceneSpec(split="heldout", n_cards=(2, 2), card_px=(120, 120), max_tilt=10, distractors=False)
+    scene = render_scene(HELDOUT_SEED + 3, spec)
+    known, other = scene.cards
+    center, u, v = half_axes(other.corners)
+    wrong_size = outline(center, u * grown, v * grown)
+    monkeypatch.setattr(recognizer.corners, "refine", lambda image, quads: quads)
+    alone = Scene(scene.image, [other])
+    assert score_scene(alone, recognizer.reread(scene.image, [wrong_size], [])).read_right == 0
+    found = recognizer.read_resized(scene.image, [(0.9, wrong_size)], [Card(known.face, known.corners, 1.0)])
+    assert score_scene(alone, found).read_right == 1

@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 
 from vision.cards.artwork import CardFace
-from vision.cards.centres import PEAK_THRESHOLD, CardLocator, HeatMap
+from vision.cards.centres import PEAK_THRESHOLD, CardLocator, HeatMap, half_axes, outline
 from vision.cards.classify import CardClassifier, Reading
 from vision.cards.corners import CornerRefiner
 from vision.cards.locate import locate_card_quads
@@ -36,7 +36,8 @@ NEIGHBOUR_HEAT = 0.1  # least locator heat at a neighbour's centre worth a look
 # are near misses of almost no face confidence, and reading them all again cost 30 ms a frame.
 REREAD_FROM = 0.05  # face confidence of a near miss worth a second read
 SURE = 0.9  # a reading this confident settles its card: outlines inside it are not read
-RIM_MIN = 8.0  # least colour step across the outline of a reading the classifier is not SURE of
+RIM_MIN = 10.0  # least colour step across the outline of a reading the classifier is not SURE of
+RESIZE_LIMIT = 6  # unread locator peaks a picture, the surest first, outlined again at a read card's size
 UNIT_SQUARE = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
 
 
@@ -120,6 +121,11 @@ def _free(quad: np.ndarray, cards: list[Card], size: tuple[int, int]) -> bool:
     return inside and not any(_same_card(quad, c.corners) for c in cards)
 
 
+def _rescaled(direction: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """`direction` with the length of the vector `length`."""
+    return direction * (np.linalg.norm(length) / np.linalg.norm(direction))
+
+
 def _rimmed(image: np.ndarray, card: Card) -> bool:
     return card.confidence >= SURE or rim_contrast(image, card.corners) >= RIM_MIN
 
@@ -160,6 +166,7 @@ class CardRecognizer:
         cards = self.read_outlines(image, quads, [])
         # The locator's faint peaks are read as doubted outlines are: on refined corners, away from known cards.
         cards = cards + self.reread(image, [q for s, q in loose if s < PEAK_THRESHOLD], cards)
+        cards = cards + self.read_resized(image, scored, cards)
         t3 = time.perf_counter()
         cards = self.grow(image, cards, heat)
         t4 = time.perf_counter()
@@ -203,6 +210,26 @@ class CardRecognizer:
         readings = self.classifier.read(image, self.corners.refine(image, left))
         found = select_cards([r for r in readings if r is not None])
         return [c for c in found if _free(c.corners, cards, (w, h)) and _rimmed(image, c)]
+
+    def read_resized(self, image: np.ndarray, scored: list[tuple[float, np.ndarray]], cards: list[Card]) -> list[Card]:
+        """Cards at locator peaks whose outlines came out the wrong size. On a busy cloth the locator finds a
+        card's centre but may guess its axes far too long or short, and the corner network cannot recover
+        from that. The cards on one table are about one size, so each peak left unread is outlined again
+        with the axes of the nearest card read, in the locator's directions."""
+        if not cards:
+            return []
+        h, w = image.shape[:2]
+        centres = np.array([c.center for c in cards])
+        outlines = []
+        for _, quad in sorted(scored, key=lambda sq: -sq[0]):
+            center, u, v = half_axes(quad)
+            if len(outlines) == RESIZE_LIMIT:
+                break
+            if min(np.linalg.norm(u), np.linalg.norm(v)) < 1 or not _free(quad, cards, (w, h)):
+                continue
+            _, card_u, card_v = half_axes(cards[int(np.argmin(np.linalg.norm(centres - center, axis=1)))].corners)
+            outlines.append(outline(center, _rescaled(u, card_u), _rescaled(v, card_v)))
+        return self.reread(image, outlines, cards)
 
     def grow(self, image: np.ndarray, cards: list[Card], heat: HeatMap) -> list[Card]:
         """Look beside every card for a neighbour the proposals missed: in rows and grids cards touch, or
