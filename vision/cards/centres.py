@@ -25,7 +25,7 @@ GRID = (INPUT_SIZE[0] // STRIDE, INPUT_SIZE[1] // STRIDE)
 CHANNELS = ("heat", "dx", "dy", "u_cos", "u_sin", "v_cos", "v_sin")
 MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "card_locate.onnx"
 PEAK_THRESHOLD = 0.3
-FAINT_THRESHOLD = 0.2  # fainter peaks are read only where no card was found (vision/cards/recognize.py)
+FAINT_THRESHOLD = 0.2  # peaks up to PEAK_THRESHOLD are read only away from cards read (vision/cards/recognize.py)
 
 
 def letterbox(image: np.ndarray) -> tuple[np.ndarray, float]:

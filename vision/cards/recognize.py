@@ -222,9 +222,9 @@ class CardRecognizer:
         centres = np.array([c.center for c in cards])
         outlines = []
         for _, quad in sorted(scored, key=lambda sq: -sq[0]):
-            center, u, v = half_axes(quad)
             if len(outlines) == RESIZE_LIMIT:
                 break
+            center, u, v = half_axes(quad)
             if min(np.linalg.norm(u), np.linalg.norm(v)) < 1 or not _free(quad, cards, (w, h)):
                 continue
             _, card_u, card_v = half_axes(cards[int(np.argmin(np.linalg.norm(centres - center, axis=1)))].corners)
