@@ -23,7 +23,7 @@ STRIDE = 4
 GRID = (INPUT_SIZE[0] // STRIDE, INPUT_SIZE[1] // STRIDE)
 CHANNELS = ("heat", "dx", "dy", "u_cos", "u_sin", "v_cos", "v_sin")
 MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "dominoes_locate.onnx"
-PEAK_THRESHOLD = 0.2
+PEAK_THRESHOLD = 0.12
 
 
 def letterbox(image: np.ndarray) -> tuple[np.ndarray, float]:
