@@ -215,8 +215,8 @@ def test_near_misses_come_back_flagged_and_a_sure_reading_wins(recognizer: CardR
 
 
 def test_cards_have_a_rim_and_bare_cloth_mostly_has_none() -> None:
-    """The rim check that keeps unsure readings of patterned cloth out: every true card outline steps in colour
-    at its edge; the same outline moved onto bare table mostly does not (checks and seams do)."""
+    """The rim check that keeps unsure readings of patterned cloth out: nearly every true card outline steps in
+    colour at its edge; the same outline moved onto bare table mostly does not (checks and seams do)."""
     from vision.cards.recognize import RIM_MIN
     from vision.cards.refine import rim_contrast
     from vision.geometry import quad_iou
