@@ -69,48 +69,77 @@ def _outside(candidates: list[tuple[float, np.ndarray]], ignore: list[np.ndarray
 def add_faint_sticks(
     found: list[tuple[float, np.ndarray]], faint: list[tuple[float, np.ndarray]], plane: np.ndarray
 ) -> list[tuple[float, np.ndarray]]:
-    """`found` with the faint readings that make a pattern of five sticks, a DIGIT card, with found ones: one
-    that completes four, then two together that complete three (best first). A stick the network barely
-    marks is taken only where the lattice asks for it: the layouts read are all five-stick patterns, and
-    sticks that fall on its edges and make a card are strong evidence.
+    """`found` with the faint readings that make a pattern of five sticks, a DIGIT card, with found ones
+    touching them: the completion needing the fewest faint sticks first, of those the one whose weakest
+    faint stick is surest, again until none is left. A stick the network barely marks is taken only where
+    the lattice asks for it: the layouts read are all five-stick patterns, and sticks that fall on its edges
+    and make a card are strong evidence. At least one read stick must be part of it.
     """
     found = list(found)
     n = len(found)
-    found_ends = to_plane(plane, np.array([e for _, e in found], np.float64))
-    groups = group(found_ends)
-    if sum(len(g) for g in groups if len(g) < 5) < 3:
-        return found  # no three or four read sticks that one or two more could make five
+    if not n:
+        return found
     options = [
         (score, candidate)
         for score, candidate in sorted(faint, key=lambda c: -c[0])
         if np.linalg.norm(candidate[1] - candidate[0]) >= MIN_STICK_PX
         and _covered(candidate, [e for _, e in found]) < COVERED
     ]
-    if not options:
+    found_ends = to_plane(plane, np.array([e for _, e in found], np.float64))
+    if not options or not np.isfinite(found_ends).all():
         return found
     option_ends = to_plane(plane, np.array([c for _, c in options], np.float64))
     seen = np.isfinite(option_ends).all(axis=(1, 2))  # not beyond the table's horizon
     options = [o for o, ok in zip(options, seen, strict=True) if ok]
-    ends = np.concatenate([found_ends, option_ends[seen]])
     if not options:
         return found
+    ends = np.concatenate([found_ends, option_ends[seen]])
+    groups = group(found_ends)
     # Sticks whose middles lie further apart than their half-lengths and the touching reach cannot touch.
     middles, lengths = ends.mean(axis=1), np.linalg.norm(ends[:, 1] - ends[:, 0], axis=1)
-    gap = np.linalg.norm(middles[n:, None] - middles[None, :n], axis=2)
-    near = gap <= (lengths[n:, None] + lengths[None, :n]) * (0.5 + TOUCH)
-    touches = [
-        {g for g, members in enumerate(groups) if any(touching(ends, n + k, j) for j in members if near[k, j])}
+    near = np.linalg.norm(middles[n:, None] - middles[None], axis=2) <= (lengths[n:, None] + lengths[None]) * (
+        0.5 + TOUCH
+    )
+    touches_found = [
+        {g for g, members in enumerate(groups) if any(near[k, j] and touching(ends, n + k, j) for j in members)}
         for k in range(len(options))
     ]
-    for size in (1, 2):
-        for chosen in itertools.combinations(range(len(options)), size):
-            joined = set().union(*(touches[k] for k in chosen))
+    touches_option = [
+        {m for m in range(len(options)) if m != k and near[k, n + m] and touching(ends, n + k, n + m)}
+        for k in range(len(options))
+    ]
+    best: tuple[int, float, frozenset[int]] | None = None
+    tried: set[tuple[frozenset[int], frozenset[int]]] = set()
+
+    def grow(chosen: frozenset[int], joined: frozenset[int]) -> None:
+        nonlocal best
+        size = len(chosen) + sum(len(groups[g]) for g in joined)
+        if size > 5 or (chosen, joined) in tried:
+            return
+        tried.add((chosen, joined))
+        if size == 5:
+            weakest = min(options[k][0] for k in chosen)
+            if best is not None and (len(chosen), -weakest) >= (best[0], -best[1]):
+                return
             members = [j for g in joined for j in groups[g]] + [n + k for k in chosen]
-            if not joined or len(members) != 5 or snap(ends[members], square=True)[3] is None:
-                continue
-            found += [options[k] for k in chosen]
-            return add_faint_sticks(found, [o for k, o in enumerate(options) if k not in chosen], plane)
-    return found
+            if snap(ends[members], square=True)[3] is not None:
+                best = (len(chosen), weakest, chosen)
+            return
+        reach = set().union(*(touches_option[k] for k in chosen)) | {
+            k for k in range(len(options)) if touches_found[k] & joined
+        }
+        for k in reach - chosen:
+            grow(chosen | {k}, joined | touches_found[k])
+
+    for g, members in enumerate(groups):
+        if len(members) < 5:
+            grow(frozenset(), frozenset({g}))
+    if best is None:
+        return found
+    chosen = best[2]
+    return add_faint_sticks(
+        found + [options[k] for k in chosen], [o for k, o in enumerate(options) if k not in chosen], plane
+    )
 
 
 def drop_unsure_extras(found: list[tuple[float, np.ndarray]], plane: np.ndarray) -> list[tuple[float, np.ndarray]]:
