@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 
 from models.synth.scenes import Camera
 from models.synth.sticks import lattice_sticks
+from vision.geometry import turned
 from vision.locator import doubled
 from vision.sticks.detections import Stick
-from vision.sticks.locate import CROSS_CENTRE, GRID, STRIDE, decode, encode_targets
+from vision.sticks.locate import CROSS_CENTRE, GRID, INPUT_SIZE, STRIDE, LocatorReadings, decode, encode_targets
 from vision.sticks.plane import table_plane
 from vision.sticks.recognize import StickRecognizer
 
@@ -155,3 +156,20 @@ def test_the_sticks_own_plane_squares_every_card_under_a_tilted_view() -> None:
         (poly,) = StickRecognizer.polysticks(sticks, plane, square=True)
         right += poly.card == card and poly.on_lattice
     assert right >= 54
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.floats(0.2, 0.8), st.floats(0.2, 0.8), st.booleans())
+def test_centre_heat_is_read_at_frame_points_in_either_orientation(x: float, y: float, portrait: bool) -> None:
+    """The heat a stick's centre leaves in the map is found at that centre in the frame's own pixels, also
+    when the frame is a portrait one the locator turned."""
+    size = (720, 1280) if portrait else (1280, 720)  # width, height
+    scale = min(INPUT_SIZE[0] / max(size), INPUT_SIZE[1] / min(size))
+    centre = np.array([x * size[0], y * size[1]])
+    seen = turned(centre, size[1]) if portrait else centre  # where the landscape network saw it
+    stick = seen * scale + np.array([[-20.0, 0.0], [20.0, 0.0]])
+    heat = encode_targets([stick])[0][0]
+    readings = LocatorReadings([], [], np.zeros((0, 2)), heat, scale, size[1] if portrait else None)
+    far = centre + np.array([150.0, 0.0]) * (1 if x < 0.5 else -1)
+    assert readings.heat_at(np.array([centre]))[0] > 0.9
+    assert readings.heat_at(np.array([far, [np.nan, np.nan], [-500.0, 10.0]])).max() < 0.1

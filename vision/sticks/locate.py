@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.geometry import landscape, turned_back
+from vision.geometry import landscape, turned, turned_back
 from vision.locator import LocatorNetwork, cell_of, doubled, encode, letterbox, read_peaks, undoubled
 
 INPUT_SIZE = (640, 368)  # width, height; a multiple of 16 for the network's four halvings
@@ -167,11 +167,29 @@ def _turn(a: np.ndarray, b: np.ndarray) -> float:
 @dataclass(frozen=True)
 class LocatorReadings:
     """Candidate sticks, (score, ends 2x2) each: at centre peaks over PEAK_THRESHOLD (`sure`) and at fainter
-    ones down to FAINT_THRESHOLD (`faint`); and every end peak (n x 2)."""
+    ones down to FAINT_THRESHOLD (`faint`); every end peak (n x 2); and the centre heatmap (GRID cells) with
+    the frame's scale to input px and, for a turned portrait frame, its height."""
 
     sure: list[tuple[float, np.ndarray]]
     faint: list[tuple[float, np.ndarray]]
     end_points: np.ndarray
+    heat: np.ndarray
+    scale: float = 1.0
+    portrait_height: int | None = None
+
+    def heat_at(self, points: np.ndarray) -> np.ndarray:
+        """The centre heat at frame points (n, 2): the hottest of the 3x3 cells around each; 0 off the map."""
+        points = np.asarray(points, np.float64)
+        if self.portrait_height is not None:
+            points = turned(points, self.portrait_height)
+        cells = np.nan_to_num(cell_of(points * self.scale, STRIDE), nan=-99.0)
+        rows, cols = np.rint(cells[:, 1]).astype(int), np.rint(cells[:, 0]).astype(int)
+        padded = np.pad(self.heat, 1)
+        h, w = self.heat.shape
+        inside = (rows >= 0) & (rows < h) & (cols >= 0) & (cols < w)
+        r, c = np.clip(rows, 0, h - 1) + 1, np.clip(cols, 0, w - 1) + 1
+        near = np.max([padded[r + dr, c + dc] for dr in (-1, 0, 1) for dc in (-1, 0, 1)], axis=0)
+        return np.where(inside, near, 0.0)
 
 
 class StickLocator(LocatorNetwork):
@@ -195,4 +213,7 @@ class StickLocator(LocatorNetwork):
             [(s, in_frame(e)) for s, e in _readings(maps, ends, PEAK_THRESHOLD, crossings=True)],
             [(s, in_frame(e)) for s, e in _readings(maps, ends, FAINT_THRESHOLD, below=PEAK_THRESHOLD)],
             in_frame(ends[1]),
+            1 / (1 + np.exp(-maps[0])),
+            scale,
+            portrait_height,
         )

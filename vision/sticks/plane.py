@@ -95,10 +95,15 @@ def unit_length(lengths: np.ndarray) -> float:
 
 def _off_square(vectors: np.ndarray) -> np.ndarray:
     """Each vector's angle off the two square directions that fit them all best (radians)."""
+    return square_fit(vectors, np.linalg.norm(vectors, axis=1))[1]
+
+
+def square_fit(vectors: np.ndarray, weights: np.ndarray) -> tuple[float, np.ndarray]:
+    """The angle (radians) of the two square directions the vectors run along best, longer or heavier ones
+    counting more, and each vector's angle off them."""
     angles = np.arctan2(vectors[:, 1], vectors[:, 0])
-    weights = np.linalg.norm(vectors, axis=1)
-    phase = np.angle((weights * np.exp(4j * angles)).sum()) / 4
-    return np.abs(np.angle(np.exp(4j * (angles - phase)))) / 4
+    phase = float(np.angle((weights * np.exp(4j * angles)).sum()) / 4)
+    return phase, np.abs(np.angle(np.exp(4j * (angles - phase)))) / 4
 
 
 def split_runs(

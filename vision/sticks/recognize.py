@@ -5,7 +5,8 @@
 - lattice: the table plane taken from calibration or from the sticks themselves (vision/sticks/plane.py), a
   reading two or three sticks long (sticks end to end) split into sticks of the common length there, sticks
   at fainter centre peaks added where they make read sticks a five-stick pattern, unsure readings dropped
-  where they alone keep six or seven sticks from one, touching sticks grouped, each group walked onto the
+  where they alone keep six or seven sticks from one, touching sticks grouped, a group that is no card read
+  again on its own lattice from the centre heat (vision/sticks/reread.py), each group walked onto the
   lattice and checked (vision/sticks/lattice.py).
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -21,6 +23,7 @@ from vision.sticks.detections import Polystick, Stick
 from vision.sticks.lattice import TOUCH, group, snap, touching
 from vision.sticks.locate import StickLocator
 from vision.sticks.plane import split_runs, table_plane, to_plane
+from vision.sticks.reread import reread_group
 
 MIN_STICK_PX = 20.0  # a stick shorter than this in the picture is not read
 COVERED = 0.7  # a reading lying this much of its length along better ones reads nothing new
@@ -93,8 +96,10 @@ def add_faint_sticks(
     options = [o for o, ok in zip(options, seen, strict=True) if ok]
     if not options:
         return found
-    ends = np.concatenate([found_ends, option_ends[seen]])
     groups = group(found_ends)
+    if all(len(g) >= 5 for g in groups):
+        return found
+    ends = np.concatenate([found_ends, option_ends[seen]])
     # Sticks whose middles lie further apart than their half-lengths and the touching reach cannot touch.
     middles, lengths = ends.mean(axis=1), np.linalg.norm(ends[:, 1] - ends[:, 0], axis=1)
     near = np.linalg.norm(middles[n:, None] - middles[None], axis=2) <= (lengths[n:, None] + lengths[None]) * (
@@ -166,6 +171,29 @@ def drop_unsure_extras(found: list[tuple[float, np.ndarray]], plane: np.ndarray)
     return [f for i, f in enumerate(found) if i not in dropped]
 
 
+def reread_layouts(
+    found: list[tuple[float, np.ndarray]],
+    polysticks: list[Polystick],
+    plane: np.ndarray,
+    heat_at: Callable[[np.ndarray], np.ndarray],
+) -> list[tuple[float, np.ndarray]]:
+    """`found` with each of its touching groups (`polysticks`) that is no card read again on its lattice
+    where that makes one (vision/sticks/reread.py); `found` itself if none does."""
+    result = found
+    for polystick in polysticks:
+        if polystick.card is not None:
+            continue
+        cards = reread_group([found[i] for i in polystick.sticks], plane, heat_at)
+        if cards is None:
+            continue
+        others = [r for r in result if all(r is not found[i] for i in polystick.sticks)]
+        both = to_plane(plane, np.array([e for _, e in cards + others], np.float64))
+        # A card read this way that now touches other sticks would make a larger group: no card after all.
+        if np.isfinite(both).all() and not any(touching(both, i, 5 + j) for i in range(5) for j in range(len(others))):
+            result = others + cards
+    return result
+
+
 class StickRecognizer:
     """Frames in, sticks and polysticks out. Holds the locator network; build one and reuse it."""
 
@@ -201,6 +229,9 @@ class StickRecognizer:
             found = drop_unsure_extras(add_faint_sticks(found, _outside(readings.faint, list(ignore)), plane), plane)
         sticks = [Stick(e, min(1.0, score)) for score, e in found]
         polysticks = self.polysticks(sticks, plane, square=True)
+        if plane is not None and (reread := reread_layouts(found, polysticks, plane, readings.heat_at)) is not found:
+            sticks = [Stick(e, min(1.0, score)) for score, e in reread]
+            polysticks = self.polysticks(sticks, plane, square=True)
         t2 = time.perf_counter()
         return sticks, polysticks, {"locate_ms": (t1 - t0) * 1000, "lattice_ms": (t2 - t1) * 1000}
 

@@ -1,0 +1,115 @@
+"""A group that is no card, read again on its lattice from centre heat: cards come whole, broken layouts stay."""
+
+import random
+
+import numpy as np
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from models.synth.scenes import Camera
+from models.synth.sticks import BROKEN_WAYS, illegal_sticks, lattice_sticks
+from vision.sticks.detections import Stick
+from vision.sticks.plane import table_plane
+from vision.sticks.recognize import StickRecognizer
+from vision.sticks.reread import reread_group
+
+LENGTH_MM, THICKNESS_MM = 60.0, 5.0
+
+
+def _camera(seed: int) -> Camera:
+    rng = random.Random(seed)
+    return Camera.looking_at((1280, 720), rng.uniform(80, 140), rng.uniform(0, 50), rng.uniform(-180, 180), 64)
+
+
+def _layout(card: int, seed: int) -> list[np.ndarray]:
+    """A card's five sticks as a webcam sees them, in picture pixels."""
+    camera, rng = _camera(seed), random.Random(seed)
+    return [camera.project(s.ends) for s in lattice_sticks(rng, card, LENGTH_MM + 1, LENGTH_MM, np.zeros(2))]
+
+
+def _heat(marked: list[np.ndarray], reach: float = 0.0):
+    """A centre heatmap hot (0.5) within `reach` px of the marked points and cold (0.02) elsewhere: the
+    locator's peaks are a cell or two wide, and a hand lays sticks a little off the lattice."""
+    marked = np.array(marked, np.float64).reshape(-1, 2)
+
+    def heat_at(points: np.ndarray) -> np.ndarray:
+        if not len(marked):
+            return np.full(len(points), 0.02)
+        near = np.linalg.norm(points[:, None] - marked[None], axis=2).min(axis=1) <= reach
+        return np.where(near, 0.5, 0.02)
+
+    return heat_at
+
+
+def _card(readings: list[tuple[float, np.ndarray]], plane: np.ndarray) -> int | None:
+    groups = StickRecognizer.polysticks([Stick(e, s) for s, e in readings], plane, square=True)
+    return groups[0].card if len(groups) == 1 else None
+
+
+def _both_ways(sticks: list[np.ndarray]) -> bool:
+    """Whether some two of the sticks are far from parallel in the picture."""
+    units = [(s[1] - s[0]) / np.linalg.norm(s[1] - s[0]) for s in sticks]
+    return any(abs(float(u @ v)) < 0.6 for u in units for v in units)
+
+
+@settings(max_examples=120, deadline=None, derandomize=True)
+@given(st.integers(1, 55), st.sets(st.integers(0, 4), min_size=1, max_size=2), st.integers(0, 10_000))
+def test_sticks_marked_only_by_heat_complete_the_card(card: int, missing: set[int], seed: int) -> None:
+    sticks = _layout(card, seed)
+    read = [s for k, s in enumerate(sticks) if k not in missing]
+    assume(_both_ways(read))
+    plane = table_plane(np.array(sticks), (1280, 720))
+    heat_at = _heat([sticks[k].mean(axis=0) for k in missing], 0.15 * np.linalg.norm(sticks[0][1] - sticks[0][0]))
+    result = reread_group([(0.8, s) for s in read], plane, heat_at)
+    assert result is not None and _card(result, plane) == card
+    for k in missing:  # each missing stick comes back where it lies
+        tolerance = 0.2 * np.linalg.norm(sticks[k][1] - sticks[k][0])
+        assert any(np.abs(np.sort(e, axis=0) - np.sort(sticks[k], axis=0)).max() <= tolerance for _, e in result)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.integers(1, 55), st.integers(0, 4), st.integers(0, 10_000))
+def test_without_heat_a_missing_stick_stays_missing(card: int, missing: int, seed: int) -> None:
+    sticks = _layout(card, seed)
+    read = [s for k, s in enumerate(sticks) if k != missing]
+    assume(_both_ways(read))
+    plane = table_plane(np.array(sticks), (1280, 720))
+    assert reread_group([(0.8, s) for s in read], plane, _heat([])) is None
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.integers(2, 55), st.integers(0, 10_000))
+def test_two_sticks_end_to_end_read_as_overlapping_pieces_are_read_as_two(card: int, seed: int) -> None:
+    """Where two sticks meet end to end in a line, the locator may read one and a half sticks from each
+    end, the readings overlapping in the middle."""
+    sticks = _layout(card, seed)
+    pairs = [
+        (i, j)
+        for i in range(5)
+        for j in range(5)
+        if i != j
+        and np.linalg.norm(sticks[i][1] - sticks[j][0]) < 0.1 * np.linalg.norm(sticks[i][1] - sticks[i][0])
+        and abs(float(np.dot(*[(s[1] - s[0]) / np.linalg.norm(s[1] - s[0]) for s in (sticks[i], sticks[j])]))) > 0.9
+    ]
+    assume(pairs)
+    i, j = pairs[0]
+    start, joint, end = sticks[i][0], sticks[i][1], sticks[j][1]
+    overlapping = [np.array([start, joint + 0.4 * (end - joint)]), np.array([joint + 0.4 * (start - joint), end])]
+    read = [s for k, s in enumerate(sticks) if k not in (i, j)] + overlapping
+    plane = table_plane(np.array(sticks), (1280, 720))
+    result = reread_group([(0.8, s) for s in read], plane, _heat([]))
+    assert result is not None and _card(result, plane) == card
+
+
+@settings(max_examples=90, deadline=None, derandomize=True)
+@given(st.integers(1, 55), st.sampled_from(BROKEN_WAYS), st.integers(0, 10_000))
+def test_a_broken_layout_is_not_read_again_even_in_heat(card: int, way: str, seed: int) -> None:
+    """One stick moved off the lattice, with every lattice edge around hot: the group stays as it was."""
+    rng, camera = random.Random(seed), _camera(seed)
+    placed = lattice_sticks(rng, card, LENGTH_MM + 1, LENGTH_MM, np.zeros(2))
+    broken = illegal_sticks(rng, placed, LENGTH_MM, THICKNESS_MM, way)
+    assume(broken is not None)
+    sticks = [camera.project(s.ends) for s in broken[0]]
+    plane = table_plane(np.array(sticks), (1280, 720))
+    everywhere = lambda points: np.full(len(points), 0.5)  # noqa: E731
+    assert reread_group([(0.8, s) for s in sticks], plane, everywhere) is None
