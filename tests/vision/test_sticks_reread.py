@@ -10,7 +10,7 @@ from models.synth.scenes import Camera
 from models.synth.sticks import BROKEN_WAYS, illegal_sticks, lattice_sticks
 from vision.sticks.detections import Stick
 from vision.sticks.plane import table_plane
-from vision.sticks.recognize import StickRecognizer
+from vision.sticks.recognize import StickRecognizer, reread_layouts
 from vision.sticks.reread import reread_group
 
 LENGTH_MM, THICKNESS_MM = 60.0, 5.0
@@ -113,3 +113,18 @@ def test_a_broken_layout_is_not_read_again_even_in_heat(card: int, way: str, see
     plane = table_plane(np.array(sticks), (1280, 720))
     everywhere = lambda points: np.full(len(points), 0.5)  # noqa: E731
     assert reread_group([(0.8, s) for s in sticks], plane, everywhere) is None
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.integers(2, 55), st.integers(0, 4), st.integers(0, 1), st.integers(0, 10_000))
+def test_a_stick_read_short_between_two_groups_joins_them(card: int, short: int, end: int, seed: int) -> None:
+    """A stick read at 0.7 of its length no longer touches the sticks at one end, leaving two groups."""
+    sticks = _layout(card, seed)
+    kept = sticks[short][1 - end]
+    read = list(sticks)
+    read[short] = np.array([kept, kept + 0.7 * (sticks[short][end] - kept)])
+    plane = table_plane(np.array(sticks), (1280, 720))
+    found = [(0.8, s) for s in read]
+    polysticks = StickRecognizer.polysticks([Stick(e, s) for s, e in found], plane, square=True)
+    assume(len(polysticks) == 2)
+    assert _card(reread_layouts(found, polysticks, plane, _heat([])), plane) == card

@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from vision.sticks.detections import Polystick, Stick
-from vision.sticks.lattice import TOUCH, group, snap, touching
+from vision.sticks.lattice import TOUCH, group, segment_distance, snap, touching
 from vision.sticks.locate import StickLocator
 from vision.sticks.plane import split_runs, table_plane, to_plane
 from vision.sticks.reread import reread_group
@@ -29,6 +29,7 @@ MIN_STICK_PX = 20.0  # a stick shorter than this in the picture is not read
 COVERED = 0.7  # a reading lying this much of its length along better ones reads nothing new
 IGNORE_GROWTH = 1.04  # outlines to ignore grown by this, and IGNORE_MARGIN px, so a card's edges go too
 IGNORE_MARGIN = 4.0
+NEAR_GROUP = 0.6  # of a stick: groups this near may be one layout with a stick read short
 UNSURE = 0.6  # a reading under this score may be dropped where it alone keeps a layout from being a card
 
 
@@ -171,26 +172,46 @@ def drop_unsure_extras(found: list[tuple[float, np.ndarray]], plane: np.ndarray)
     return [f for i, f in enumerate(found) if i not in dropped]
 
 
+def _near(ends: np.ndarray, a: list[int], b: list[int]) -> bool:
+    """Whether an end of one group of sticks (rows of `ends`, table plane) lies within NEAR_GROUP of the
+    sticks' median length of a stick of the other."""
+    reach = NEAR_GROUP * float(np.median(np.linalg.norm(ends[a + b, 1] - ends[a + b, 0], axis=1)))
+    return any(
+        segment_distance(point, *ends[j])[0] <= reach
+        for first, second in ((a, b), (b, a))
+        for i in first
+        for point in ends[i]
+        for j in second
+    )
+
+
 def reread_layouts(
     found: list[tuple[float, np.ndarray]],
     polysticks: list[Polystick],
     plane: np.ndarray,
     heat_at: Callable[[np.ndarray], np.ndarray],
 ) -> list[tuple[float, np.ndarray]]:
-    """`found` with each of its touching groups (`polysticks`) that is no card read again on its lattice
-    where that makes one (vision/sticks/reread.py); `found` itself if none does."""
-    result = found
-    for polystick in polysticks:
-        if polystick.card is not None:
+    """`found` with each of its touching groups (`polysticks`) that is no card, or two such groups near each
+    other (a stick read short leaves a gap), read again on its lattice where that makes one
+    (vision/sticks/reread.py); `found` itself if none does."""
+    open_groups = [list(p.sticks) for p in polysticks if p.card is None]
+    ends = to_plane(plane, np.array([e for _, e in found], np.float64))
+    if not np.isfinite(ends).all():
+        return found
+    pairs = [a + b for a, b in itertools.combinations(open_groups, 2) if _near(ends, a, b)]
+    result, used = found, set()
+    for members in open_groups + pairs:
+        if used & set(members):
             continue
-        cards = reread_group([found[i] for i in polystick.sticks], plane, heat_at)
+        cards = reread_group([found[i] for i in members], plane, heat_at)
         if cards is None:
             continue
-        others = [r for r in result if all(r is not found[i] for i in polystick.sticks)]
+        others = [r for r in result if all(r is not found[i] for i in members)]
         both = to_plane(plane, np.array([e for _, e in cards + others], np.float64))
         # A card read this way that now touches other sticks would make a larger group: no card after all.
         if np.isfinite(both).all() and not any(touching(both, i, 5 + j) for i in range(5) for j in range(len(others))):
             result = others + cards
+            used |= set(members)
     return result
 
 
