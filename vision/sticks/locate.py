@@ -123,6 +123,8 @@ def _readings(
             # A crossing: the readings there whose ends are end peaks stand; the others are averages.
             here = [r for r in readings if np.linalg.norm(r[1].mean(axis=0) - centre) <= CROSS_CENTRE * typical]
             pairs = _facing_pairs(centre, typical, end_points, end_scores, [r[1] for r in here if r[3]])
+            # A pair that is a stick read at its own peak (passing near a short one's) is not read twice.
+            pairs = [(s, e) for s, e in pairs if not any(_same_ends(e, r[1]) for r in readings)]
             if pairs:
                 readings = [r for r in readings if r[2] != peak or r[3]]
                 readings += [(min(float(score), s), e, peak, True) for s, e in pairs]
@@ -156,6 +158,12 @@ def _facing_pairs(
         if all(_turn(ends, other) >= CROSS_TURN for other in read + [k for _, k in kept]):
             kept.append((score, ends))
     return kept
+
+
+def _same_ends(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two readings (ends 2x2, input px) have the same ends, in either order, to a cell and a half."""
+    reach = 1.5 * STRIDE
+    return bool(np.linalg.norm(a - b, axis=1).max() <= reach or np.linalg.norm(a - b[::-1], axis=1).max() <= reach)
 
 
 def _turn(a: np.ndarray, b: np.ndarray) -> float:
