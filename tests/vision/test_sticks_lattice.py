@@ -5,12 +5,14 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from models.synth.scenes import Camera
 from models.synth.sticks import illegal_sticks, lattice_sticks, pickup_sticks
 from rules.sticks import card_number, is_connected
 from vision.sticks.detections import Stick
-from vision.sticks.lattice import group, snap
+from vision.sticks.lattice import TOUCH, crossing, group, segment_distance, snap, touch_matrix
 from vision.sticks.plane import split_runs, tilt_plane, to_plane
 from vision.sticks.recognize import StickRecognizer
 
@@ -137,3 +139,26 @@ def test_a_run_in_a_crooked_group_is_cut_only_where_its_joint_is_marked(slanted:
     assert len(cut) == (2 if joint_marked or not slanted else 1)
     if len(cut) == 2:
         assert np.allclose(cut[0], [[0, 0], [100, 0]]) and np.allclose(cut[1], [[100, 0], [200, 0]])
+
+
+@st.composite
+def _segments(draw) -> np.ndarray:
+    """Sticks on a small patch, so that many pairs touch, cross or nearly do."""
+    n = draw(st.integers(2, 9))
+    coords = st.floats(0, 200, allow_nan=False)
+    return np.array([[[draw(coords), draw(coords)], [draw(coords), draw(coords)]] for _ in range(n)])
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(_segments())
+def test_the_touch_matrix_is_the_pairwise_rule(ends: np.ndarray) -> None:
+    """Sticks touch where an end lies within TOUCH of the pair's mean length of the other, or they cross."""
+    touches = touch_matrix(ends)
+    for i in range(len(ends)):
+        for j in range(len(ends)):
+            if i == j:
+                assert not touches[i, j]
+                continue
+            reach = TOUCH * 0.5 * sum(np.linalg.norm(ends[k, 1] - ends[k, 0]) for k in (i, j))
+            gaps = [segment_distance(p, *ends[b])[0] for a, b in ((i, j), (j, i)) for p in ends[a]]
+            assert touches[i, j] == (min(gaps) <= reach or crossing(*ends[i], *ends[j]) is not None)

@@ -49,17 +49,34 @@ def crossing(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> tupl
     return (float(t), float(u)) if 0 < t < 1 and 0 < u < 1 else None
 
 
-def touching(ends: np.ndarray, i: int, j: int) -> bool:
-    """Whether sticks i and j (rows of `ends`, n x 2 x 2) touch: ends near ends or bodies, or crossing."""
-    reach = TOUCH * 0.5 * (np.linalg.norm(ends[i, 1] - ends[i, 0]) + np.linalg.norm(ends[j, 1] - ends[j, 0]))
-    if crossing(*ends[i], *ends[j]) is not None:
-        return True
-    near = [segment_distance(p, *ends[j])[0] for p in ends[i]] + [segment_distance(p, *ends[i])[0] for p in ends[j]]
-    return min(near) <= reach
+def touch_matrix(ends: np.ndarray) -> np.ndarray:
+    """Which sticks (rows of `ends`, n x 2 x 2) touch (n x n, symmetric, False on the diagonal): ends within
+    TOUCH of the pair's mean length of an end or a body, or crossing."""
+    n = len(ends)
+    a, b = ends[:, 0], ends[:, 1]
+    ab = b - a
+    lengths = np.linalg.norm(ab, axis=1)
+    # Each end of stick i (n, 2) against each segment j: the nearest point's parameter, then the distance.
+    points = ends[:, :, None, :]  # (n, 2, 1, 2)
+    t = np.clip(((points - a) * ab).sum(-1) / np.maximum((ab * ab).sum(-1), 1e-9), 0, 1)  # (n, 2, n)
+    gaps = np.linalg.norm(points - (a + t[..., None] * ab), axis=-1).min(axis=1)  # (n, n): i's ends to j
+    near = np.minimum(gaps, gaps.T) <= TOUCH * 0.5 * (lengths[:, None] + lengths[None, :])
+    # Proper crossings: both segments' parameters strictly inside (0, 1).
+    r, q = ab[:, None, :], a[None, :, :] - a[:, None, :]
+    s_ = ab[None, :, :]
+    denom = r[..., 0] * s_[..., 1] - r[..., 1] * s_[..., 0]
+    safe = np.where(np.abs(denom) < 1e-9, 1.0, denom)
+    ti = (q[..., 0] * s_[..., 1] - q[..., 1] * s_[..., 0]) / safe
+    uj = (q[..., 0] * r[..., 1] - q[..., 1] * r[..., 0]) / safe
+    crossed = (np.abs(denom) >= 1e-9) & (ti > 0) & (ti < 1) & (uj > 0) & (uj < 1)
+    touches = near | crossed
+    touches[np.arange(n), np.arange(n)] = False
+    return touches
 
 
 def group(ends: np.ndarray) -> list[list[int]]:
     """Indices of sticks that touch, directly or through others; each group sorted, groups by first index."""
+    touches = touch_matrix(ends)
     n = len(ends)
     seen = [False] * n
     groups = []
@@ -70,8 +87,8 @@ def group(ends: np.ndarray) -> list[list[int]]:
         members, todo = [start], [start]
         while todo:
             i = todo.pop()
-            for j in range(n):
-                if not seen[j] and touching(ends, i, j):
+            for j in np.flatnonzero(touches[i]).tolist():
+                if not seen[j]:
                     seen[j] = True
                     members.append(j)
                     todo.append(j)

@@ -32,55 +32,63 @@ JOINT_REACH = 0.35  # of a piece's length: how near a joint of a run an end peak
 
 def tilt_plane(size: tuple[int, int], tilt_deg: float) -> np.ndarray:
     """Image px -> table plane (any scale) for a camera tilted by `tilt_deg`, not rolled."""
+    return tilt_planes(size, np.array([tilt_deg]))[0]
+
+
+def tilt_planes(size: tuple[int, int], tilts_deg: np.ndarray) -> np.ndarray:
+    """`tilt_plane` for each tilt at once (n, 3, 3)."""
     w, h = size
     f = FOCAL * w
     k = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1]])
-    t = math.radians(tilt_deg)
-    pitch = np.array([[1, 0, 0], [0, math.cos(t), -math.sin(t)], [0, math.sin(t), math.cos(t)]])
-    to_image = k @ np.column_stack([pitch[:, 0], pitch[:, 1], [0.0, 0.0, 1.0]])
-    return np.linalg.inv(to_image)
+    t = np.radians(np.asarray(tilts_deg, np.float64))
+    # The pitched camera's first two axes and the origin's ray, as the columns of the plane -> image map.
+    to_image = np.zeros((len(t), 3, 3))
+    to_image[:, 0, 0] = 1.0
+    to_image[:, 1, 1], to_image[:, 2, 1] = np.cos(t), np.sin(t)
+    to_image[:, 2, 2] = 1.0
+    return np.linalg.inv(k @ to_image)
 
 
 def to_plane(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """Points (..., 2) mapped by a 3x3 matrix; NaN where they fall behind the horizon."""
+    """Points (..., 2) mapped by a 3x3 matrix, or by each of a stack of them (m, 3, 3) to (m, ..., 2); NaN
+    where they fall behind the horizon."""
     flat = points.reshape(-1, 2)
-    mapped = np.column_stack([flat, np.ones(len(flat))]) @ matrix.T
-    w = mapped[:, 2:3]
-    out = np.where(w > 1e-9, mapped[:, :2] / np.where(w > 1e-9, w, 1.0), np.nan)
-    return out.reshape(points.shape)
+    mapped = np.column_stack([flat, np.ones(len(flat))]) @ np.swapaxes(matrix, -1, -2)
+    w = mapped[..., 2:3]
+    out = np.where(w > 1e-9, mapped[..., :2] / np.where(w > 1e-9, w, 1.0), np.nan)
+    return out.reshape(matrix.shape[:-2] + points.shape)
 
 
-def _angle_cost(plane_ends: np.ndarray, groups: list[list[int]]) -> float:
-    """How far the touching sticks are from running square to each other in the plane."""
-    cost = 0.0
+def _angle_cost(plane_ends: np.ndarray, groups: list[list[int]]) -> np.ndarray:
+    """How far the touching sticks are from running square to each other in each plane (planes, n, 2, 2)."""
+    cost = np.zeros(len(plane_ends))
     for members in groups:
         if len(members) < 2:
             continue
-        off = _off_square(plane_ends[members, 1] - plane_ends[members, 0])
-        cost += float((np.minimum(off, ANGLE_CAP) ** 2).sum()) / ANGLE_SIGMA**2
+        vectors = plane_ends[:, members, 1] - plane_ends[:, members, 0]
+        off = _off_square(vectors)
+        cost += (np.minimum(off, ANGLE_CAP) ** 2).sum(axis=-1) / ANGLE_SIGMA**2
     return cost
 
 
-def _length_cost(plane_ends: np.ndarray) -> float:
-    """How far the sticks are from one common length in the plane."""
-    logs = np.log(np.linalg.norm(plane_ends[:, 1] - plane_ends[:, 0], axis=1))
-    return float(np.minimum(((logs - np.median(logs)) / LENGTH_SIGMA) ** 2, LENGTH_CAP).sum())
+def _length_cost(plane_ends: np.ndarray) -> np.ndarray:
+    """How far the sticks are from one common length in each plane (planes, n, 2, 2)."""
+    logs = np.log(np.linalg.norm(plane_ends[..., 1, :] - plane_ends[..., 0, :], axis=-1))
+    return np.minimum(((logs - np.median(logs, axis=-1, keepdims=True)) / LENGTH_SIGMA) ** 2, LENGTH_CAP).sum(axis=-1)
 
 
 def table_plane(ends: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """Image px -> table plane: the tilt under which the sticks (n x 2 x 2 ends) are most nearly of one length
     and the touching ones square (see the module's docstring)."""
     groups = group(ends)
-    best = (math.inf, tilt_plane(size, 0.0))
-    for tilt in TILTS:
-        plane = tilt_plane(size, tilt)
-        plane_ends = to_plane(plane, ends)
-        if not np.all(np.isfinite(plane_ends)):
-            continue
-        cost = _length_cost(plane_ends) + _angle_cost(plane_ends, groups)
-        if cost < best[0]:
-            best = (cost, plane)
-    return best[1]
+    planes = tilt_planes(size, TILTS)
+    mapped = to_plane(planes, ends)
+    seen = np.isfinite(mapped).all(axis=(1, 2, 3))
+    if not seen.any():
+        return planes[0]
+    cost = np.full(len(planes), np.inf)
+    cost[seen] = _length_cost(mapped[seen]) + _angle_cost(mapped[seen], groups)
+    return planes[int(np.argmin(cost))]
 
 
 def unit_length(lengths: np.ndarray) -> float:
@@ -95,15 +103,15 @@ def unit_length(lengths: np.ndarray) -> float:
 
 def _off_square(vectors: np.ndarray) -> np.ndarray:
     """Each vector's angle off the two square directions that fit them all best (radians)."""
-    return square_fit(vectors, np.linalg.norm(vectors, axis=1))[1]
+    return square_fit(vectors, np.linalg.norm(vectors, axis=-1))[1]
 
 
-def square_fit(vectors: np.ndarray, weights: np.ndarray) -> tuple[float, np.ndarray]:
-    """The angle (radians) of the two square directions the vectors run along best, longer or heavier ones
-    counting more, and each vector's angle off them."""
-    angles = np.arctan2(vectors[:, 1], vectors[:, 0])
-    phase = float(np.angle((weights * np.exp(4j * angles)).sum()) / 4)
-    return phase, np.abs(np.angle(np.exp(4j * (angles - phase)))) / 4
+def square_fit(vectors: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The angle (radians) of the two square directions the vectors (..., n, 2) run along best, longer or
+    heavier ones counting more, and each vector's angle off them (..., n)."""
+    angles = np.arctan2(vectors[..., 1], vectors[..., 0])
+    phase = np.angle((weights * np.exp(4j * angles)).sum(axis=-1, keepdims=True)) / 4
+    return phase[..., 0], np.abs(np.angle(np.exp(4j * (angles - phase)))) / 4
 
 
 def split_runs(

@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from vision.sticks.detections import Polystick, Stick
-from vision.sticks.lattice import TOUCH, group, segment_distance, snap, touching
+from vision.sticks.lattice import group, segment_distance, snap, touch_matrix
 from vision.sticks.locate import StickLocator
 from vision.sticks.plane import split_runs, table_plane, to_plane
 from vision.sticks.reread import reread_group
@@ -101,19 +101,11 @@ def add_faint_sticks(
     if all(len(g) >= 5 for g in groups):
         return found
     ends = np.concatenate([found_ends, option_ends[seen]])
-    # Sticks whose middles lie further apart than their half-lengths and the touching reach cannot touch.
-    middles, lengths = ends.mean(axis=1), np.linalg.norm(ends[:, 1] - ends[:, 0], axis=1)
-    near = np.linalg.norm(middles[n:, None] - middles[None], axis=2) <= (lengths[n:, None] + lengths[None]) * (
-        0.5 + TOUCH
-    )
+    touches = touch_matrix(ends)
     touches_found = [
-        {g for g, members in enumerate(groups) if any(near[k, j] and touching(ends, n + k, j) for j in members)}
-        for k in range(len(options))
+        {g for g, members in enumerate(groups) if touches[n + k, members].any()} for k in range(len(options))
     ]
-    touches_option = [
-        {m for m in range(len(options)) if m != k and near[k, n + m] and touching(ends, n + k, n + m)}
-        for k in range(len(options))
-    ]
+    touches_option = [set(np.flatnonzero(touches[n + k, n:]).tolist()) for k in range(len(options))]
     best: tuple[int, float, frozenset[int]] | None = None
     tried: set[tuple[frozenset[int], frozenset[int]]] = set()
 
@@ -209,7 +201,7 @@ def reread_layouts(
         others = [r for r in result if all(r is not found[i] for i in members)]
         both = to_plane(plane, np.array([e for _, e in cards + others], np.float64))
         # A card read this way that now touches other sticks would make a larger group: no card after all.
-        if np.isfinite(both).all() and not any(touching(both, i, 5 + j) for i in range(5) for j in range(len(others))):
+        if np.isfinite(both).all() and not touch_matrix(both)[:5, 5:].any():
             result = others + cards
             used |= set(members)
     return result
