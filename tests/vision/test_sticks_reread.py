@@ -128,3 +128,21 @@ def test_a_stick_read_short_between_two_groups_joins_them(card: int, short: int,
     polysticks = StickRecognizer.polysticks([Stick(e, s) for s, e in found], plane, square=True)
     assume(len(polysticks) == 2)
     assert _card(reread_layouts(found, polysticks, plane, _heat([])), plane) == card
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(st.integers(1, 55), st.integers(0, 4), st.integers(0, 10_000))
+def test_a_stick_on_an_outline_to_ignore_is_not_added(card: int, missing: int, seed: int) -> None:
+    """The heat marks a missing stick, but a card read there covers it: the layout stays incomplete."""
+    sticks = _layout(card, seed)
+    read = [s for k, s in enumerate(sticks) if k != missing]
+    assume(_both_ways(read))
+    plane = table_plane(np.array(sticks), (1280, 720))
+    found = [(0.8, s) for s in read]
+    polysticks = StickRecognizer.polysticks([Stick(e, s) for s, e in found], plane, square=True)
+    assume(len(polysticks) == 1)  # the missing stick does not hold the layout together
+    length = np.linalg.norm(sticks[missing][1] - sticks[missing][0])
+    heat_at = _heat([sticks[missing].mean(axis=0)], 0.15 * length)
+    over = sticks[missing].mean(axis=0) + 0.2 * length * np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]])
+    assert len(reread_layouts(found, polysticks, plane, heat_at)) == 5
+    assert reread_layouts(found, polysticks, plane, heat_at, [over]) is found

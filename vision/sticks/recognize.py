@@ -182,10 +182,12 @@ def reread_layouts(
     polysticks: list[Polystick],
     plane: np.ndarray,
     heat_at: Callable[[np.ndarray], np.ndarray],
+    ignore: list[np.ndarray] = (),
 ) -> list[tuple[float, np.ndarray]]:
     """`found` with each of its touching groups (`polysticks`) that is no card, or two such groups near each
     other (a stick read short leaves a gap), read again on its lattice where that makes one
-    (vision/sticks/reread.py); `found` itself if none does."""
+    (vision/sticks/reread.py); `found` itself if none does. A card with a stick on an outline to `ignore`
+    is not taken."""
     open_groups = [list(p.sticks) for p in polysticks if p.card is None]
     ends = to_plane(plane, np.array([e for _, e in found], np.float64))
     if not np.isfinite(ends).all():
@@ -196,7 +198,7 @@ def reread_layouts(
         if used & set(members):
             continue
         cards = reread_group([found[i] for i in members], plane, heat_at)
-        if cards is None:
+        if cards is None or len(_outside(cards, ignore)) < len(cards):
             continue
         others = [r for r in result if all(r is not found[i] for i in members)]
         both = to_plane(plane, np.array([e for _, e in cards + others], np.float64))
@@ -242,7 +244,8 @@ class StickRecognizer:
             found = drop_unsure_extras(add_faint_sticks(found, _outside(readings.faint, list(ignore)), plane), plane)
         sticks = [Stick(e, min(1.0, score)) for score, e in found]
         polysticks = self.polysticks(sticks, plane, square=True)
-        if plane is not None and (reread := reread_layouts(found, polysticks, plane, readings.heat_at)) is not found:
+        reread = found if plane is None else reread_layouts(found, polysticks, plane, readings.heat_at, list(ignore))
+        if reread is not found:
             sticks = [Stick(e, min(1.0, score)) for score, e in reread]
             polysticks = self.polysticks(sticks, plane, square=True)
         t2 = time.perf_counter()
