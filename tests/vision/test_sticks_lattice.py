@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 from models.synth.scenes import Camera
 from models.synth.sticks import illegal_sticks, lattice_sticks, pickup_sticks
 from rules.sticks import card_number, is_connected
+from vision.geometry import tilt_plane, to_plane
 from vision.sticks.detections import Stick
 from vision.sticks.lattice import TOUCH, crossing, group, segment_distance, snap, touch_matrix
-from vision.sticks.plane import split_runs, tilt_plane, to_plane
+from vision.sticks.plane import split_runs
 from vision.sticks.recognize import StickRecognizer
 
 LENGTH_MM, THICKNESS_MM = 60.0, 5.0

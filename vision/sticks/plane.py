@@ -15,9 +15,9 @@ import math
 
 import numpy as np
 
+from vision.geometry import tilt_planes, to_plane
 from vision.sticks.lattice import group
 
-FOCAL = 0.8  # of the picture's width: a typical webcam's 60..80 degree field of view
 TILTS = np.arange(0.0, 61.0, 3.0)
 LENGTH_SIGMA = 0.07  # spread of log stick length: placement, end measurement
 LENGTH_CAP = 4.0  # a stick of another length (one broken, one of another set) costs no more than this
@@ -28,35 +28,6 @@ RUN_SIGMA = 0.1  # spread of log length when choosing the unit
 RUN_COST = 1.0  # of reading one stick as several that fit as well, the one
 RUN_FIT = 0.15  # a run is split only if its length is this close (in log) to a whole number of units
 JOINT_REACH = 0.35  # of a piece's length: how near a joint of a run an end peak must lie
-
-
-def tilt_plane(size: tuple[int, int], tilt_deg: float) -> np.ndarray:
-    """Image px -> table plane (any scale) for a camera tilted by `tilt_deg`, not rolled."""
-    return tilt_planes(size, np.array([tilt_deg]))[0]
-
-
-def tilt_planes(size: tuple[int, int], tilts_deg: np.ndarray) -> np.ndarray:
-    """`tilt_plane` for each tilt at once (n, 3, 3)."""
-    w, h = size
-    f = FOCAL * w
-    k = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1]])
-    t = np.radians(np.asarray(tilts_deg, np.float64))
-    # The pitched camera's first two axes and the origin's ray, as the columns of the plane -> image map.
-    to_image = np.zeros((len(t), 3, 3))
-    to_image[:, 0, 0] = 1.0
-    to_image[:, 1, 1], to_image[:, 2, 1] = np.cos(t), np.sin(t)
-    to_image[:, 2, 2] = 1.0
-    return np.linalg.inv(k @ to_image)
-
-
-def to_plane(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """Points (..., 2) mapped by a 3x3 matrix, or by each of a stack of them (m, 3, 3) to (m, ..., 2); NaN
-    where they fall behind the horizon."""
-    flat = points.reshape(-1, 2)
-    mapped = np.column_stack([flat, np.ones(len(flat))]) @ np.swapaxes(matrix, -1, -2)
-    w = mapped[..., 2:3]
-    out = np.where(w > 1e-9, mapped[..., :2] / np.where(w > 1e-9, w, 1.0), np.nan)
-    return out.reshape(matrix.shape[:-2] + points.shape)
 
 
 def _angle_cost(plane_ends: np.ndarray, groups: list[list[int]]) -> np.ndarray:

@@ -19,10 +19,11 @@ from collections.abc import Callable
 import cv2
 import numpy as np
 
+from vision.geometry import to_plane
 from vision.sticks.detections import Polystick, Stick
 from vision.sticks.lattice import group, segment_distance, snap, touch_matrix
 from vision.sticks.locate import StickLocator
-from vision.sticks.plane import split_runs, table_plane, to_plane
+from vision.sticks.plane import split_runs, table_plane
 from vision.sticks.reread import reread_group
 
 MIN_STICK_PX = 20.0  # a stick shorter than this in the picture is not read

@@ -21,7 +21,8 @@ from collections.abc import Callable
 import numpy as np
 
 from rules.sticks import Edge, is_connected
-from vision.sticks.plane import square_fit, to_plane
+from vision.geometry import to_plane
+from vision.sticks.plane import square_fit
 
 MIN_HEAT = 0.1  # the locator's faint threshold: centre heat under this is no stick
 MIN_READINGS = 3  # fewer readings give too little of a lattice to go on
