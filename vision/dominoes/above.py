@@ -1,0 +1,64 @@
+"""A steep view of dominoes, seen again from above.
+
+A webcam at the table's edge sees far tiles squashed and near ones stretched, further from the squat 2:1
+slabs the networks learnt from than any training view. The tiles read on a first look tell the camera's
+tilt: under the right one their outlines on the table plane (vision.geometry.tilt_planes: a camera pitched,
+not rolled) are rectangles twice as long as wide. Where that tilt is STEEP or more, the picture is warped to
+a view from above round the tiles read, the tiles there at the size they had in the picture, and read
+again; the readings are mapped back.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.geometry import tilt_planes, to_plane
+
+STEEP = 40.0  # degrees from straight down
+TILTS = np.arange(0.0, 72.0, 2.0)
+MIN_TILES = 3  # fewer tell too little of the tilt
+MARGIN = 1.5  # tile lengths kept round the tiles read, for tiles the first look missed
+
+
+def tile_tilt(corners: np.ndarray, size: tuple[int, int]) -> tuple[float, np.ndarray]:
+    """The tilt (degrees) under which tile outlines (n, 4, 2 image px) are most nearly 2:1 rectangles on the
+    table, and its image -> table plane matrix."""
+    planes = tilt_planes(size, TILTS)
+    mapped = to_plane(planes, np.asarray(corners, np.float64))  # (tilts, n, 4, 2)
+    sides = np.linalg.norm(np.roll(mapped, -1, axis=-2) - mapped, axis=-1)
+    aspect = (sides[..., 0] + sides[..., 2]) / (sides[..., 1] + sides[..., 3])
+    a, b = mapped[..., 1, :] - mapped[..., 0, :], mapped[..., 3, :] - mapped[..., 0, :]
+    cosine = np.abs((a * b).sum(-1)) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cost = (np.log(np.maximum(aspect, 1 / aspect) / 2) ** 2 + cosine**2).sum(axis=-1)
+    cost[~np.isfinite(cost)] = np.inf
+    best = int(np.argmin(cost))
+    return float(TILTS[best]), planes[best]
+
+
+def view_from_above(corners: np.ndarray, size: tuple[int, int]) -> np.ndarray | None:
+    """Image px -> px of a view from above of the same size, round the tiles read (n, 4, 2 image px); None
+    where the view is not steep or the tiles are too few."""
+    if len(corners) < MIN_TILES:
+        return None
+    tilt, plane = tile_tilt(corners, size)
+    if tilt < STEEP:
+        return None
+    corners = np.asarray(corners, np.float64)
+    w, h = size
+    on_table = to_plane(plane, corners)
+    image_rims, table_rims = _perimeters(corners), _perimeters(on_table)
+    table_long = float(np.median(table_rims)) / 3  # a 2:1 tile's rim is three of its lengths
+    seen = to_plane(plane, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64))  # the table in view
+    if not np.isfinite(seen).all():
+        return None
+    low = np.maximum(on_table.reshape(-1, 2).min(axis=0) - MARGIN * table_long, seen.min(axis=0))
+    high = np.minimum(on_table.reshape(-1, 2).max(axis=0) + MARGIN * table_long, seen.max(axis=0))
+    scale = float(np.median(image_rims / table_rims))  # the tiles keep the size they had in the picture
+    scale *= min(1.0, w / ((high[0] - low[0]) * scale), h / ((high[1] - low[1]) * scale))
+    middle = (low + high) / 2 * scale
+    return np.array([[scale, 0, w / 2 - middle[0]], [0, scale, h / 2 - middle[1]], [0, 0, 1]]) @ plane
+
+
+def _perimeters(quads: np.ndarray) -> np.ndarray:
+    return np.linalg.norm(np.roll(quads, -1, axis=-2) - quads, axis=-1).sum(axis=-1)
