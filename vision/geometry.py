@@ -138,3 +138,27 @@ def to_plane(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
     w = mapped[..., 2:3]
     out = np.where(w > 1e-9, mapped[..., :2] / np.where(w > 1e-9, w, 1.0), np.nan)
     return out.reshape(matrix.shape[:-2] + points.shape)
+
+
+def above_view(plane: np.ndarray, shapes: np.ndarray, size: tuple[int, int], reach: float) -> np.ndarray | None:
+    """Image px -> px of a view from above of the same size: the table plane (`plane` maps image px to it)
+    round the shapes read (n, k, 2 image px: outlines or sticks) out to `reach` plane units beyond them, within
+    the table in view, the shapes at the size they had in the picture or smaller so that all fit. None if
+    part of the picture lies beyond the horizon."""
+    w, h = size
+    shapes = np.asarray(shapes, np.float64)
+    on_table = to_plane(plane, shapes)
+    seen = to_plane(plane, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64))
+    if not (np.isfinite(seen).all() and np.isfinite(on_table).all()):
+        return None
+    low = np.maximum(on_table.reshape(-1, 2).min(axis=0) - reach, seen.min(axis=0))
+    high = np.minimum(on_table.reshape(-1, 2).max(axis=0) + reach, seen.max(axis=0))
+    scale = float(np.median(rims(shapes) / rims(on_table)))
+    scale *= min(1.0, w / ((high[0] - low[0]) * scale), h / ((high[1] - low[1]) * scale))
+    middle = (low + high) / 2 * scale
+    return np.array([[scale, 0, w / 2 - middle[0]], [0, scale, h / 2 - middle[1]], [0, 0, 1]]) @ plane
+
+
+def rims(shapes: np.ndarray) -> np.ndarray:
+    """The length round each shape (..., k, 2), back to its first point."""
+    return np.linalg.norm(np.roll(shapes, -1, axis=-2) - shapes, axis=-1).sum(axis=-1)

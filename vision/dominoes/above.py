@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.geometry import tilt_planes, to_plane
+from vision.geometry import above_view, rims, tilt_planes, to_plane
 
 STEEP = 40.0  # degrees from straight down
 TILTS = np.arange(0.0, 72.0, 2.0)
@@ -44,21 +44,5 @@ def view_from_above(corners: np.ndarray, size: tuple[int, int]) -> np.ndarray | 
     tilt, plane = tile_tilt(corners, size)
     if tilt < STEEP:
         return None
-    corners = np.asarray(corners, np.float64)
-    w, h = size
-    on_table = to_plane(plane, corners)
-    image_rims, table_rims = _perimeters(corners), _perimeters(on_table)
-    table_long = float(np.median(table_rims)) / 3  # a 2:1 tile's rim is three of its lengths
-    seen = to_plane(plane, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64))  # the table in view
-    if not np.isfinite(seen).all():
-        return None
-    low = np.maximum(on_table.reshape(-1, 2).min(axis=0) - MARGIN * table_long, seen.min(axis=0))
-    high = np.minimum(on_table.reshape(-1, 2).max(axis=0) + MARGIN * table_long, seen.max(axis=0))
-    scale = float(np.median(image_rims / table_rims))  # the tiles keep the size they had in the picture
-    scale *= min(1.0, w / ((high[0] - low[0]) * scale), h / ((high[1] - low[1]) * scale))
-    middle = (low + high) / 2 * scale
-    return np.array([[scale, 0, w / 2 - middle[0]], [0, scale, h / 2 - middle[1]], [0, 0, 1]]) @ plane
-
-
-def _perimeters(quads: np.ndarray) -> np.ndarray:
-    return np.linalg.norm(np.roll(quads, -1, axis=-2) - quads, axis=-1).sum(axis=-1)
+    tile_length = float(np.median(rims(to_plane(plane, np.asarray(corners, np.float64))))) / 3  # 2:1: rim 3 lengths
+    return above_view(plane, corners, size, MARGIN * tile_length)
