@@ -162,3 +162,22 @@ def above_view(plane: np.ndarray, shapes: np.ndarray, size: tuple[int, int], rea
 def rims(shapes: np.ndarray) -> np.ndarray:
     """The length round each shape (..., k, 2), back to its first point."""
     return np.linalg.norm(np.roll(shapes, -1, axis=-2) - shapes, axis=-1).sum(axis=-1)
+
+
+TILTS = np.arange(0.0, 72.0, 2.0)  # degrees from straight down that a view's tilt is searched over
+
+
+def rectangle_tilt(outlines: np.ndarray, size: tuple[int, int], aspect: float) -> tuple[float, np.ndarray]:
+    """The camera tilt (degrees) under which outlines of rectangles of one `aspect` (long side over short;
+    n, 4, 2 image px) are most nearly such rectangles on the table plane, and its image -> plane matrix."""
+    planes = tilt_planes(size, TILTS)
+    mapped = to_plane(planes, np.asarray(outlines, np.float64))  # (tilts, n, 4, 2)
+    sides = np.linalg.norm(np.roll(mapped, -1, axis=-2) - mapped, axis=-1)
+    ratio = (sides[..., 0] + sides[..., 2]) / (sides[..., 1] + sides[..., 3])
+    a, b = mapped[..., 1, :] - mapped[..., 0, :], mapped[..., 3, :] - mapped[..., 0, :]
+    cosine = np.abs((a * b).sum(-1)) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cost = (np.log(np.maximum(ratio, 1 / ratio) / aspect) ** 2 + cosine**2).sum(axis=-1)
+    cost[~np.isfinite(cost)] = np.inf
+    best = int(np.argmin(cost))
+    return float(TILTS[best]), planes[best]

@@ -13,7 +13,7 @@ from models.evaluate_dominoes import evaluation_spec, score_scene
 from models.synth.dominoes import render_dominoes
 from models.synth.scenes import Camera
 from vision.dominoes import DominoRecognizer
-from vision.geometry import to_plane
+from vision.geometry import rectangle_tilt, to_plane
 
 SIZE = (1280, 720)
 
@@ -36,7 +36,7 @@ def _tiles(seed: int, tilt: float, count: int = 6) -> np.ndarray:
 @settings(max_examples=60, deadline=None, derandomize=True)
 @given(st.floats(0, 64), st.integers(0, 10_000))
 def test_the_tiles_tell_the_cameras_tilt(tilt: float, seed: int) -> None:
-    found, _ = above.tile_tilt(_tiles(seed, tilt), SIZE)
+    found, _ = rectangle_tilt(_tiles(seed, tilt), SIZE, 2.0)
     assert abs(found - tilt) <= 4.0
 
 

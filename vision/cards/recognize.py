@@ -4,27 +4,33 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
-from vision.cards.artwork import CardFace
+from vision.cards.artwork import CARD_MM, CardFace
 from vision.cards.centres import PEAK_THRESHOLD, CardLocator, HeatMap, half_axes, outline
 from vision.cards.classify import CardClassifier, Reading
 from vision.cards.corners import CornerRefiner
 from vision.cards.locate import locate_card_quads
 from vision.cards.refine import refine_quad, rim_contrast
 from vision.geometry import (
+    above_view,
     centres_inside,
     dedupe_quads,
     point_in_quad,
     points_in_quads,
     polygon_area,
     quad_iou,
+    rectangle_tilt,
+    rims,
+    to_plane,
 )
 
 MIN_CONFIDENCE = 0.4
+STEEP = 40.0  # degrees from straight down: a view this steep is looked at again from above
+MIN_CARDS_FOR_TILT = 2
 # Cards in Tempus rows and grids lie a few millimetres apart: a guess at the gap, as a share of the card's
 # side, that the rim search in refine_quad corrects either way.
 NEIGHBOUR_GAP = 0.12
@@ -153,7 +159,38 @@ class CardRecognizer:
         return self.timed(image)[0]
 
     def timed(self, image: np.ndarray) -> tuple[list[Card], dict[str, float]]:
-        """The cards and each stage's milliseconds."""
+        """The cards and each stage's milliseconds. A steep view is looked at again from above (see
+        `from_above`)."""
+        cards, timing = self._look(image)
+        t0 = time.perf_counter()
+        cards = cards + self.from_above(image, cards)
+        timing["above_ms"] = (time.perf_counter() - t0) * 1000
+        return cards, timing
+
+    def from_above(self, image: np.ndarray, cards: list[Card]) -> list[Card]:
+        """The cards a second look finds, apart from `cards`, where the cards read tell a camera tilted STEEP
+        or more: a webcam at the table's edge squashes far cards past the views the networks learnt. The
+        cards' outlines give the tilt (rectangles of the cards' own aspect on the table plane); the picture is
+        warped to a view from above round them, cards there at their size in the picture, and read again."""
+        if len(cards) < MIN_CARDS_FOR_TILT:
+            return []
+        size = image.shape[1::-1]
+        outlines = np.array([c.corners for c in cards], np.float64)
+        tilt, plane = rectangle_tilt(outlines, size, CARD_MM[1] / CARD_MM[0])
+        if tilt < STEEP:
+            return []
+        card_height = float(np.median(rims(to_plane(plane, outlines)))) * CARD_MM[1] / (2 * sum(CARD_MM))
+        view = above_view(plane, outlines, size, card_height)
+        if view is None:
+            return []
+        warped = cv2.warpPerspective(image, view, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        below = np.linalg.inv(view)
+        seen, _ = self._look(warped)
+        back = [replace(c, corners=to_plane(below, c.corners.astype(np.float64)).astype(np.float32)) for c in seen]
+        return [b for b in back if not any(_same_card(b.corners, c.corners) for c in cards)]
+
+    def _look(self, image: np.ndarray) -> tuple[list[Card], dict[str, float]]:
+        """One look at a frame: the cards and each stage's milliseconds."""
         t0 = time.perf_counter()
         edge_quads = locate_card_quads(image)
         t1 = time.perf_counter()

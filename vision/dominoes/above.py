@@ -12,28 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.geometry import above_view, rims, tilt_planes, to_plane
+from vision.geometry import above_view, rectangle_tilt, rims, to_plane
 
 STEEP = 40.0  # degrees from straight down
-TILTS = np.arange(0.0, 72.0, 2.0)
 MIN_TILES = 3  # fewer tell too little of the tilt
 MARGIN = 1.5  # tile lengths kept round the tiles read, for tiles the first look missed
-
-
-def tile_tilt(corners: np.ndarray, size: tuple[int, int]) -> tuple[float, np.ndarray]:
-    """The tilt (degrees) under which tile outlines (n, 4, 2 image px) are most nearly 2:1 rectangles on the
-    table, and its image -> table plane matrix."""
-    planes = tilt_planes(size, TILTS)
-    mapped = to_plane(planes, np.asarray(corners, np.float64))  # (tilts, n, 4, 2)
-    sides = np.linalg.norm(np.roll(mapped, -1, axis=-2) - mapped, axis=-1)
-    aspect = (sides[..., 0] + sides[..., 2]) / (sides[..., 1] + sides[..., 3])
-    a, b = mapped[..., 1, :] - mapped[..., 0, :], mapped[..., 3, :] - mapped[..., 0, :]
-    cosine = np.abs((a * b).sum(-1)) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        cost = (np.log(np.maximum(aspect, 1 / aspect) / 2) ** 2 + cosine**2).sum(axis=-1)
-    cost[~np.isfinite(cost)] = np.inf
-    best = int(np.argmin(cost))
-    return float(TILTS[best]), planes[best]
 
 
 def view_from_above(corners: np.ndarray, size: tuple[int, int]) -> np.ndarray | None:
@@ -41,7 +24,7 @@ def view_from_above(corners: np.ndarray, size: tuple[int, int]) -> np.ndarray | 
     where the view is not steep or the tiles are too few."""
     if len(corners) < MIN_TILES:
         return None
-    tilt, plane = tile_tilt(corners, size)
+    tilt, plane = rectangle_tilt(corners, size, 2.0)
     if tilt < STEEP:
         return None
     tile_length = float(np.median(rims(to_plane(plane, np.asarray(corners, np.float64))))) / 3  # 2:1: rim 3 lengths
