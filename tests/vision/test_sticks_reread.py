@@ -52,6 +52,14 @@ def _both_ways(sticks: list[np.ndarray]) -> bool:
     return any(abs(float(u @ v)) < 0.6 for u in units for v in units)
 
 
+def _one_missing(card: int, missing: int, seed: int) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
+    """A card's sticks, the four read of them (running both ways, or the example is dropped), and the plane."""
+    sticks = _layout(card, seed)
+    read = [s for k, s in enumerate(sticks) if k != missing]
+    assume(_both_ways(read))
+    return sticks, read, table_plane(np.array(sticks), (1280, 720))
+
+
 @settings(max_examples=120, deadline=None, derandomize=True)
 @given(st.integers(1, 55), st.sets(st.integers(0, 4), min_size=1, max_size=2), st.integers(0, 10_000))
 def test_sticks_marked_only_by_heat_complete_the_card(card: int, missing: set[int], seed: int) -> None:
@@ -70,10 +78,7 @@ def test_sticks_marked_only_by_heat_complete_the_card(card: int, missing: set[in
 @settings(max_examples=40, deadline=None, derandomize=True)
 @given(st.integers(1, 55), st.integers(0, 4), st.integers(0, 10_000))
 def test_without_heat_a_missing_stick_stays_missing(card: int, missing: int, seed: int) -> None:
-    sticks = _layout(card, seed)
-    read = [s for k, s in enumerate(sticks) if k != missing]
-    assume(_both_ways(read))
-    plane = table_plane(np.array(sticks), (1280, 720))
+    _, read, plane = _one_missing(card, missing, seed)
     assert reread_group([(0.8, s) for s in read], plane, _heat([])) is None
 
 
@@ -134,10 +139,7 @@ def test_a_stick_read_short_between_two_groups_joins_them(card: int, short: int,
 @given(st.integers(1, 55), st.integers(0, 4), st.integers(0, 10_000))
 def test_a_stick_on_an_outline_to_ignore_is_not_added(card: int, missing: int, seed: int) -> None:
     """The heat marks a missing stick, but a card read there covers it: the layout stays incomplete."""
-    sticks = _layout(card, seed)
-    read = [s for k, s in enumerate(sticks) if k != missing]
-    assume(_both_ways(read))
-    plane = table_plane(np.array(sticks), (1280, 720))
+    sticks, read, plane = _one_missing(card, missing, seed)
     found = [(0.8, s) for s in read]
     polysticks = StickRecognizer.polysticks([Stick(e, s) for s, e in found], plane, square=True)
     assume(len(polysticks) == 1)  # the missing stick does not hold the layout together
