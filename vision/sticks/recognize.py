@@ -30,6 +30,7 @@ MIN_STICK_PX = 20.0  # a stick shorter than this in the picture is not read
 COVERED = 0.7  # a reading lying this much of its length along better ones reads nothing new
 IGNORE_GROWTH = 1.04  # outlines to ignore grown by this, and IGNORE_MARGIN px, so a card's edges go too
 IGNORE_MARGIN = 4.0
+COMPLETION_STATES = 4000  # a bound on the search for faint completions, for a dense heap's sake
 NEAR_GROUP = 0.6  # of a stick: groups this near may be one layout with a stick read short
 UNSURE = 0.6  # a reading under this score may be dropped where it alone keeps a layout from being a card
 
@@ -113,7 +114,7 @@ def add_faint_sticks(
     def grow(chosen: frozenset[int], joined: frozenset[int]) -> None:
         nonlocal best
         size = len(chosen) + sum(len(groups[g]) for g in joined)
-        if size > 5 or (chosen, joined) in tried:
+        if size > 5 or (chosen, joined) in tried or len(tried) >= COMPLETION_STATES:
             return
         tried.add((chosen, joined))
         if size == 5:
