@@ -4,6 +4,9 @@ webcam sees."""
 import cv2
 import numpy as np
 
+FOCAL = 0.8  # of the picture's width: a typical webcam's 60..80 degree field of view
+TILTS = np.arange(0.0, 72.0, 2.0)  # degrees from straight down that a view's tilt is searched over
+
 
 def order_clockwise(points: np.ndarray) -> np.ndarray:
     """Four points in clockwise image order (y down), starting from the one nearest the top-left."""
@@ -108,9 +111,6 @@ def dedupe_quads(quads: list[np.ndarray], tolerance: float = 0.06) -> list[np.nd
     return [stacked[i] for i in kept]
 
 
-FOCAL = 0.8  # of the picture's width: a typical webcam's 60..80 degree field of view
-
-
 def tilt_plane(size: tuple[int, int], tilt_deg: float) -> np.ndarray:
     """Image px -> table plane (any scale) for a camera tilted by `tilt_deg`, not rolled."""
     return tilt_planes(size, np.array([tilt_deg]))[0]
@@ -162,9 +162,6 @@ def above_view(plane: np.ndarray, shapes: np.ndarray, size: tuple[int, int], rea
 def rims(shapes: np.ndarray) -> np.ndarray:
     """The length round each shape (..., k, 2), back to its first point."""
     return np.linalg.norm(np.roll(shapes, -1, axis=-2) - shapes, axis=-1).sum(axis=-1)
-
-
-TILTS = np.arange(0.0, 72.0, 2.0)  # degrees from straight down that a view's tilt is searched over
 
 
 def rectangle_tilt(outlines: np.ndarray, size: tuple[int, int], aspect: float) -> tuple[float, np.ndarray]:
