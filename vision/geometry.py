@@ -178,3 +178,21 @@ def rectangle_tilt(outlines: np.ndarray, size: tuple[int, int], aspect: float) -
     cost[~np.isfinite(cost)] = np.inf
     best = int(np.argmin(cost))
     return float(TILTS[best]), planes[best]
+
+
+def steep_view(
+    outlines: np.ndarray, size: tuple[int, int], aspect: float, steep: float, margin: float
+) -> np.ndarray | None:
+    """Image px -> px of a view from above round rectangles read (n, 4, 2 image px, long side over short
+    `aspect`), `margin` of their long sides beyond them (`above_view`), where the tilt they give
+    (`rectangle_tilt`) is `steep` degrees or more; else None."""
+    tilt, plane = rectangle_tilt(outlines, size, aspect)
+    if tilt < steep:
+        return None
+    long_side = float(np.median(rims(to_plane(plane, np.asarray(outlines, np.float64))))) * aspect / (2 * (1 + aspect))
+    return above_view(plane, outlines, size, margin * long_side)
+
+
+def warped(image: np.ndarray, view: np.ndarray) -> np.ndarray:
+    """The picture as the view (3x3, image px -> view px, same size) shows it."""
+    return cv2.warpPerspective(image, view, image.shape[1::-1], flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)

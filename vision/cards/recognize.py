@@ -16,16 +16,15 @@ from vision.cards.corners import CornerRefiner
 from vision.cards.locate import locate_card_quads
 from vision.cards.refine import refine_quad, rim_contrast
 from vision.geometry import (
-    above_view,
     centres_inside,
     dedupe_quads,
     point_in_quad,
     points_in_quads,
     polygon_area,
     quad_iou,
-    rectangle_tilt,
-    rims,
+    steep_view,
     to_plane,
+    warped,
 )
 
 MIN_CONFIDENCE = 0.4
@@ -174,18 +173,12 @@ class CardRecognizer:
         warped to a view from above round them, cards there at their size in the picture, and read again."""
         if len(cards) < MIN_CARDS_FOR_TILT:
             return []
-        size = image.shape[1::-1]
         outlines = np.array([c.corners for c in cards], np.float64)
-        tilt, plane = rectangle_tilt(outlines, size, CARD_MM[1] / CARD_MM[0])
-        if tilt < STEEP:
-            return []
-        card_height = float(np.median(rims(to_plane(plane, outlines)))) * CARD_MM[1] / (2 * sum(CARD_MM))
-        view = above_view(plane, outlines, size, card_height)
+        view = steep_view(outlines, image.shape[1::-1], CARD_MM[1] / CARD_MM[0], STEEP, 1.0)  # a card's height round
         if view is None:
             return []
-        warped = cv2.warpPerspective(image, view, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         below = np.linalg.inv(view)
-        seen, _ = self._look(warped)
+        seen, _ = self._look(warped(image, view))
         back = [replace(c, corners=to_plane(below, c.corners.astype(np.float64)).astype(np.float32)) for c in seen]
         return [b for b in back if not any(_same_card(b.corners, c.corners) for c in cards)]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.geometry import above_view, rectangle_tilt, rims, to_plane
+from vision.geometry import steep_view
 
 STEEP = 40.0  # degrees from straight down
 MIN_TILES = 3  # fewer tell too little of the tilt
@@ -24,8 +24,4 @@ def view_from_above(corners: np.ndarray, size: tuple[int, int]) -> np.ndarray | 
     where the view is not steep or the tiles are too few."""
     if len(corners) < MIN_TILES:
         return None
-    tilt, plane = rectangle_tilt(corners, size, 2.0)
-    if tilt < STEEP:
-        return None
-    tile_length = float(np.median(rims(to_plane(plane, np.asarray(corners, np.float64))))) / 3  # 2:1: rim 3 lengths
-    return above_view(plane, corners, size, MARGIN * tile_length)
+    return steep_view(corners, size, 2.0, STEEP, MARGIN)
