@@ -1,13 +1,15 @@
-"""Sticks on the table, in two stages, each timed by `StickRecognizer.timed`:
+"""Sticks on the table, in three stages, each timed by `StickRecognizer.timed`:
 
 - locate: the stick locator network (vision/sticks/locate.py) gives each stick's centre and both ends;
-  a second peak on a stick already found, and sticks inside outlines to ignore (cards), are dropped;
-- lattice: the table plane taken from calibration or from the sticks themselves (vision/sticks/plane.py), a
+- lattice: a second peak on a stick already found, and sticks inside outlines to ignore (cards), dropped; the
+  table plane taken from calibration or from the sticks themselves (vision/sticks/plane.py), a
   reading two or three sticks long (sticks end to end) split into sticks of the common length there, sticks
   at fainter centre peaks added where they make read sticks a five-stick pattern, unsure readings dropped
   where they alone keep six or seven sticks from one, touching sticks grouped, a group that is no card read
   again on its own lattice from the centre heat (vision/sticks/reread.py), each group walked onto the
-  lattice and checked (vision/sticks/lattice.py).
+  lattice and checked (vision/sticks/lattice.py);
+- brighter: where a group of under five sticks is no card, the same two stages again on the frame at twice
+  its exposure, and each card found there and not before put in place of the readings along it.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import numpy as np
 from vision.geometry import to_plane
 from vision.sticks.detections import Polystick, Stick
 from vision.sticks.lattice import group, segment_distance, snap, touch_matrix
-from vision.sticks.locate import StickLocator
+from vision.sticks.locate import LocatorReadings, StickLocator
 from vision.sticks.plane import split_runs, table_plane
 from vision.sticks.reread import reread_group
 
@@ -33,6 +35,10 @@ IGNORE_MARGIN = 4.0
 COMPLETION_STATES = 4000  # a bound on the search for faint completions, for a dense heap's sake
 NEAR_GROUP = 0.6  # of a stick: groups this near may be one layout with a stick read short
 UNSURE = 0.6  # a reading under this score may be dropped where it alone keeps a layout from being a card
+# Where a look finds a layout of under five sticks that is no card, the frame is looked at again twice as
+# bright (clipped): the network marks low-contrast sticks too weakly (a dark stick on a dark glossy top) and
+# sees stick-like veins on light stone, which the clipping washes out.
+BRIGHTER = 2.0
 
 
 def _covered(ends: np.ndarray, kept: list[np.ndarray]) -> float:
@@ -47,10 +53,12 @@ def _covered(ends: np.ndarray, kept: list[np.ndarray]) -> float:
     return float(covered.mean())
 
 
-def _distinct(candidates: list[tuple[float, np.ndarray]]) -> list[tuple[float, np.ndarray]]:
-    """The candidates, best first, without a second reading of sticks already kept: the same stick again,
-    or a reading that runs along one stick and into the next."""
-    kept: list[tuple[float, np.ndarray]] = []
+def _distinct(
+    candidates: list[tuple[float, np.ndarray]], kept: list[tuple[float, np.ndarray]] = ()
+) -> list[tuple[float, np.ndarray]]:
+    """`kept` and the candidates, best first, without a second reading of sticks already kept: the same stick
+    again, or a reading that runs along one stick and into the next."""
+    kept = list(kept)
     for score, ends in sorted(candidates, key=lambda c: -c[0]):
         if np.linalg.norm(ends[1] - ends[0]) >= MIN_STICK_PX and _covered(ends, [k for _, k in kept]) < COVERED:
             kept.append((score, ends))
@@ -211,6 +219,14 @@ def reread_layouts(
     return result
 
 
+def _worth_a_brighter_look(polysticks: list[Polystick]) -> bool:
+    """Whether a look left a layout short: a group of under five sticks that is no card. A group of five or
+    more that is no card is a broken layout, which a brighter look could only misread as a card. A frame with
+    no stick read is not looked at again: every frame without sticks would pay for it."""
+    broken = any(p.card is None and len(p.sticks) >= 5 for p in polysticks)
+    return not broken and any(p.card is None for p in polysticks)
+
+
 class StickRecognizer:
     """Frames in, sticks and polysticks out. Holds the locator network; build one and reuse it."""
 
@@ -233,16 +249,35 @@ class StickRecognizer:
         """
         t0 = time.perf_counter()
         readings = self.locator.read(image)
-        found = _distinct(_outside(readings.sure, list(ignore)))
         t1 = time.perf_counter()
+        size = image.shape[1::-1]
+        sticks, polysticks = self._layout(readings, size, homography, ignore)
+        t2 = time.perf_counter()
+        if _worth_a_brighter_look(polysticks):
+            brighter = self.locator.read(cv2.convertScaleAbs(image, alpha=BRIGHTER))
+            more, more_polysticks = self._layout(brighter, size, homography, ignore)
+            sticks, polysticks = self._with_new_cards(sticks, polysticks, more, more_polysticks, size, homography)
+        t3 = time.perf_counter()
+        stages = {"locate": t1 - t0, "lattice": t2 - t1, "brighter": t3 - t2}
+        return sticks, polysticks, {f"{stage}_ms": seconds * 1000 for stage, seconds in stages.items()}
+
+    def _layout(
+        self,
+        readings: LocatorReadings,
+        size: tuple[int, int],
+        homography: np.ndarray | None,
+        ignore: list[np.ndarray],
+    ) -> tuple[list[Stick], list[Polystick]]:
+        """The sticks and polysticks that one look of the locator gives (the lattice stage)."""
+        found = _distinct(_outside(readings.sure, list(ignore)))
         plane = None
         if found:
-            plane = self.plane(np.array([e for _, e in found]), image.shape[1::-1], homography)
+            plane = self.plane(np.array([e for _, e in found]), size, homography)
             pieces = split_runs(np.array([e for _, e in found]), plane, readings.end_points)
             if len(pieces) > len(found):
                 # A run read whole may also have been read stick by stick; the plane is chosen again.
                 found = _distinct([(found[i][0], e) for i, e in pieces])
-                plane = self.plane(np.array([e for _, e in found]), image.shape[1::-1], homography)
+                plane = self.plane(np.array([e for _, e in found]), size, homography)
             found = drop_unsure_extras(add_faint_sticks(found, _outside(readings.faint, list(ignore)), plane), plane)
         sticks = [Stick(e, min(1.0, score)) for score, e in found]
         polysticks = self.polysticks(sticks, plane, square=True)
@@ -250,8 +285,29 @@ class StickRecognizer:
         if reread is not found:
             sticks = [Stick(e, min(1.0, score)) for score, e in reread]
             polysticks = self.polysticks(sticks, plane, square=True)
-        t2 = time.perf_counter()
-        return sticks, polysticks, {"locate_ms": (t1 - t0) * 1000, "lattice_ms": (t2 - t1) * 1000}
+        return sticks, polysticks
+
+    def _with_new_cards(
+        self,
+        sticks: list[Stick],
+        polysticks: list[Polystick],
+        more: list[Stick],
+        more_polysticks: list[Polystick],
+        size: tuple[int, int],
+        homography: np.ndarray | None,
+    ) -> tuple[list[Stick], list[Polystick]]:
+        """The first look with each card the brighter look found and it did not: the card's sticks in place of
+        the readings along them, kept where it is still that card among the first look's other sticks."""
+        known = {p.card for p in polysticks if p.card is not None}
+        for new in (p for p in more_polysticks if p.card is not None and p.card not in known):
+            card = [(more[i].confidence, more[i].ends) for i in new.sticks]
+            merged = [Stick(e, score) for score, e in _distinct([(s.confidence, s.ends) for s in sticks], card)]
+            plane = self.plane(np.array([s.ends for s in merged]), size, homography)
+            merged_polysticks = self.polysticks(merged, plane, square=True)
+            if any(p.card == new.card for p in merged_polysticks):
+                sticks, polysticks = merged, merged_polysticks
+                known.add(new.card)
+        return sticks, polysticks
 
     @staticmethod
     def plane(ends: np.ndarray, size: tuple[int, int], homography: np.ndarray | None) -> np.ndarray:

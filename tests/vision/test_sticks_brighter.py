@@ -1,0 +1,56 @@
+"""The stick reader's second look at a brighter exposure: when it is taken, and what it reads on held-out
+renders of dark glossy tops and light stone, where the network marks sticks weakly."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from models.evaluate_sticks import StickScore, score_scene
+from models.synth.sticks import StickSceneSpec, render_stick_scene
+from rules.sticks import Edge
+from vision.sticks import Polystick, StickRecognizer
+from vision.sticks import recognize as recognize_module
+from vision.sticks.recognize import _worth_a_brighter_look
+
+
+def group(size: int, card: int | None) -> Polystick:
+    """A row of `size` sticks end to end, labelled with `card` (the reader's decision is not remade here)."""
+    return Polystick(tuple(range(size)), tuple(Edge((i, 0), (i + 1, 0)) for i in range(size)), True, True, card)
+
+
+@given(st.lists(st.tuples(st.integers(1, 9), st.booleans()), max_size=5))
+def test_a_brighter_look_only_where_a_layout_is_short(groups: list[tuple[int, bool]]) -> None:
+    polysticks = [group(5, 7) if is_card else group(size, None) for size, is_card in groups]
+    short = any(size < 5 and not is_card for size, is_card in groups)
+    broken = any(size >= 5 and not is_card for size, is_card in groups)
+    assert _worth_a_brighter_look(polysticks) == (short and not broken)
+
+
+def read_right(seeds: range, tables: tuple[str, ...], kind: str = "lattice") -> StickScore:
+    total = StickScore()
+    reader = StickRecognizer()
+    for i, seed in enumerate(seeds):
+        card = seed % 55 + 1 if kind == "lattice" else None
+        spec = StickSceneSpec(split="heldout", kind=kind, card=card, table=tables[i % len(tables)])
+        scene = render_stick_scene(seed, spec)
+        score_scene(total, scene, *reader(scene.image))
+    return total
+
+
+SEEDS = range(83_000_000, 83_000_048)
+HARD_TABLES = ("glossy_black", "marble")
+
+
+def test_brighter_look_reads_more_layouts_on_dark_tops_and_stone(monkeypatch: pytest.MonkeyPatch) -> None:
+    both = read_right(SEEDS, HARD_TABLES)
+    monkeypatch.setattr(recognize_module, "_worth_a_brighter_look", lambda *_: False)
+    first = read_right(SEEDS, HARD_TABLES)
+    assert both.lattice_right >= first.lattice_right + 2, (both.summary(), first.summary())
+
+
+def test_brighter_look_leaves_broken_layouts_broken(monkeypatch: pytest.MonkeyPatch) -> None:
+    seeds = range(83_100_000, 83_100_020)
+    both = read_right(seeds, HARD_TABLES, "illegal")
+    monkeypatch.setattr(recognize_module, "_worth_a_brighter_look", lambda *_: False)
+    first = read_right(seeds, HARD_TABLES, "illegal")
+    assert both.illegal_flagged >= first.illegal_flagged, (both.summary(), first.summary())
