@@ -269,7 +269,8 @@ class StickRecognizer:
         ignore: list[np.ndarray],
     ) -> tuple[list[Stick], list[Polystick]]:
         """The sticks and polysticks that one look of the locator gives (the lattice stage)."""
-        found = _distinct(_outside(readings.sure, list(ignore)))
+        ignore = list(ignore)
+        found = _distinct(_outside(readings.sure, ignore))
         plane = None
         if found:
             plane = self.plane(np.array([e for _, e in found]), size, homography)
@@ -278,10 +279,10 @@ class StickRecognizer:
                 # A run read whole may also have been read stick by stick; the plane is chosen again.
                 found = _distinct([(found[i][0], e) for i, e in pieces])
                 plane = self.plane(np.array([e for _, e in found]), size, homography)
-            found = drop_unsure_extras(add_faint_sticks(found, _outside(readings.faint, list(ignore)), plane), plane)
+            found = drop_unsure_extras(add_faint_sticks(found, _outside(readings.faint, ignore), plane), plane)
         sticks = [Stick(e, min(1.0, score)) for score, e in found]
         polysticks = self.polysticks(sticks, plane, square=True)
-        reread = found if plane is None else reread_layouts(found, polysticks, plane, readings.heat_at, list(ignore))
+        reread = found if plane is None else reread_layouts(found, polysticks, plane, readings.heat_at, ignore)
         if reread is not found:
             sticks = [Stick(e, min(1.0, score)) for score, e in reread]
             polysticks = self.polysticks(sticks, plane, square=True)
