@@ -85,9 +85,15 @@ def export_locator(
     print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) and its manifest")
 
 
-def block(cin: int, cout: int, stride: int = 1, dilation: int = 1):
+def block(cin: int, cout: int, stride: int = 1, dilation: int = 1, batch_norm: bool = True):
+    """Convolution, batch normalisation, ReLU; without `batch_norm` the shape of its ONNX export, where the
+    normalisation is folded into the convolution (to train on from there)."""
     import torch.nn as nn
 
+    if not batch_norm:
+        return nn.Sequential(
+            nn.Conv2d(cin, cout, 3, stride, padding=dilation, dilation=dilation), nn.ReLU(inplace=True)
+        )
     return nn.Sequential(
         nn.Conv2d(cin, cout, 3, stride, padding=dilation, dilation=dilation, bias=False),
         nn.BatchNorm2d(cout),

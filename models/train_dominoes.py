@@ -35,7 +35,7 @@ from models.synth.dominoes import DominoSpec, render_dominoes
 from models.synth.scenes import SceneSpec, render_scene
 from models.synth.sticks import SCENE_KINDS, StickSceneSpec, render_stick_scene
 from models.synth.tables import EXTRA_TRAIN_TABLES, TRAIN_TABLES
-from models.training import export_onnx, fit_epochs
+from models.training import export_onnx, fit_epochs, load_exported_weights, motion_blurred
 from vision.dominoes.locate import CHANNELS, INPUT_SIZE, STRIDE, TileLocator, encode_targets, letterbox
 from vision.dominoes.locate import MODEL_PATH as LOCATE_PATH
 from vision.dominoes.pips import MODEL_PATH as PIPS_PATH
@@ -47,6 +47,8 @@ DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 NOT_A_TILE = -1
 PROPOSAL_SEED = 10_000_000  # proposal scenes: training styles and tables, seeds the renders did not use
 FREE_SEED = 37_000_000  # frames with no domino (stick layouts, card scenes), training split
+# Blur lengths in crop pixels: the renders' 5-9 image pixels, at the crop's scale of a half to one and a half.
+BLUR_LENGTHS = (3, 5, 7, 9, 11)
 VARIED_TILT = 62.0  # as steep as a webcam at the table's edge; the evaluation's steep views reach this
 
 
@@ -279,23 +281,26 @@ def make_locator():
     return make_locator_for(len(CHANNELS))
 
 
-def make_pip_reader():
+def make_pip_reader(batch_norm: bool = True):
     """A small CNN over the upright crop; each half's counts come from its own half of the last feature
-    map through one shared head, and the tile check from the whole map and the band round the divider."""
+    map through one shared head, and the tile check from the whole map and the band round the divider.
+    Without `batch_norm` it has the shape of its ONNX export (models/finetune_pips.py trains on from there)."""
     import torch
     import torch.nn as nn
+
+    conv = functools.partial(block, batch_norm=batch_norm)
 
     class PipNet(nn.Module):
         def __init__(self) -> None:
             super().__init__()
             self.features = nn.Sequential(
-                block(3, 16, 2),  # 32x16
-                block(16, 24),
+                conv(3, 16, 2),  # 32x16
+                conv(16, 24),
                 nn.MaxPool2d(2),  # 16x8
-                block(24, 48),
-                block(48, 48),
+                conv(24, 48),
+                conv(48, 48),
                 nn.MaxPool2d(2),  # 8x4
-                block(48, 64),
+                conv(48, 64),
             )
             self.count = nn.Sequential(nn.Linear(64, 64), nn.ReLU(inplace=True), nn.Linear(64, N_COUNTS))
             self.tile = nn.Sequential(nn.Linear(4 * 64, 32), nn.ReLU(inplace=True), nn.Linear(32, 1))
@@ -333,23 +338,33 @@ def train_pip_reader(
     out: Path,
     start: Path | None = None,
     max_lr: float = 3e-3,
+    blur_share: float = 0.0,
+    blur_lengths: tuple[int, ...] = BLUR_LENGTHS,
 ) -> dict:
-    """Train the reader (from the checkpoint `start` if given) and export it to `out`; its weights go to
-    data/ under the same name."""
+    """Train the reader (from the checkpoint `start` if given, a .pt or its ONNX export) and export it to
+    `out`; its weights go to data/ under the same name. A `blur_share` of each batch's crops is blurred as
+    by a moving camera (`blur_lengths` crop pixels)."""
     import torch
     import torch.nn.functional as F
 
     torch.manual_seed(seed)
-    xt, yt = torch.from_numpy(pips_tensor(data["crops"])), torch.from_numpy(data["labels"])
+    rng = np.random.default_rng(seed)
+    crops, yt = data["crops"], torch.from_numpy(data["labels"])
     xv, yv = torch.from_numpy(pips_tensor(val["crops"])), val["labels"]
-    model = make_pip_reader()
-    if start is not None:
-        model.load_state_dict(torch.load(start))
+    if start is not None and start.suffix == ".onnx":
+        model = load_exported_weights(make_pip_reader(batch_norm=False), start)
+    else:
+        model = make_pip_reader()
+        if start is not None:
+            model.load_state_dict(torch.load(start))
     started = time.time()
 
     def batch_loss(idx, generator):
         y = yt[idx]
-        logits = model(augment(xt[idx], generator))
+        batch = crops[idx.numpy()]
+        if blur_share:
+            batch = motion_blurred(batch, rng, blur_share, blur_lengths)
+        logits = model(augment(torch.from_numpy(pips_tensor(batch)), generator))
         counts = F.cross_entropy(logits[:, :N_COUNTS], y[:, 0], ignore_index=NOT_A_TILE, label_smoothing=0.02)
         counts = counts + F.cross_entropy(
             logits[:, N_COUNTS : 2 * N_COUNTS], y[:, 1], ignore_index=NOT_A_TILE, label_smoothing=0.02
@@ -362,11 +377,18 @@ def train_pip_reader(
         return scores, f"held-out crops {scores}"
 
     scores = fit_epochs(
-        model, len(xt), epochs, max_lr, seed, batch_loss, evaluate, batch=256, title="training the pip reader"
+        model, len(crops), epochs, max_lr, seed, batch_loss, evaluate, batch=256, title="training the pip reader"
     )
     torch.save(model.state_dict(), DATA_DIR / f"{out.stem}.pt")
     export_onnx(model, (1, 3, CROP_SIZE[1], CROP_SIZE[0]), out, "crops", "logits")
-    return {"crops": len(xt), "epochs": epochs, "seconds": round(time.time() - started), "heldout_crops": scores}
+    blur = {"blur_share": blur_share, "blur_lengths": list(blur_lengths)} if blur_share else {}
+    return {
+        "crops": len(crops),
+        "epochs": epochs,
+        **blur,
+        "seconds": round(time.time() - started),
+        "heldout_crops": scores,
+    }
 
 
 def _crop_scores(logits: np.ndarray, labels: np.ndarray) -> dict[str, float]:
@@ -384,6 +406,19 @@ def _crop_scores(logits: np.ndarray, labels: np.ndarray) -> dict[str, float]:
 
 def _manifest(out: Path, extra: dict) -> None:
     out.with_suffix(".json").write_text(json.dumps({"model": out.name, **extra}, indent=2) + "\n")
+
+
+def write_pip_manifest(out: Path, training: dict) -> None:
+    """The reader's manifest beside its ONNX: input, outputs and how it was trained."""
+    _manifest(
+        out,
+        {
+            "input": {"name": "crops", "shape": ["n", 3, CROP_SIZE[1], CROP_SIZE[0]], "layout": "NCHW BGR",
+                      "normalisation": "per crop: (x - mean) / (std + 8)"},
+            "outputs": output_names(),
+            "training": training,
+        },
+    )  # fmt: skip
 
 
 def train(
@@ -419,16 +454,10 @@ def train(
     for key in ("crops", "labels"):
         data[key] = np.concatenate([data[key], *(part[key] for part in blocks)])
     report = train_pip_reader(data, val, pip_epochs, seed, pips_out, pips_start, pip_lr)
-    _manifest(
+    write_pip_manifest(
         pips_out,
-        {
-            "input": {"name": "crops", "shape": ["n", 3, CROP_SIZE[1], CROP_SIZE[0]], "layout": "NCHW BGR",
-                      "normalisation": "per crop: (x - mean) / (std + 8)"},
-            "outputs": output_names(),
-            "training": {"scenes": scenes, "proposal_scenes": proposal_scenes, "free_scenes": free_scenes,
-                         "seed": seed, "data": source, "trained_on_from": pips_start and pips_start.name,
-                         "max_lr": pip_lr, **report},
-        },
+        {"scenes": scenes, "proposal_scenes": proposal_scenes, "free_scenes": free_scenes, "seed": seed,
+         "data": source, "trained_on_from": pips_start and pips_start.name, "max_lr": pip_lr, **report},
     )  # fmt: skip
     for path in (LOCATE_PATH, pips_out):
         print(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB) and its manifest")

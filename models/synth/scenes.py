@@ -339,6 +339,14 @@ def _paste_note(rng: random.Random, image: np.ndarray, quad: np.ndarray) -> None
     roi[:] = roi * (1 - alpha) + warped[..., 2::-1] * alpha
 
 
+def motion_kernel(length: int, degrees: float) -> np.ndarray:
+    """The blur of a camera moving `length` pixels (odd) at `degrees` during the exposure."""
+    kernel = np.zeros((length, length), np.float32)
+    kernel[length // 2] = 1 / length
+    rot = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), degrees, 1)
+    return cv2.warpAffine(kernel, rot, (length, length))
+
+
 def _photograph(rng: random.Random, nrng: np.random.Generator, image: np.ndarray) -> np.ndarray:
     """Light, glare, optics and compression."""
     h, w = image.shape[:2]
@@ -366,10 +374,7 @@ def _photograph(rng: random.Random, nrng: np.random.Generator, image: np.ndarray
         image = cv2.GaussianBlur(image, (0, 0), sigma)
     if rng.random() < 0.15:
         k = rng.choice((5, 7, 9))
-        kernel = np.zeros((k, k), np.float32)
-        kernel[k // 2] = 1 / k
-        rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1)
-        image = cv2.filter2D(image, -1, cv2.warpAffine(kernel, rot, (k, k)))
+        image = cv2.filter2D(image, -1, motion_kernel(k, rng.uniform(0, 180)))
     image = image + nrng.normal(0, rng.uniform(1, 7), image.shape).astype(np.float32)
     out = np.clip(image, 0, 255).astype(np.uint8)
     quality = rng.randint(45, 95)
