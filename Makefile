@@ -44,6 +44,7 @@ train: $(STAMP)
 		--checkpoint data/dominoes_locate-longer.pt --steps 4000 --seed 3
 	$(BIN)/python -m models.train_dominoes --skip-locator --pips-start data/dominoes_pips.pt \
 		--pip-epochs 2 --pip-lr 5e-4 --free-scenes 1000 --seed 1
+	$(BIN)/python -m models.finetune_pips
 	$(BIN)/python -m models.train_sticks
 
 evaluate: $(STAMP)

@@ -18,6 +18,9 @@ from vision.onnx_session import load_session
 
 N_COUNTS = MAX_PIPS + 1
 MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "dominoes_pips.onnx"
+# The same network trained on with crops blurred as by a moving camera (models/finetune_pips.py): it reads
+# blurred pips better, and lets a few more look-alikes through, so it only reads again what MODEL_PATH doubts.
+BLURRED_MODEL_PATH = MODEL_PATH.with_name("dominoes_pips_blurred.onnx")
 
 
 def output_names() -> list[str]:
