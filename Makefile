@@ -45,6 +45,9 @@ train: $(STAMP)
 	$(BIN)/python -m models.train_dominoes --skip-locator --pips-start data/dominoes_pips.pt \
 		--pip-epochs 2 --pip-lr 5e-4 --free-scenes 1000 --seed 1
 	$(BIN)/python -m models.finetune_pips
+	$(BIN)/python -m models.finetune_dominoes --start models/dominoes_locate.onnx \
+		--out models/dominoes_locate_blurred.onnx --checkpoint data/dominoes_locate-blurred.pt \
+		--steps 4000 --lr 1e-3 --blur-share 0.3 --seed 5
 	$(BIN)/python -m models.train_sticks
 
 evaluate: $(STAMP)

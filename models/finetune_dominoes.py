@@ -4,6 +4,9 @@
     python -m models.train_dominoes --skip-locator   # then the pip reader on the new locator's proposals
     python -m models.finetune_dominoes --start data/dominoes_locate-patterns.pt \
         --checkpoint data/dominoes_locate-longer.pt --steps 4000 --seed 3   # trained on once more (shipped)
+    python -m models.finetune_dominoes --start models/dominoes_locate.onnx --out models/dominoes_locate_blurred.onnx \
+        --checkpoint data/dominoes_locate-blurred.pt --steps 4000 --lr 1e-3 --blur-share 0.3 --seed 5
+        # a copy for motion-blurred frames (vision/dominoes/recognize.py), from the shipped locator's weights
 
 The locator trained by models/train_dominoes.py missed tiles on busy held-out cloths (checks, marble) and at
 steep views. It is trained on from its checkpoint on three blocks of frames, each cached in data/: the
@@ -66,9 +69,13 @@ def finetune(
     check_scenes: int = typer.Option(0, help="frames over CHECK_TABLES (cached in data/)"),
     steps: int = typer.Option(5000, help="training steps of 16 windows"),
     seed: int = typer.Option(2),
-    start: Path = typer.Option(DATA_DIR / "dominoes_locate.pt", help="the checkpoint resumed from (not written)"),
+    start: Path = typer.Option(
+        DATA_DIR / "dominoes_locate.pt", help="the checkpoint resumed from (not written), or an exported .onnx"
+    ),
     checkpoint: Path = typer.Option(DATA_DIR / "dominoes_locate-patterns.pt", help="the checkpoint written"),
     out: Path = typer.Option(LOCATE_PATH, help="the ONNX model to write; its manifest goes beside it"),
+    lr: float = typer.Option(1.5e-3, help="peak learning rate"),
+    blur_share: float = typer.Option(0.0, help="share of the windows blurred as by a moving camera"),
 ) -> None:
     """Render (or load) the frames, fine-tune the locator from `start`, export it with its manifest."""
     import torch
@@ -79,9 +86,12 @@ def finetune(
         f"{len(data['canvas'])} frames ({check_scenes} checked, {pattern_scenes} patterned, {varied_scenes} varied, "
         f"{old_scenes} old)"
     )
-    shutil.copyfile(start, checkpoint)  # fit_locator resumes from and saves to one path: keep `start` as it is
     out.parent.mkdir(parents=True, exist_ok=True)
-    report = train_locator(data, steps, seed, out, resume=True, checkpoint=checkpoint)
+    if start.suffix == ".onnx":
+        report = train_locator(data, steps, seed, out, False, checkpoint, start, lr, blur_share)
+    else:
+        shutil.copyfile(start, checkpoint)  # fit_locator resumes from and saves to one path: keep `start` as it is
+        report = train_locator(data, steps, seed, out, True, checkpoint, max_lr=lr, blur_share=blur_share)
     write_locator_manifest(
         out,
         {"resumed_from": f"{start.name} (how it was trained: models/dominoes.md)",

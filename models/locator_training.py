@@ -9,6 +9,7 @@ the K heatmaps' logits first, then the R regressed maps.
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Callable
@@ -16,8 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
-from models.training import export_onnx, take_step
+from models.training import export_onnx, motion_blurred, take_step
 from vision.locator import to_input
+
+# Blur lengths in input pixels: the renders' 5-9 image pixels, in a 1280x720 frame letterboxed to half or less.
+BLUR_LENGTHS = (3, 5, 7)
 
 
 def target_maps(
@@ -101,22 +105,25 @@ def block(cin: int, cout: int, stride: int = 1, dilation: int = 1, batch_norm: b
     )
 
 
-def make_locator(channels: int):
+def make_locator(channels: int, batch_norm: bool = True):
     """A small encoder at strides 4, 8 and 16 (for a receptive field as long as a close object) whose deeper
     features are added back at stride 4, where neighbours' centres are still cells apart. Answers `channels`
-    maps, the first the centre heatmap's logits."""
+    maps, the first the centre heatmap's logits. Without `batch_norm` it has the shape of its ONNX export,
+    into which `models.training.load_exported_weights` loads a shipped locator to train on."""
     import torch.nn as nn
     import torch.nn.functional as F
+
+    conv = functools.partial(block, batch_norm=batch_norm)
 
     class Locator(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.s4 = nn.Sequential(block(3, 16, 2), block(16, 24, 2), block(24, 24))
-            self.s8 = nn.Sequential(block(24, 48, 2), block(48, 48), block(48, 48))
-            self.s16 = nn.Sequential(block(48, 96, 2), block(96, 96, dilation=2), block(96, 96, dilation=4))
+            self.s4 = nn.Sequential(conv(3, 16, 2), conv(16, 24, 2), conv(24, 24))
+            self.s8 = nn.Sequential(conv(24, 48, 2), conv(48, 48), conv(48, 48))
+            self.s16 = nn.Sequential(conv(48, 96, 2), conv(96, 96, dilation=2), conv(96, 96, dilation=4))
             self.lat16 = nn.Conv2d(96, 48, 1)
             self.lat8 = nn.Conv2d(48, 24, 1)
-            self.head = nn.Sequential(block(24, 24), nn.Conv2d(24, channels, 1))
+            self.head = nn.Sequential(conv(24, 24), nn.Conv2d(24, channels, 1))
             self.head[-1].bias.data[0] = -2.2  # centres are rare: start the heatmap near 0.1
 
         def forward(self, x):
@@ -166,10 +173,13 @@ def fit_locator(
     window: tuple[int, int] = (256, 192),
     batch: int = 16,
     name: str = "locator",
+    max_lr: float | None = None,
+    blur_share: float = 0.0,
 ):
     """Train on random `window`-sized crops of the frames (a fifth of the work of whole frames), saving
-    `checkpoint` every 250 steps; `resume` starts from it at half the learning rate. Returns the model and
-    a report for its manifest."""
+    `checkpoint` every 250 steps; `resume` starts from it at half the learning rate, unless `max_lr` sets the
+    one-cycle schedule's peak. A `blur_share` of the windows is blurred as by a moving camera
+    (BLUR_LENGTHS input pixels). Returns the model and a report for its manifest."""
     import torch
     import torch.nn.functional as F
     from rich.progress import Progress
@@ -182,7 +192,7 @@ def fit_locator(
         model.load_state_dict(torch.load(checkpoint))
     n, height, width = data["canvas"].shape[:3]
     win_w, win_h = window
-    max_lr = 1.5e-3 if resume else 3e-3
+    max_lr = max_lr or (1.5e-3 if resume else 3e-3)
     opt = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=steps)
     started = time.time()
@@ -200,7 +210,10 @@ def fit_locator(
                 heats.append(data["heat"][i, ..., gy : gy + gh, gx : gx + gw])
                 regs.append(data["reg"][i, :, gy : gy + gh, gx : gx + gw])
                 weights.append(data["weight"][i, ..., gy : gy + gh, gx : gx + gw])
-            x = augment(torch.from_numpy(to_input(np.stack(xs))), gen, gain=0.5)
+            windows = np.stack(xs)
+            if blur_share:
+                windows = motion_blurred(windows, rng, blur_share, BLUR_LENGTHS)
+            x = augment(torch.from_numpy(to_input(windows)), gen, gain=0.5)
             heat = torch.from_numpy(np.stack(heats).astype(np.float32))
             heat = heat[:, None] if heat.ndim == 3 else heat
             reg = torch.from_numpy(np.stack(regs).astype(np.float32))
@@ -218,5 +231,6 @@ def fit_locator(
             if (step + 1) % 250 == 0 or step + 1 == steps:
                 torch.save(model.state_dict(), checkpoint)
                 progress.console.print(f"{name} step {step + 1}: mean loss {running:.3f}")
-    report = {"frames": n, "steps": steps, "batch": batch, "window": [win_w, win_h]}
+    report = {"frames": n, "steps": steps, "batch": batch, "window": [win_w, win_h], "max_lr": max_lr}
+    report |= {"blur_share": blur_share, "blur_lengths": list(BLUR_LENGTHS)} if blur_share else {}
     return model, {**report, "seconds": round(time.time() - started)}

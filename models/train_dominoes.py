@@ -281,6 +281,11 @@ def make_locator():
     return make_locator_for(len(CHANNELS))
 
 
+def exported_locator(path: Path):
+    """The locator network (without batch normalisation) holding the weights of its ONNX export at `path`."""
+    return load_exported_weights(make_locator_for(len(CHANNELS), batch_norm=False), path)
+
+
 def make_pip_reader(batch_norm: bool = True):
     """A small CNN over the upright crop; each half's counts come from its own half of the last feature
     map through one shared head, and the tile check from the whole map and the band round the divider.
@@ -323,9 +328,16 @@ def train_locator(
     out: Path,
     resume: bool = False,
     checkpoint: Path = DATA_DIR / "dominoes_locate.pt",
+    start: Path | None = None,
+    max_lr: float | None = None,
+    blur_share: float = 0.0,
 ) -> dict:
-    """Train on random 256x192 windows of the letterboxed frames (a fifth of the work of whole frames)."""
-    model, report = fit_locator(make_locator, data, steps, seed, checkpoint, STRIDE, resume)
+    """Train on random 256x192 windows of the letterboxed frames (a fifth of the work of whole frames); from
+    the exported locator `start` if given (its ONNX weights), else fresh or resumed from `checkpoint`."""
+    make = make_locator if start is None else functools.partial(exported_locator, start)
+    model, report = fit_locator(
+        make, data, steps, seed, checkpoint, STRIDE, resume, max_lr=max_lr, blur_share=blur_share
+    )
     export_onnx(model, (1, 3, INPUT_SIZE[1], INPUT_SIZE[0]), out, "frames", "maps")
     return report
 

@@ -23,6 +23,9 @@ STRIDE = 4
 GRID = (INPUT_SIZE[0] // STRIDE, INPUT_SIZE[1] // STRIDE)
 CHANNELS = ("heat", "dx", "dy", "u_cos", "u_sin", "v_cos", "v_sin")
 MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "dominoes_locate.onnx"
+# The same network trained on with windows blurred as by a moving camera (models/finetune_dominoes.py): it
+# finds more tiles in blurred frames and fewer on veined stone, so it looks only at frames read mostly in doubt.
+BLURRED_MODEL_PATH = MODEL_PATH.with_name("dominoes_locate_blurred.onnx")
 PEAK_THRESHOLD = 0.12
 
 
