@@ -1,15 +1,16 @@
-"""Train the shipped pip reader on, from its ONNX weights, over tables and views its first training never saw.
+"""The blurred pip reader: the shipped reader trained on, from its ONNX weights, with motion-blurred crops.
 
-    python -m models.finetune_pips [--pattern-scenes 1200] [--varied-scenes 800] [--proposal-scenes 1500]
+    python -m models.finetune_pips [--blur-share 0.35] [--blur-lengths 3,5,7,9,11] [--epochs 2]
 
-The reader learnt from tiles on TRAIN_TABLES only, seen at most 50 degrees from straight down, while the
-locator was fine-tuned over patterned cloths and views up to VARIED_TILT (models/finetune_dominoes.py). On
-the held-out checkered cloth and marble most tiles missed were ones the reader doubted even on their true
-outline. This trains it on with truth crops (jittered as the locator's outlines are) over
-PATTERN_TRAIN_TABLES and over every training table, the shipped locator's proposals on such frames, and, so
-that it forgets nothing, the blocks it was trained on: truth crops of the first training scenes, the
-locator's proposals on training scenes and on frames with no domino. None of these tables is a held-out kind.
-Each block is cached in data/; torch runs on one thread.
+The renders blur about one frame in seven as a moving camera would, and those frames held most of the
+tiles the recogniser missed on held-out scenes: the reader doubted blurred pips even on their true outline.
+This trains a copy of it (vision/dominoes/recognize.py reads with it what the shipped reader doubts) on crops
+with a share of each batch blurred by the renders' kernel: truth crops (jittered as the locator's outlines
+are) over PATTERN_TRAIN_TABLES and over every training table, seen up to VARIED_TILT as the locator's
+fine-tuning frames are; the shipped locator's proposals on such frames; and, so that it forgets nothing, the
+blocks the reader was trained on: truth crops of the first training scenes, the locator's proposals on
+training scenes and on frames with no domino. None of these tables is a held-out kind. Each block is cached
+in data/; torch runs on one thread.
 """
 
 from __future__ import annotations
