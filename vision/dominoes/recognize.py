@@ -115,6 +115,11 @@ def off(ignore: Sequence[np.ndarray], frames: list[TileFrame]) -> list[TileFrame
     return [f for f in frames if not any(point_in_quad(f.center, quad) for quad in ignore)]
 
 
+def _doubted(reading: Candidate) -> bool:
+    """Read with some confidence, but not enough to count as a tile."""
+    return SECOND_READ_FROM <= reading.confidence < MIN_CONFIDENCE
+
+
 def _readings(frames: list[TileFrame], first: np.ndarray, second: np.ndarray, tile: np.ndarray) -> list[Candidate]:
     """A reader's output on `frames` as readings: each half's likeliest count, and as confidence the tile
     probability times the less sure half's."""
@@ -212,7 +217,7 @@ class DominoRecognizer:
         frames = off(ignore, [frame.scaled(1 / scale) for _, frame in decode(maps)])
         t1 = time.perf_counter()
         candidates = self.read_frames(image, canvas, scale, frames)
-        doubted = sum(SECOND_READ_FROM <= c.confidence < MIN_CONFIDENCE for c in candidates)
+        doubted = sum(map(_doubted, candidates))
         in_doubt = doubted >= max(BLURRED_LOOK_FROM, sum(c.confidence >= MIN_CONFIDENCE for c in candidates))
         t2 = time.perf_counter()
         candidates, searched = self.refined(image, canvas, scale, maps, candidates)
@@ -239,8 +244,8 @@ class DominoRecognizer:
         (the refinement's many nudged frames go without: it cost 7 ms on the 28-tile sample for one tile)."""
         crops = [crop_tile(image, f, (canvas, scale)) for f in frames]
         readings = _readings(frames, *self.reader.read(crops))
-        doubted = [i for i, c in enumerate(readings) if SECOND_READ_FROM <= c.confidence < MIN_CONFIDENCE]
-        if doubted and again:
+        doubted = [i for i, c in enumerate(readings) if _doubted(c)] if again else []
+        if doubted:
             second = _readings([frames[i] for i in doubted], *self.blurred_reader.read([crops[i] for i in doubted]))
             for i, reading in zip(doubted, second, strict=True):
                 readings[i] = max(readings[i], reading, key=lambda c: c.confidence)
