@@ -75,7 +75,7 @@ def export_locator(
     before = manifest_path if manifest_path.is_file() else committed.with_suffix(".json")
     if training.get("resumed") and before.is_file():
         training = {**training, "resumed_from": json.loads(before.read_text())["training"]}
-    export_onnx(model, (1, 3, input_size[1], input_size[0]), out, "frames", "maps")
+    export_onnx(model, (1, 3, input_size[1], input_size[0]), out, "frames", "maps", any_size=True)
     manifest = {
         "model": out.name,
         "input": {"name": "frames", "shape": ["n", 3, input_size[1], input_size[0]], "layout": "NCHW BGR",

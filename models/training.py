@@ -71,10 +71,17 @@ def fit_epochs(
 
 
 def export_onnx(
-    model, shape: tuple[int, ...], out: Path, input_name: str, output_name: str, any_batch: bool = True
+    model,
+    shape: tuple[int, ...],
+    out: Path,
+    input_name: str,
+    output_name: str,
+    any_batch: bool = True,
+    any_size: bool = False,
 ) -> None:
     """The model in eval mode as ONNX (opset 17, the TorchScript exporter); `any_batch` leaves the batch
-    size free, else it is fixed at `shape[0]`."""
+    size free, else it is fixed at `shape[0]`; `any_size` leaves an image's height and width free too (a fully
+    convolutional network read at another scale)."""
     import torch
 
     model.eval()
@@ -85,10 +92,17 @@ def export_onnx(
         str(out),
         input_names=[input_name],
         output_names=[output_name],
-        dynamic_axes={input_name: {0: "n"}, output_name: {0: "n"}} if any_batch else None,
+        dynamic_axes=_free_axes(input_name, output_name, any_batch, any_size),
         opset_version=17,
         dynamo=False,
     )
+
+
+def _free_axes(input_name: str, output_name: str, any_batch: bool, any_size: bool) -> dict | None:
+    axes = {0: "n"} if any_batch else {}
+    if any_size:
+        return {input_name: {**axes, 2: "h", 3: "w"}, output_name: {**axes, 2: "map_h", 3: "map_w"}}
+    return {input_name: axes, output_name: axes} if axes else None
 
 
 def load_exported_weights(model, path: Path):
