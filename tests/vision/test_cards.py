@@ -277,20 +277,36 @@ def test_a_peak_outlined_the_wrong_size_is_read_at_its_neighbours_size(
     assert score_scene(alone, found).read_right == 1
 
 
+def _read_all(recognizer: CardRecognizer, scenes: list[Scene]) -> CardScore:
+    total = CardScore()
+    for scene in scenes:
+        total.add(score_scene(scene, recognizer(scene.image)))
+    return total
+
+
 def test_steep_views_are_read_better_from_above(recognizer: CardRecognizer, monkeypatch) -> None:
     """Held-out scenes seen up to 65 degrees from straight down (training stops at 50), read with and
     without the second look from above."""
     specs = [(s, replace(training_spec(s, split="heldout"), max_tilt=65.0)) for s in range(81_000_000, 81_000_040)]
     scenes = [render_scene(s, spec) for s, spec in specs]
-
-    def read() -> CardScore:
-        total = CardScore()
-        for scene in scenes:
-            total.add(score_scene(scene, recognizer(scene.image)))
-        return total
-
-    with_above = read()
+    with_above = _read_all(recognizer, scenes)
     monkeypatch.setattr(recognize, "STEEP", 90.0)
-    without = read()
+    without = _read_all(recognizer, scenes)
     assert with_above.read_right >= without.read_right + 3  # 283 against 278 of 313 when written
     assert with_above.false_detections <= without.false_detections + 1
+
+
+def test_small_cards_on_busy_cloths_are_found_by_a_closer_look(recognizer: CardRecognizer, monkeypatch) -> None:
+    """Held-out scenes of small cards (58-85 px at the frame's centre) on the held-out checkered cloth and
+    marble, read with and without the closer look at ZOOM times the locator's scale."""
+    specs = [
+        (s, replace(training_spec(s, split="heldout"), card_px=(58.0, 85.0), table=("checkered", "marble")[s % 2]))
+        for s in range(82_000_000, 82_000_024)
+    ]
+    scenes = [render_scene(s, spec) for s, spec in specs]
+    closer = _read_all(recognizer, scenes)
+    monkeypatch.setattr(recognize, "CLOSER_BELOW", 0.0)
+    without = _read_all(recognizer, scenes)
+    # 155 against 146 of 178 when written
+    assert closer.read_right >= without.read_right + 4, (closer.read_right, without.read_right, closer.cards)
+    assert closer.false_detections <= without.false_detections + 1

@@ -43,6 +43,11 @@ REREAD_FROM = 0.05  # face confidence of a near miss worth a second read
 SURE = 0.9  # a reading this confident settles its card: outlines inside it are not read
 RIM_MIN = 10.0  # least colour step across the outline of a reading the classifier is not SURE of
 RESIZE_LIMIT = 6  # unread locator peaks a picture, the surest first, outlined again at a read card's size
+# Where the cards read are this short in the locator's input (px, their median), the frame gets a closer look
+# at ZOOM times the locator's scale: on busy cloths the locator gave small cards no peak, and gave them plain
+# ones at twice the size. 1.5 reads two thirds of what 2 does for half the time, and no more false cards.
+CLOSER_BELOW = 38.0
+ZOOM = 1.5
 UNIT_SQUARE = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
 
 
@@ -198,13 +203,16 @@ class CardRecognizer:
         cards = cards + self.reread(image, [q for s, q in loose if s < PEAK_THRESHOLD], cards)
         cards = cards + self.read_resized(image, scored, cards)
         t3 = time.perf_counter()
-        cards = self.grow(image, cards, heat)
+        cards = cards + self.closer(image, cards)
         t4 = time.perf_counter()
+        cards = self.grow(image, cards, heat)
+        t5 = time.perf_counter()
         return cards, {
             "edges_ms": (t1 - t0) * 1000,
             "locate_ms": (t2 - t1) * 1000,
             "classify_ms": (t3 - t2) * 1000,
-            "neighbours_ms": (t4 - t3) * 1000,
+            "closer_ms": (t4 - t3) * 1000,
+            "neighbours_ms": (t5 - t4) * 1000,
         }
 
     def read_outlines(self, image: np.ndarray, quads: list[np.ndarray], cards: list[Card]) -> list[Card]:
@@ -260,6 +268,24 @@ class CardRecognizer:
             _, card_u, card_v = half_axes(cards[int(np.argmin(np.linalg.norm(centres - center, axis=1)))].corners)
             outlines.append(outline(center, _rescaled(u, card_u), _rescaled(v, card_v)))
         return self.reread(image, outlines, cards)
+
+    def closer(self, image: np.ndarray, cards: list[Card]) -> list[Card]:
+        """The cards a closer look finds, apart from `cards`, where the cards read are small: the locator read
+        again at ZOOM times its scale over the cards' stretch of the frame and a card's height round it."""
+        if not cards:
+            return []
+        heights = [float(np.linalg.norm(c.corners[3] - c.corners[0])) for c in cards]
+        height = float(np.median(heights))
+        scale = self.locator.input_scale(image)
+        if height * scale >= CLOSER_BELOW:
+            return []
+        h, w = image.shape[:2]
+        corners = np.concatenate([c.corners for c in cards])
+        x0, y0 = np.maximum(corners.min(axis=0) - height, 0).astype(int)
+        x1, y1 = np.minimum(corners.max(axis=0) + height, (w, h)).astype(int)
+        scored = self.locator.read_closer(image, (x0, y0, x1, y1), ZOOM * scale)
+        loose = [q for s, q in scored if s >= PEAK_THRESHOLD and _free(q, cards, (w, h))]
+        return self.read_outlines(image, dedupe_quads(self.corners.refine(image, loose)), cards)
 
     def grow(self, image: np.ndarray, cards: list[Card], heat: HeatMap) -> list[Card]:
         """Look beside every card for a neighbour the proposals missed: in rows and grids cards touch, or
