@@ -19,10 +19,15 @@ from vision.onnx_session import load_session
 INPUT_SCALE = 64.0
 
 
+def letterbox_scale(width: int, height: int, size: tuple[int, int]) -> float:
+    """Input pixels per frame pixel when a `width` x `height` frame is letterboxed into `size`."""
+    return min(size[0] / width, size[1] / height)
+
+
 def letterbox(image: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, float]:
     """The frame scaled into `size` (width, height) keeping its shape, top-left aligned; the rest is black."""
     h, w = image.shape[:2]
-    scale = min(size[0] / w, size[1] / h)
+    scale = letterbox_scale(w, h, size)
     scaled = (max(1, round(w * scale)), max(1, round(h * scale)))
     # Area averaging by an exact half is a fast path in OpenCV, any other factor is not (15 ms against 1 ms
     # from 1280x720 to 480x270): halve while the frame is twice the target, then average the rest.

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import landscape, turned, turned_back
-from vision.locator import LocatorNetwork, cell_of, doubled, encode, read_axes
+from vision.locator import LocatorNetwork, cell_of, doubled, encode, letterbox_scale, read_axes
 from vision.locator import letterbox as letterbox_into
 
 INPUT_SIZE = (480, 272)  # width, height; a multiple of 16 for the network's four halvings
@@ -98,9 +98,9 @@ class CardLocator(LocatorNetwork):
 
     @staticmethod
     def input_scale(image: np.ndarray) -> float:
-        """Input pixels per frame pixel in `read`."""
-        h, w = sorted(image.shape[:2])
-        return min(INPUT_SIZE[0] / w, INPUT_SIZE[1] / h)
+        """Input pixels per frame pixel in `read`, which turns a portrait frame to landscape first."""
+        short, long = sorted(image.shape[:2])
+        return letterbox_scale(long, short, INPUT_SIZE)
 
     def read_closer(
         self, image: np.ndarray, region: tuple[int, int, int, int], scale: float
