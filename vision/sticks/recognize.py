@@ -8,8 +8,8 @@
   where they alone keep six or seven sticks from one, touching sticks grouped, a group that is no card read
   again on its own lattice from the centre heat (vision/sticks/reread.py), each group walked onto the
   lattice and checked (vision/sticks/lattice.py);
-- brighter: where a group of under five sticks is no card, the same two stages again on the frame at twice
-  its exposure, and each card found there and not before put in place of the readings along it.
+- brighter: where a group of under five sticks is no card, the same two stages again on the frame brightened
+  (its shadows lifted most), and each card found there and not before put in place of the readings along it.
 """
 
 from __future__ import annotations
@@ -35,10 +35,11 @@ IGNORE_MARGIN = 4.0
 COMPLETION_STATES = 4000  # a bound on the search for faint completions, for a dense heap's sake
 NEAR_GROUP = 0.6  # of a stick: groups this near may be one layout with a stick read short
 UNSURE = 0.6  # a reading under this score may be dropped where it alone keeps a layout from being a card
-# Where a look finds a layout of under five sticks that is no card, the frame is looked at again twice as
-# bright (clipped): the network marks low-contrast sticks too weakly (a dark stick on a dark glossy top) and
-# sees stick-like veins on light stone, which the clipping washes out.
-BRIGHTER = 2.0
+# Where a look finds a layout of under five sticks that is no card, the frame is looked at again brighter:
+# the network marks low-contrast sticks too weakly (a dark stick on a dark glossy top) and sees stick-like
+# veins on light stone, which brightening flattens. A square-root curve (gamma 0.5) lifts shadows most and
+# clips nothing; twice the exposure, clipped at white, read 3 and 1 fewer layouts of the two 330-layout sets.
+BRIGHTER = np.round(255 * np.linspace(0.0, 1.0, 256) ** 0.5).astype(np.uint8)  # a lookup table for cv2.LUT
 
 
 def _covered(ends: np.ndarray, kept: list[np.ndarray]) -> float:
@@ -254,7 +255,7 @@ class StickRecognizer:
         sticks, polysticks = self._layout(readings, size, homography, ignore)
         t2 = time.perf_counter()
         if _worth_a_brighter_look(polysticks):
-            brighter = self.locator.read(cv2.convertScaleAbs(image, alpha=BRIGHTER))
+            brighter = self.locator.read(cv2.LUT(image, BRIGHTER))
             more, more_polysticks = self._layout(brighter, size, homography, ignore)
             sticks, polysticks = self._with_new_cards(sticks, polysticks, more, more_polysticks, size, homography)
         t3 = time.perf_counter()
