@@ -1,6 +1,7 @@
 """The card locator's targets decode back to the cards they were made from."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -70,3 +71,31 @@ def test_a_closer_look_puts_its_outlines_back_in_the_frame() -> None:
             cards += 1
             found += any(np.linalg.norm(c - card.corners.mean(axis=0)) < 0.15 * height for c in centres)
     assert cards >= 30 and found >= 0.9 * cards, (found, cards)
+
+
+@settings(deadline=None, max_examples=60)
+@given(
+    st.integers(10, 45),
+    st.integers(10, 28),
+    st.integers(-3, 3),
+    st.integers(-3, 3),
+    st.integers(0, 3),
+    st.floats(0.05, 1.0),
+)
+def test_heat_beyond_the_cards_read_is_the_heat_they_leave_unexplained(
+    cx: int, cy: int, dx: int, dy: int, side: int, value: float
+) -> None:
+    """A heat spot inside a read card's outline explains nothing new; one clear of it, past the margin, is
+    what the closer look's gate sees."""
+    from vision.cards.centres import HeatMap
+
+    cell, margin = 4.0, 2
+    card = (np.array([[-8, -10], [8, -10], [8, 10], [-8, 10]]) + np.array([cx, cy])) * cell  # 16 x 20 cells
+    inside = HeatMap(np.zeros((40, 64), np.float32), cell)
+    inside.heat[cy + dy, cx + dx] = value
+    assert inside.beyond([card], margin) == 0.0
+    beside = HeatMap(np.zeros((40, 64), np.float32), cell)
+    away = 8 + margin + 1 + side  # cells right of the card's centre: past its side and the margin
+    beside.heat[cy, cx + away] = value
+    assert beside.beyond([card], margin) == pytest.approx(value)
+    assert beside.beyond([], margin) == pytest.approx(value)

@@ -310,3 +310,24 @@ def test_small_cards_on_busy_cloths_are_found_by_a_closer_look(recognizer: CardR
     # 155 against 146 of 178 when written
     assert closer.read_right >= without.read_right + 4, (closer.read_right, without.read_right, closer.cards)
     assert closer.false_detections <= without.false_detections + 1
+
+
+def test_the_closer_look_waits_for_heat_the_cards_read_leave_unexplained(
+    recognizer: CardRecognizer, monkeypatch
+) -> None:
+    """Small cards alone call for a closer look only where the first look's heat map saw something else."""
+    from vision.cards.centres import HeatMap
+
+    looks = []
+    monkeypatch.setattr(recognizer.locator, "read_closer", lambda *args: looks.append(args) or [])
+    image = np.zeros((720, 1280, 3), np.uint8)
+    corners = np.array([[600, 300], [650, 300], [650, 370], [600, 370]], np.float32)  # 70 px tall: small
+    cards = [recognize.Card(FACE_CLASSES[3], corners, 0.95)]
+    cell = 1280 / 120
+    quiet = HeatMap(np.zeros((68, 120), np.float32), cell)
+    quiet.heat[33, 58] = 0.9  # the card's own centre
+    assert recognizer.closer(image, cards, quiet) == [] and not looks
+    busy = HeatMap(quiet.heat.copy(), cell)
+    busy.heat[10, 20] = recognize.CLOSER_HEAT + 0.1  # something unread, far from the card
+    recognizer.closer(image, cards, busy)
+    assert len(looks) == 1

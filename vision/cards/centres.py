@@ -89,6 +89,19 @@ class HeatMap:
         values[inside] = self.heat[cells[inside, 1], cells[inside, 0]]
         return values
 
+    def beyond(self, quads: list[np.ndarray], margin: int = 2) -> float:
+        """The most heat in any cell more than `margin` cells from every outline (image px): how strongly the
+        locator saw something where nothing was read. The margin covers the heat a card spreads past its rim."""
+        covered = np.zeros(self.heat.shape, np.uint8)
+        for quad in quads:
+            quad = np.asarray(quad, np.float32)
+            if self.portrait_height is not None:
+                quad = turned(quad, self.portrait_height)
+            cv2.fillConvexPoly(covered, np.round(quad / self.cell - 0.5).astype(np.int32), 1)
+        covered = cv2.dilate(covered, np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
+        free = self.heat[covered == 0]
+        return float(free.max()) if free.size else 0.0
+
 
 class CardLocator(LocatorNetwork):
     """The card locating network, loaded once."""

@@ -49,6 +49,10 @@ RESIZE_LIMIT = 6  # unread locator peaks a picture, the surest first, outlined a
 # false cards.
 CLOSER_BELOW = 38.0
 ZOOM = 1.5
+# ... and only where the first look's heat map reaches this somewhere away from the cards read. On the three
+# held-out sets 0.2 spared 13 of 62, 22 of 60 and 19 of 51 frames the closer look, losing no card; 0.3
+# spared about half and lost 2 cards of the third set.
+CLOSER_HEAT = 0.2
 UNIT_SQUARE = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
 
 
@@ -204,7 +208,7 @@ class CardRecognizer:
         cards = cards + self.reread(image, [q for s, q in loose if s < PEAK_THRESHOLD], cards)
         cards = cards + self.read_resized(image, scored, cards)
         t3 = time.perf_counter()
-        cards = cards + self.closer(image, cards)
+        cards = cards + self.closer(image, cards, heat)
         t4 = time.perf_counter()
         cards = self.grow(image, cards, heat)
         t5 = time.perf_counter()
@@ -270,15 +274,16 @@ class CardRecognizer:
             outlines.append(outline(center, _rescaled(u, card_u), _rescaled(v, card_v)))
         return self.reread(image, outlines, cards)
 
-    def closer(self, image: np.ndarray, cards: list[Card]) -> list[Card]:
-        """The cards a closer look finds, apart from `cards`, where the cards read are small: the locator read
-        again at ZOOM times its scale over the cards' stretch of the frame and a card's height round it."""
+    def closer(self, image: np.ndarray, cards: list[Card], heat: HeatMap) -> list[Card]:
+        """The cards a closer look finds, apart from `cards`, where the cards read are small and the first
+        look's `heat` shows something unread: the locator read again at ZOOM times its scale over the cards'
+        stretch of the frame and a card's height round it."""
         if not cards:
             return []
         heights = [float(np.linalg.norm(c.corners[3] - c.corners[0])) for c in cards]
         height = float(np.median(heights))
         scale = self.locator.input_scale(image)
-        if height * scale >= CLOSER_BELOW:
+        if height * scale >= CLOSER_BELOW or heat.beyond([c.corners for c in cards]) < CLOSER_HEAT:
             return []
         h, w = image.shape[:2]
         corners = np.concatenate([c.corners for c in cards])
