@@ -50,7 +50,7 @@ RESIZE_LIMIT = 6  # unread locator peaks a picture, the surest first, outlined a
 CLOSER_BELOW = 38.0
 ZOOM = 1.5
 # ... and only where the first look's heat map reaches this somewhere away from the cards read. On the three
-# held-out sets 0.2 spared 13 of 62, 22 of 60 and 19 of 51 frames the closer look, losing no card; 0.3
+# held-out sets 0.2 spared 13 of 62, 22 of 60 and 19 of 51 closer looks, losing no card; 0.3
 # spared about half and lost 2 cards of the third set.
 CLOSER_HEAT = 0.2
 UNIT_SQUARE = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
