@@ -77,12 +77,16 @@ class HeatMap:
     cell: float  # image pixels per map cell
     portrait_height: int | None = None  # the frame's, if it was turned to landscape for the network
 
-    def at(self, points: np.ndarray) -> np.ndarray:
-        """The heat at image points (n, 2); 0 outside the map."""
+    def _in_cells(self, points: np.ndarray) -> np.ndarray:
+        """Image points (n, 2) in map cells, turned as the frame was for the network."""
         points = np.asarray(points, np.float32)
         if self.portrait_height is not None:
             points = turned(points, self.portrait_height)
-        cells = np.floor(points / self.cell).astype(int)
+        return points / self.cell
+
+    def at(self, points: np.ndarray) -> np.ndarray:
+        """The heat at image points (n, 2); 0 outside the map."""
+        cells = np.floor(self._in_cells(points)).astype(int)
         h, w = self.heat.shape
         inside = (cells[:, 0] >= 0) & (cells[:, 0] < w) & (cells[:, 1] >= 0) & (cells[:, 1] < h)
         values = np.zeros(len(cells), np.float32)
@@ -94,10 +98,7 @@ class HeatMap:
         locator saw something where nothing was read. The margin covers the heat a card spreads past its rim."""
         covered = np.zeros(self.heat.shape, np.uint8)
         for quad in quads:
-            quad = np.asarray(quad, np.float32)
-            if self.portrait_height is not None:
-                quad = turned(quad, self.portrait_height)
-            cv2.fillConvexPoly(covered, np.round(quad / self.cell - 0.5).astype(np.int32), 1)
+            cv2.fillConvexPoly(covered, np.round(self._in_cells(quad) - 0.5).astype(np.int32), 1)
         covered = cv2.dilate(covered, np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
         free = self.heat[covered == 0]
         return float(free.max()) if free.size else 0.0
