@@ -112,15 +112,17 @@ def scene_crops(seed: int, split: str = "train") -> tuple[np.ndarray, np.ndarray
     return crop_batch(crops, labels)
 
 
-def labelled_proposals(quads: list[np.ndarray], cards: list[TruthCard]) -> list[tuple[np.ndarray, int]]:
-    """Proposed outlines with their labels: one that matches a card (IoU over 0.8) is that card's face, its
-    corners put in the card's own order as the classifier will need to; one far from every card (under 0.25)
-    is not a card; the rest are left out."""
+def labelled_proposals(
+    quads: list[np.ndarray], cards: list[TruthCard], card_iou: float = 0.8
+) -> list[tuple[np.ndarray, int]]:
+    """Proposed outlines with their labels: one that matches a card (IoU over `card_iou`) is that card's face,
+    its corners put in the card's own order as the classifier will need to; one far from every card (under
+    0.25) is not a card; the rest are left out."""
     labelled = []
     for quad in quads:
         ious = [quad_iou(quad, card.corners) for card in cards]
         best = int(np.argmax(ious)) if ious else -1
-        if best >= 0 and ious[best] > 0.8:
+        if best >= 0 and ious[best] > card_iou:
             truth = cards[best]
             start = int(np.argmin([np.linalg.norm(truth.corners[0] - p) for p in quad]))
             labelled.append((np.roll(quad, -start, axis=0), FACE_INDEX[truth.face]))
