@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.cards.centres import decode, encode_targets, half_axes, outline
+from vision.cards.centres import HeatMap, decode, encode_targets, half_axes, outline
 
 
 def _card(cx: float, cy: float, height: float, turn: float, skew: float) -> np.ndarray:
@@ -87,8 +87,6 @@ def test_heat_beyond_the_cards_read_is_the_heat_they_leave_unexplained(
 ) -> None:
     """A heat spot inside a read card's outline explains nothing new; one clear of it, past the margin, is
     what the closer look's gate sees."""
-    from vision.cards.centres import HeatMap
-
     cell, margin = 4.0, 2
     card = (np.array([[-8, -10], [8, -10], [8, 10], [-8, 10]]) + np.array([cx, cy])) * cell  # 16 x 20 cells
     inside = HeatMap(np.zeros((40, 64), np.float32), cell)
