@@ -51,6 +51,9 @@ FREE_SEED = 41_000_000
 STREAKED_SEED = 43_000_000
 LOOSE_SEED = 47_000_000
 LOOSE_IOU = 0.55
+INKED_SEED = 49_000_000
+INKED_SHARE = 0.7
+INKED_DARK_PAPER = 0.5
 
 
 @functools.cache
@@ -67,11 +70,11 @@ def reader_proposals(image: np.ndarray) -> list[np.ndarray]:
     return dedupe_quads(edges + corners.refine(image, loose + edges))
 
 
-def located_crops(seed: int, streaks: float = 0.0, card_iou: float = 0.8) -> tuple[np.ndarray, np.ndarray]:
-    """The reader's proposals on a training scene, `streaks` of its cards crossed by a band, labelled (a card's
-    face over `card_iou`); half the cards' crops half-turned."""
+def located_crops(seed: int, card_iou: float = 0.8, **scene_changes: object) -> tuple[np.ndarray, np.ndarray]:
+    """The reader's proposals on a training scene (its spec changed by `scene_changes`, as `streaks=0.6`),
+    labelled (a card's face over `card_iou`); half the cards' crops half-turned."""
     rng = random.Random(seed)
-    scene = render_scene(seed, replace(training_spec(seed, "train"), streaks=streaks))
+    scene = render_scene(seed, replace(training_spec(seed, "train"), **scene_changes))
     crops, labels = [], []
     for quad, label in labelled_proposals(reader_proposals(scene.image), scene.cards, card_iou):
         if label < N_FACES and rng.random() < 0.5:
@@ -83,14 +86,20 @@ def located_crops(seed: int, streaks: float = 0.0, card_iou: float = 0.8) -> tup
 
 def streaked_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
     """located_crops with bands across the cards, as the card locator learns them."""
-    return located_crops(seed, STREAKED_SHARE)
+    return located_crops(seed, streaks=STREAKED_SHARE)
 
 
 def loose_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
     """located_crops, with a band across some cards, where outlines that only half fit a card (IoU over
     LOOSE_IOU) are its face too: the corner network leaves such outlines on cards of busy cloths and dark
     paper, and the classifier, taught only on close fits, called them no card."""
-    return located_crops(seed, STREAKED_SHARE / 2, LOOSE_IOU)
+    return located_crops(seed, LOOSE_IOU, streaks=STREAKED_SHARE / 2)
+
+
+def inked_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """located_crops with half the designs on dark paper and most cards crossed by a sash in the numeral's
+    colour: a band of that colour hides the numeral where it crosses, and such cards were read as no card."""
+    return located_crops(seed, streaks=INKED_SHARE, inked_streaks=True, dark_paper=INKED_DARK_PAPER)
 
 
 def card_free_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -116,6 +125,7 @@ def main(
     free_scenes: int = typer.Option(1500, help="frames of dominoes and sticks, every proposal not a card"),
     streaked_scenes: int = typer.Option(2000, help="more training scenes like the first, bands across cards"),
     loose_scenes: int = typer.Option(0, help="more training scenes whose loosely fitting outlines are cards too"),
+    inked_scenes: int = typer.Option(0, help="more training scenes, half on dark paper, sashes in the ink's colour"),
     scenes: int = typer.Option(2500, help="train_cards' training scenes to keep training on"),
     mat_views: int = typer.Option(300, help="train_cards' mat views to keep training on"),
     negatives: int = typer.Option(30_000, help="most 'not a card' crops kept of each new block"),
@@ -143,6 +153,9 @@ def main(
     if loose_scenes:
         loose = render_cached("cards-located-loose", loose_crops, LOOSE_SEED, loose_scenes)
         blocks.append(thinned(loose, negatives, rng))
+    if inked_scenes:
+        inked = render_cached("cards-located-inked", inked_crops, INKED_SEED, inked_scenes)
+        blocks.append(thinned(inked, negatives, rng))
     train = np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks])
     del blocks
     val = build_dataset(10_000_000, 300, "cards-heldout")
@@ -162,6 +175,7 @@ def main(
             "streaked_scenes": streaked_scenes,
             "loose_scenes": loose_scenes,
             "loose_iou": LOOSE_IOU,
+            "inked_scenes": inked_scenes,
             "negatives_per_block": negatives,
             "crops": len(train[0]),
             "epochs": epochs,

@@ -19,6 +19,7 @@ from PIL import Image
 from models.synth.tables import HELDOUT_TABLES, TRAIN_TABLES, render_table
 from vision.cards.artwork import (
     CARD_MM,
+    DARK_PAPER_SHARE,
     FACE_CLASSES,
     CardFace,
     CardStyle,
@@ -107,6 +108,8 @@ class SceneSpec:
     table: str | None = None  # a table kind from models.synth.tables; else a random one of the split's
     distractors: bool = True
     streaks: float = 0.0  # share of cards crossed by a band: glare on a glossy face, or a printed sash
+    inked_streaks: bool = False  # bands in the numeral's own colour: they hide the numeral where they cross
+    dark_paper: float = DARK_PAPER_SHARE  # share of card designs on dark paper
 
 
 def _sample_faces(rng: random.Random, n: int) -> list[CardFace]:
@@ -138,7 +141,9 @@ def render_scene(seed: int, spec: SceneSpec = SceneSpec()) -> Scene:
 
     image = _table_image(nrng, rng, camera, spec, heldout)
     shadow = np.zeros((h, w), np.float32)
-    deck_style = spec.deck_style or (random_style(rng, fonts, heldout) if spec.one_deck_style else None)
+    deck_style = spec.deck_style or (
+        random_style(rng, fonts, heldout, spec.dark_paper) if spec.one_deck_style else None
+    )
     outlines_px = [camera.project(mm) for _, mm in placed]
     distractor_quads = _draw_distractors(rng, nrng, image, camera, placed, spec) if spec.distractors else []
     for quad in outlines_px:
@@ -150,9 +155,9 @@ def render_scene(seed: int, spec: SceneSpec = SceneSpec()) -> Scene:
     cards = []
     streaks = random.Random(seed * 7 + 3)  # a stream of its own: the scene is the same with or without them
     for (face, _), quad in zip(placed, outlines_px, strict=True):
-        style = deck_style or random_style(rng, fonts, heldout)
+        style = deck_style or random_style(rng, fonts, heldout, spec.dark_paper)
         streak = streaks.random() < spec.streaks
-        _paste_card(image, face, style, quad, random.Random(streaks.random()) if streak else None)
+        _paste_card(image, face, style, quad, random.Random(streaks.random()) if streak else None, spec.inked_streaks)
         cards.append(TruthCard(face.reading, quad.astype(np.float32)))
     image = _photograph(rng, nrng, image)
     return Scene(image, cards, distractor_quads)
@@ -234,14 +239,19 @@ def _table_image(
 
 
 def _paste_card(
-    image: np.ndarray, face: CardFace, style: CardStyle, quad: np.ndarray, streak: random.Random | None = None
+    image: np.ndarray,
+    face: CardFace,
+    style: CardStyle,
+    quad: np.ndarray,
+    streak: random.Random | None = None,
+    inked: bool = False,
 ) -> None:
     """Warp the card's artwork onto its image quad, blending through the rounded-corner alpha; with a
-    `streak` generator, a band crosses the face first."""
+    `streak` generator, a band crosses the face first (`inked`: in the numeral's colour)."""
     tall = max(np.linalg.norm(quad[3] - quad[0]), np.linalg.norm(quad[2] - quad[1]))
     art = np.asarray(draw_card(face, style, height_px=int(np.clip(tall * 1.5, 96, 700))), dtype=np.float32)
     if streak is not None:
-        _draw_streak(streak, art)
+        _draw_streak(streak, art, style.ink(face.digits[0]) if inked and face.digits else None)
     ah, aw = art.shape[:2]
     x0, y0 = np.floor(quad.min(axis=0)).astype(int)
     x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 1
@@ -256,16 +266,20 @@ def _paste_card(
     roi[:] = roi * (1 - alpha) + rgb * alpha
 
 
-def _draw_streak(rng: random.Random, art: np.ndarray) -> None:
+def _draw_streak(rng: random.Random, art: np.ndarray, ink: tuple[int, int, int] | None = None) -> None:
     """A straight band at any angle through the middle of the card's RGBA artwork: white glare, or a sash of
-    any colour, from see-through to solid."""
+    any colour, from see-through to solid; with an `ink` (RGB), a sash of that colour, lightened up to half
+    way to white and nearly solid, as a band printed under a light numeral on dark paper looks."""
     h, w = art.shape[:2]
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
     angle = rng.uniform(0, math.pi)
     x0, y0 = rng.uniform(0.25, 0.75) * w, rng.uniform(0.25, 0.75) * h
     across = np.abs((xs - x0) * math.sin(angle) - (ys - y0) * math.cos(angle))
     band = np.clip(rng.uniform(0.06, 0.3) * w / 2 - across + 0.5, 0, 1)  # one pixel of soft edge
-    if rng.random() < 0.4:
+    if ink is not None:
+        lighten = rng.uniform(0.0, 0.5)
+        colour, alpha = tuple(c + (255 - c) * lighten for c in ink), rng.uniform(0.75, 1.0)
+    elif rng.random() < 0.4:
         colour, alpha = (255.0, 255.0, 255.0), rng.uniform(0.45, 0.9)
     else:
         colour, alpha = tuple(rng.uniform(0, 255) for _ in range(3)), rng.uniform(0.6, 1.0)

@@ -1,10 +1,14 @@
 """The fine-tuning crops of the card classifier: labels that agree with what the crops show."""
 
+import random
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models.finetune_cards import LOCATED_SEED, card_free_crops, located_crops, thinned
+from models.synth.scenes import _draw_streak, split_fonts
+from vision.cards.artwork import DARK_PAPER_SHARE, random_style
 from vision.cards.classify import N_CLASSES, NOT_CARD, CardClassifier
 
 
@@ -35,3 +39,25 @@ def test_thinning_keeps_every_card_and_at_most_the_negatives_asked(labels: list[
     assert (y[kept_x] == kept_y).all()
     assert (kept_y != NOT_CARD).sum() == (y != NOT_CARD).sum()
     assert (kept_y == NOT_CARD).sum() == min(most, (y == NOT_CARD).sum())
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.tuples(*[st.integers(0, 200)] * 3), st.integers(0, 2**32 - 1))
+def test_an_inked_sash_is_the_ink_lightened_at_most_half_way_and_nearly_solid(ink: tuple, seed: int) -> None:
+    art = np.full((90, 60, 4), 255.0, np.float32)
+    _draw_streak(random.Random(seed), art, ink)
+    darkest = art[..., :3].reshape(-1, 3)[np.argmin(art[..., :3].sum(axis=2))]
+    # Over white, a sash of ink lightened by l and laid at opacity a leaves 255 - a (1 - l) (255 - ink).
+    depth = (255.0 - darkest) / (255.0 - np.array(ink, np.float32))
+    assert np.ptp(depth) < 0.02  # the ink's own hue
+    assert 0.37 <= depth.mean() <= 1.0
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_dark_paper_share_sets_how_often_a_design_is_dark(seed: int) -> None:
+    fonts = split_fonts("train")
+    default = random_style(random.Random(seed), fonts)
+    assert random_style(random.Random(seed), fonts, dark_share=DARK_PAPER_SHARE) == default
+    assert sum(random_style(random.Random(seed), fonts, dark_share=1.0).paper) < 300
+    assert sum(random_style(random.Random(seed), fonts, dark_share=0.0).paper) >= 300

@@ -314,10 +314,16 @@ TINTED_PAPERS: tuple[RGB, ...] = (
 )
 
 
-def random_style(rng: random.Random, fonts: list[str] | tuple[str, ...], heldout: bool = False) -> CardStyle:
-    """A random card design. `heldout` draws from design choices that training never sees."""
+DARK_PAPER_SHARE = 0.12
+
+
+def random_style(
+    rng: random.Random, fonts: list[str] | tuple[str, ...], heldout: bool = False, dark_share: float = DARK_PAPER_SHARE
+) -> CardStyle:
+    """A random card design, on dark paper `dark_share` of the time. `heldout` draws from design choices that
+    training never sees."""
     font = rng.choice(fonts)
-    dark_paper = rng.random() < 0.12
+    dark_paper = rng.random() < dark_share
     if dark_paper:
         paper = rng.choice(((30, 30, 36), (20, 40, 80), (90, 20, 30), (15, 60, 40)))
     elif rng.random() < 0.25:
