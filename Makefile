@@ -37,6 +37,7 @@ train: $(STAMP)
 	$(BIN)/python -m models.train_card_corners
 	$(BIN)/python -m models.train_cards
 	$(BIN)/python -m models.finetune_cards
+	$(BIN)/python -m models.finetune_cards --inked-scenes 1000
 	$(BIN)/python -m models.train_dominoes
 	$(BIN)/python -m models.finetune_dominoes
 	$(BIN)/python -m models.train_dominoes --skip-locator
