@@ -315,7 +315,8 @@ def test_small_cards_on_busy_cloths_are_found_by_a_closer_look(recognizer: CardR
 def test_the_closer_look_waits_for_heat_the_cards_read_leave_unexplained(
     recognizer: CardRecognizer, monkeypatch
 ) -> None:
-    """Small cards alone call for a closer look only where the first look's heat map saw something else."""
+    """Small cards alone call for a closer look only where the first look's heat map saw something else near
+    them, and the look covers that heat, not the whole stretch of the cards."""
     from vision.cards.centres import HeatMap
 
     looks = []
@@ -327,7 +328,15 @@ def test_the_closer_look_waits_for_heat_the_cards_read_leave_unexplained(
     quiet = HeatMap(np.zeros((68, 120), np.float32), cell)
     quiet.heat[33, 58] = 0.9  # the card's own centre
     assert recognizer.closer(image, cards, quiet) == [] and not looks
+    far = HeatMap(quiet.heat.copy(), cell)
+    far.heat[10, 20] = recognize.CLOSER_HEAT + 0.1  # something unread, over a card's height from the cards
+    assert recognizer.closer(image, cards, far) == [] and not looks
     busy = HeatMap(quiet.heat.copy(), cell)
-    busy.heat[10, 20] = recognize.CLOSER_HEAT + 0.1  # something unread, far from the card
+    busy.heat[33, 68] = recognize.CLOSER_HEAT + 0.1  # something unread beside the card
     recognizer.closer(image, cards, busy)
     assert len(looks) == 1
+    # The hot cell and a card's height (70 px) round it, within the cards' stretch and a height round that.
+    hot_low, hot_high = np.array([68, 33]) * cell - 70, np.array([69, 34]) * cell + 70
+    low = np.maximum(hot_low, corners.min(axis=0) - 70).astype(int)
+    high = np.minimum(hot_high, corners.max(axis=0) + 70).astype(int)
+    assert looks[0][1] == (*low, *high)
