@@ -17,6 +17,7 @@ import numpy as np
 from vision.onnx_session import load_session
 
 INPUT_SCALE = 64.0
+KEPT_INPUTS = 4  # input arrays a network keeps for reuse (LocatorNetwork.maps)
 
 
 def letterbox_scale(width: int, height: int, size: tuple[int, int]) -> float:
@@ -40,15 +41,19 @@ def letterbox(image: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, flo
     return canvas, scale
 
 
-def to_input(canvases: np.ndarray) -> np.ndarray:
-    """uint8 BGR (N, H, W, 3) -> float32 (N, 3, H, W), each frame's mean taken out and a fixed scale.
+def to_input(canvases: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """uint8 BGR (N, H, W, 3) -> float32 (N, 3, H, W), each frame's mean taken out and a fixed scale; written
+    into `out` if given.
 
     Dividing by the frame's own spread would shrink the objects' contrast on a busy tablecloth, so only the
     mean (the exposure) is taken out; training varies the gain instead.
     """
-    x = np.asarray(canvases, dtype=np.float32)
-    x -= x.mean(axis=(1, 2, 3), keepdims=True)
-    return np.ascontiguousarray((x / INPUT_SCALE).transpose(0, 3, 1, 2))
+    canvases = np.asarray(canvases)
+    if out is None:
+        out = np.empty((canvases.shape[0], 3, *canvases.shape[1:3]), np.float32)
+    out[...] = canvases.transpose(0, 3, 1, 2)
+    np.subtract(out, out.mean(axis=(1, 2, 3), keepdims=True), out=out)
+    return np.divide(out, INPUT_SCALE, out=out)
 
 
 def cell_of(point: np.ndarray, stride: int) -> np.ndarray:
@@ -120,10 +125,19 @@ class LocatorNetwork:
         if manifest["outputs"] != list(channels) or manifest["input"]["shape"][2:] != [input_size[1], input_size[0]]:
             raise ValueError(f"{model_path.name} was trained for other maps; run `python -m {trainer}`")
         self.input_name = self.session.get_inputs()[0].name
+        # Input arrays kept per canvas shape and written in place: a fresh array each frame cost 3-4 ms more
+        # (its pages mapped and zeroed anew) than the conversion itself. A few shapes recur (the frame, a
+        # closer look's region); other shapes replace them. So one network serves one thread at a time.
+        self._inputs: dict[tuple[int, ...], np.ndarray] = {}
 
     def maps(self, canvas: np.ndarray) -> np.ndarray:
         """The network's raw output (channels, H, W) for a letterboxed frame."""
-        return self.session.run(None, {self.input_name: to_input(canvas[None])})[0][0]
+        buffer = self._inputs.get(canvas.shape)
+        if buffer is None:
+            if len(self._inputs) >= KEPT_INPUTS:
+                self._inputs.clear()
+            buffer = self._inputs.setdefault(canvas.shape, np.empty((1, 3, *canvas.shape[:2]), np.float32))
+        return self.session.run(None, {self.input_name: to_input(canvas[None], buffer)})[0][0]
 
 
 def read_peaks(output: np.ndarray, stride: int, threshold: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

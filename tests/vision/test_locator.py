@@ -4,7 +4,18 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vision.locator import cell_of, doubled, letterbox, peaks, pixel_of, undoubled
+from vision.cards.centres import CardLocator
+from vision.locator import (
+    INPUT_SCALE,
+    KEPT_INPUTS,
+    cell_of,
+    doubled,
+    letterbox,
+    peaks,
+    pixel_of,
+    to_input,
+    undoubled,
+)
 
 coords = st.floats(-500, 500, allow_nan=False)
 
@@ -41,3 +52,27 @@ def test_peaks_are_local_maxima_above_the_threshold() -> None:
     heat, ys, xs = peaks(logits, 0.5)
     assert list(zip(ys, xs, strict=True)) == [(3, 4)]
     assert heat.shape == logits.shape and heat.min() > 0 and heat.max() < 1
+
+
+@given(st.integers(1, 3), st.integers(1, 40), st.integers(1, 40), st.integers(0, 2**32 - 1))
+def test_input_written_in_place_is_the_input(n: int, h: int, w: int, seed: int) -> None:
+    canvases = np.random.default_rng(seed).integers(0, 256, (n, h, w, 3), dtype=np.uint8)
+    fresh = to_input(canvases)
+    x = canvases.astype(np.float32)
+    x -= x.mean(axis=(1, 2, 3), keepdims=True)
+    assert fresh.shape == (n, 3, h, w) and fresh.flags["C_CONTIGUOUS"]
+    assert np.allclose(fresh, (x / INPUT_SCALE).transpose(0, 3, 1, 2), atol=1e-5)
+    reused = np.full((n, 3, h, w), np.nan, np.float32)
+    assert to_input(canvases, reused) is reused
+    assert np.array_equal(reused, fresh)
+
+
+def test_a_network_reading_frames_of_several_shapes_answers_each_as_a_fresh_one() -> None:
+    rng = np.random.default_rng(3)
+    network = CardLocator()  # exported for any input size, as its closer look needs
+    shapes = [(368, 640), (272, 480), (368, 640), (96, 160), (64, 64), (128, 96), (368, 640)]
+    for h, w in shapes:
+        canvas = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+        expected = network.session.run(None, {network.input_name: to_input(canvas[None])})[0][0]
+        assert np.array_equal(network.maps(canvas), expected)
+    assert len(network._inputs) <= KEPT_INPUTS
