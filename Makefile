@@ -50,6 +50,7 @@ train: $(STAMP)
 		--out models/dominoes_locate_blurred.onnx --checkpoint data/dominoes_locate-blurred.pt \
 		--steps 4000 --lr 1e-3 --blur-share 0.3 --seed 5
 	$(BIN)/python -m models.train_sticks
+	$(BIN)/python -m models.quantize
 
 evaluate: $(STAMP)
 	$(BIN)/tableref evaluate cards

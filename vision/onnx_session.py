@@ -1,7 +1,10 @@
-"""Loading an ONNX model for inference: one place for the threading policy and the missing-model message."""
+"""Loading an ONNX model for inference: one place for the threading policy, the missing-model message and
+the 8-bit models' link to the float ones they were made from (models/quantize.py)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 
 import onnxruntime as ort
@@ -15,3 +18,25 @@ def load_session(model_path: Path, threads: int = 1) -> ort.InferenceSession:
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     return ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+
+
+def file_digest(path: Path) -> str:
+    """The SHA-256 of a file's bytes, in hex."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def quantized_path(model_path: Path) -> Path:
+    """Where the 8-bit model made from the float one at `model_path` lies: beside it, `NAME.int8.onnx`."""
+    return model_path.with_name(f"{model_path.stem}.int8.onnx")
+
+
+def quantized(model_path: Path) -> Path:
+    """The 8-bit model made from the float one at `model_path`, checked to be made from that very file: a
+    model trained again and not quantized again would otherwise go on reading with the old weights."""
+    path = quantized_path(model_path)
+    manifest = path.with_suffix(".json")
+    if not path.is_file() or not manifest.is_file():
+        raise FileNotFoundError(f"8-bit model not found at {path}; run `python -m models.quantize`")
+    if json.loads(manifest.read_text())["quantized"]["from_sha256"] != file_digest(model_path):
+        raise ValueError(f"{path.name} was made from another {model_path.name}; run `python -m models.quantize`")
+    return path

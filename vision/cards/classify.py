@@ -14,7 +14,7 @@ import numpy as np
 
 from vision.cards.artwork import FACE_CLASSES, CardFace
 from vision.geometry import portrait_order, quad_aspect, warp_quad
-from vision.onnx_session import load_session
+from vision.onnx_session import load_session, quantized
 
 CROP_SIZE = (48, 64)  # width, height: a portrait card
 N_FACES = len(FACE_CLASSES)
@@ -55,7 +55,9 @@ class Reading:
 class CardClassifier:
     """The digit-card model, loaded once and run on batches of outlines."""
 
-    def __init__(self, model_path: Path = MODEL_PATH, threads: int = 1) -> None:
+    def __init__(self, model_path: Path | None = None, threads: int = 1) -> None:
+        """`model_path` defaults to the 8-bit model made from MODEL_PATH (models/quantize.py)."""
+        model_path = model_path or quantized(MODEL_PATH)
         self.session = load_session(model_path, threads)
         self.input_name = self.session.get_inputs()[0].name
         manifest = json.loads(model_path.with_suffix(".json").read_text())

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.dominoes.detection import MAX_PIPS
-from vision.onnx_session import load_session
+from vision.onnx_session import load_session, quantized
 
 N_COUNTS = MAX_PIPS + 1
 MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "dominoes_pips.onnx"
@@ -45,7 +45,9 @@ def _softmax(logits: np.ndarray) -> np.ndarray:
 class PipReader:
     """The pip-count network, loaded once and run on a batch of crops."""
 
-    def __init__(self, model_path: Path = MODEL_PATH, threads: int = 1) -> None:
+    def __init__(self, model_path: Path | None = None, threads: int = 1) -> None:
+        """`model_path` defaults to the 8-bit model made from MODEL_PATH (models/quantize.py)."""
+        model_path = model_path or quantized(MODEL_PATH)
         self.session = load_session(model_path, threads)
         manifest = json.loads(model_path.with_suffix(".json").read_text())
         if manifest["outputs"] != output_names():

@@ -16,6 +16,7 @@ from vision.dominoes.pips import BLURRED_MODEL_PATH as BLURRED_PIPS_PATH
 from vision.dominoes.pips import PipReader
 from vision.dominoes.tile import TileFrame, crop_tile
 from vision.geometry import landscape, point_in_quad, to_plane, turned, warped
+from vision.onnx_session import quantized
 
 # A reading this sure is a tile. With refinement (below), chosen on held-out tuning seeds (51000000..51000039,
 # not the evaluation's): 0.75 reads 743 of 804 tiles right with 4 false detections, 0.8 742 with 3, 0.85 the
@@ -156,7 +157,7 @@ class DominoRecognizer:
     ) -> None:
         self.locator = locator or TileLocator(threads=threads)
         self.reader = reader or PipReader(threads=threads)
-        self.blurred_reader = blurred_reader or PipReader(BLURRED_PIPS_PATH, threads=threads)
+        self.blurred_reader = blurred_reader or PipReader(quantized(BLURRED_PIPS_PATH), threads=threads)
         self.blurred_locator = blurred_locator or TileLocator(BLURRED_LOCATE_PATH, threads=threads)
 
     def __call__(self, image: np.ndarray, ignore: Sequence[np.ndarray] = ()) -> list[Domino]:

@@ -1,0 +1,80 @@
+"""The 8-bit classifier and pip readers (models/quantize.py): found beside their float models, refused when
+made from another float model, and reading as the float ones do."""
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from models.synth.dominoes import render_dominoes
+from models.synth.scenes import SceneSpec, render_scene
+from models.train_dominoes import training_spec
+from vision.cards.classify import MODEL_PATH as CARDS_PATH
+from vision.cards.classify import CardClassifier
+from vision.dominoes.pips import BLURRED_MODEL_PATH, PipReader
+from vision.dominoes.pips import MODEL_PATH as PIPS_PATH
+from vision.dominoes.tile import TileFrame, crop_tile
+from vision.onnx_session import quantized, quantized_path
+
+
+@pytest.mark.parametrize("model", [CARDS_PATH, PIPS_PATH, BLURRED_MODEL_PATH])
+def test_each_committed_8_bit_model_is_made_from_the_committed_float_one(model: Path) -> None:
+    assert quantized(model) == quantized_path(model)
+
+
+def _copies(tmp_path: Path) -> Path:
+    for path in (CARDS_PATH, CARDS_PATH.with_suffix(".json")):
+        shutil.copy(path, tmp_path / path.name)
+    return tmp_path / CARDS_PATH.name
+
+
+def test_a_missing_8_bit_model_says_how_to_make_it(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match=r"models\.quantize"):
+        quantized(_copies(tmp_path))
+
+
+def test_an_8_bit_model_of_another_float_model_is_refused(tmp_path: Path) -> None:
+    model = _copies(tmp_path)
+    for path in (quantized_path(CARDS_PATH), quantized_path(CARDS_PATH).with_suffix(".json")):
+        shutil.copy(path, tmp_path / path.name)
+    assert quantized(model) == quantized_path(model)
+    manifest = quantized_path(model).with_suffix(".json")
+    record = json.loads(manifest.read_text())
+    record["quantized"]["from_sha256"] = "0" * 64
+    manifest.write_text(json.dumps(record))
+    with pytest.raises(ValueError, match=r"models\.quantize"):
+        quantized(model)
+
+
+def test_the_8_bit_classifier_reads_held_out_cards_as_the_float_one_does() -> None:
+    images, outlines = [], []
+    for seed in range(20_000_000, 20_000_012):
+        scene = render_scene(seed, SceneSpec(split="heldout"))
+        images.append(scene.image)
+        outlines.append([c.corners.astype(np.float32) for c in scene.cards])
+    float_reader, int8_reader = CardClassifier(CARDS_PATH), CardClassifier()
+    same = total = 0
+    for image, quads in zip(images, outlines, strict=True):
+        a, b = float_reader.read(image, quads), int8_reader.read(image, quads)
+        same += sum((x is None and y is None) or (x and y and x.face == y.face) for x, y in zip(a, b, strict=True))
+        total += len(quads)
+    assert total >= 60
+    assert same >= 0.97 * total
+
+
+def test_the_8_bit_pip_reader_reads_held_out_tiles_as_the_float_one_does() -> None:
+    crops = []
+    for seed in range(50_000_000, 50_000_004):
+        scene = render_dominoes(seed, training_spec(seed, split="heldout"))
+        crops += [crop_tile(scene.image, TileFrame.from_corners(t.corners)) for t in scene.tiles]
+    first, second, tile = PipReader(PIPS_PATH).read(crops)
+    first8, second8, tile8 = PipReader().read(crops)
+    assert len(crops) >= 30
+    agree = (
+        (first.argmax(1) == first8.argmax(1))
+        & (second.argmax(1) == second8.argmax(1))
+        & ((tile > 0.5) == (tile8 > 0.5))
+    )
+    assert agree.mean() >= 0.97
