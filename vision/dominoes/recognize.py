@@ -14,7 +14,7 @@ from vision.dominoes.locate import BLURRED_MODEL_PATH as BLURRED_LOCATE_PATH
 from vision.dominoes.locate import TileLocator, decode, heat_at, letterbox
 from vision.dominoes.pips import BLURRED_MODEL_PATH as BLURRED_PIPS_PATH
 from vision.dominoes.pips import PipReader
-from vision.dominoes.tile import TileFrame, crop_tile
+from vision.dominoes.tile import TileFrame, crop_tiles
 from vision.geometry import landscape, point_in_quad, to_plane, turned, warped
 from vision.onnx_session import quantized
 
@@ -243,7 +243,7 @@ class DominoRecognizer:
         """The pip reader on each frame (image px) of `image`, whose letterboxed `canvas` is `scale` of it; with
         `again`, the frames it doubts read again by the reader trained on blurred crops, the surer reading kept
         (the refinement's many nudged frames go without: it cost 7 ms on the 28-tile sample for one tile)."""
-        crops = [crop_tile(image, f, (canvas, scale)) for f in frames]
+        crops = crop_tiles(image, frames, (canvas, scale))
         readings = _readings(frames, *self.reader.read(crops))
         doubted = [i for i, c in enumerate(readings) if _doubted(c)] if again else []
         if doubted:

@@ -68,20 +68,36 @@ class TileFrame:
             turned_back(self.center, height), np.array([self.u[1], -self.u[0]]), np.array([self.v[1], -self.v[0]])
         )
 
-    def crop_matrix(self) -> np.ndarray:
-        """The affine map from image pixels to the upright CROP_SIZE crop."""
-        w, h = CROP_SIZE
-        tl, tr, _, bl = self.corners()
-        c = self.center
-        src = np.array([c + (p - c) * CROP_MARGIN for p in (tl, tr, bl)], np.float32)
-        return cv2.getAffineTransform(src, np.array([[0, 0], [w, 0], [0, h]], np.float32))
+
+def crop_matrices(frames: list[TileFrame]) -> np.ndarray:
+    """The affine maps (n, 2, 3) from image pixels to the upright CROP_SIZE crops of the frames: the tile's
+    TL, TR and BL corners, pulled out by CROP_MARGIN, go to the crop's. All at once, as a search reads
+    hundreds of frames a picture and solving them one by one cost more than warping them."""
+    w, h = CROP_SIZE
+    c, u, v = (np.array([getattr(f, axis) for f in frames], np.float64).reshape(-1, 2) for axis in ("center", "u", "v"))
+    v = np.where((u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0] > 0)[:, None], -v, v)  # clockwise, as `corners` runs
+    corners = np.stack([c - u - v, c - u + v, c + u - v], axis=1).astype(np.float32)  # TL, TR, BL
+    src = (c[:, None] + (corners - c[:, None]) * CROP_MARGIN).astype(np.float32).astype(np.float64)
+    homogeneous = np.concatenate([src.transpose(0, 2, 1), np.ones((len(src), 1, 3))], axis=1)
+    return np.array([[0, w, 0], [0, 0, h]], np.float64) @ np.linalg.inv(homogeneous)
+
+
+def crop_tiles(
+    image: np.ndarray, frames: list[TileFrame], smaller: tuple[np.ndarray, float] | None = None
+) -> list[np.ndarray]:
+    """The tiles warped upright. A tile still larger than the crop in `smaller` (that image and its scale)
+    is taken from there: a bilinear warp from a much larger picture would alias the pips."""
+    frames, sources = list(frames), [image] * len(frames)
+    if smaller is not None and frames:
+        widths = 2 * np.hypot(*np.array([f.v for f in frames], np.float64).reshape(-1, 2).T)
+        for i in np.flatnonzero(widths * smaller[1] >= CROP_SIZE[0]):
+            sources[i], frames[i] = smaller[0], frames[i].scaled(smaller[1])
+    return [
+        cv2.warpAffine(source, matrix, CROP_SIZE, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        for source, matrix in zip(sources, crop_matrices(frames), strict=True)
+    ]
 
 
 def crop_tile(image: np.ndarray, frame: TileFrame, smaller: tuple[np.ndarray, float] | None = None) -> np.ndarray:
-    """The tile warped upright. A tile still larger than the crop in `smaller` (that image and its scale)
-    is taken from there: a bilinear warp from a much larger picture would alias the pips."""
-    if smaller is not None and np.linalg.norm(frame.v) * 2 * smaller[1] >= CROP_SIZE[0]:
-        image, frame = smaller[0], frame.scaled(smaller[1])
-    return cv2.warpAffine(
-        image, frame.crop_matrix(), CROP_SIZE, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-    )
+    """One tile warped upright (see crop_tiles)."""
+    return crop_tiles(image, [frame], smaller)[0]
