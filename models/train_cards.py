@@ -34,9 +34,9 @@ from vision.cards.classify import (
     SIDEWAYS,
     class_names,
     crop_card,
-    to_tensor,
 )
 from vision.cards.locate import locate_card_quads
+from vision.crops import to_tensor
 from vision.geometry import order_clockwise, portrait_order, quad_iou
 
 FACE_INDEX = {f: i for i, f in enumerate(FACE_CLASSES)}

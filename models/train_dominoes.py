@@ -36,11 +36,11 @@ from models.synth.scenes import SceneSpec, render_scene
 from models.synth.sticks import SCENE_KINDS, StickSceneSpec, render_stick_scene
 from models.synth.tables import EXTRA_TRAIN_TABLES, TRAIN_TABLES
 from models.training import export_onnx, fit_epochs, load_exported_weights, motion_blurred
+from vision.crops import to_tensor as pips_tensor
 from vision.dominoes.locate import CHANNELS, INPUT_SIZE, STRIDE, TileLocator, encode_targets, letterbox
 from vision.dominoes.locate import MODEL_PATH as LOCATE_PATH
 from vision.dominoes.pips import MODEL_PATH as PIPS_PATH
 from vision.dominoes.pips import N_COUNTS, output_names
-from vision.dominoes.pips import to_tensor as pips_tensor
 from vision.dominoes.tile import CROP_SIZE, TileFrame, crop_tile
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.cards.artwork import FACE_CLASSES, CardFace
+from vision.crops import to_tensor
 from vision.geometry import portrait_order, quad_aspect, warp_quad
 from vision.onnx_session import load_session, quantized
 
@@ -29,19 +30,6 @@ MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "digit_cards.onnx"
 
 def crop_card(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     return warp_quad(image, quad, CROP_SIZE)
-
-
-def to_tensor(crops: list[np.ndarray] | np.ndarray) -> np.ndarray:
-    """uint8 BGR crops (N, H, W, 3) -> float32 (N, 3, H, W), each crop standardised on its own.
-
-    Per-crop standardisation takes out the exposure and colour of the light, which the model then need
-    not learn.
-    """
-    x = np.asarray(crops, dtype=np.float32)
-    mean = x.mean(axis=(1, 2, 3), keepdims=True)
-    std = x.std(axis=(1, 2, 3), keepdims=True)
-    x = (x - mean) / (std + 8.0)
-    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.cards.classify import to_tensor
+from vision.crops import to_tensor
 from vision.onnx_session import load_session
 
 CROP = 64  # the square the outline's neighbourhood is warped to

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.crops import to_tensor
 from vision.dominoes.detection import MAX_PIPS
 from vision.onnx_session import load_session, quantized
 
@@ -26,15 +27,6 @@ BLURRED_MODEL_PATH = MODEL_PATH.with_name("dominoes_pips_blurred.onnx")
 def output_names() -> list[str]:
     """The network's outputs in order, recorded in the model's manifest."""
     return [*(f"first:{n}" for n in range(N_COUNTS)), *(f"second:{n}" for n in range(N_COUNTS)), "tile"]
-
-
-def to_tensor(crops: list[np.ndarray] | np.ndarray) -> np.ndarray:
-    """uint8 BGR crops (N, H, W, 3) -> float32 (N, 3, H, W), each crop standardised on its own, which
-    takes out the light's exposure and colour."""
-    x = np.asarray(crops, dtype=np.float32)
-    mean = x.mean(axis=(1, 2, 3), keepdims=True)
-    std = x.std(axis=(1, 2, 3), keepdims=True)
-    return np.ascontiguousarray(((x - mean) / (std + 8.0)).transpose(0, 3, 1, 2))
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:
