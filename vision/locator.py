@@ -136,7 +136,7 @@ class LocatorNetwork:
         if buffer is None:
             if len(self._inputs) >= KEPT_INPUTS:
                 self._inputs.clear()
-            buffer = self._inputs.setdefault(canvas.shape, np.empty((1, 3, *canvas.shape[:2]), np.float32))
+            buffer = self._inputs[canvas.shape] = np.empty((1, 3, *canvas.shape[:2]), np.float32)
         return self.session.run(None, {self.input_name: to_input(canvas[None], buffer)})[0][0]
 
 
