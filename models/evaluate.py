@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
+from models.synth.degrade import Degradation, degrade
 from models.synth.scenes import Scene, render_scene
 from models.train_cards import training_spec
 from vision.cards.recognize import Card, CardRecognizer
@@ -69,19 +70,27 @@ def score_scene(scene: Scene, cards: list[Card]) -> CardScore:
     return score
 
 
-def evaluate_cards(scenes: int, seed: int, recognizer: CardRecognizer | None = None, quiet: bool = False) -> CardScore:
-    """Read held-out scenes from `seed` on one OpenCV thread (as the stick and domino evaluations do): its
-    threaded resampling differs in the last bit, and borderline readings with it, so figures would depend
-    on the machine's cores."""
+def evaluate_cards(
+    scenes: int,
+    seed: int,
+    recognizer: CardRecognizer | None = None,
+    quiet: bool = False,
+    worse: Degradation = Degradation.none,
+) -> CardScore:
+    """Read held-out scenes from `seed`, each made `worse` first (models/synth/degrade.py), on one OpenCV
+    thread (as the stick and domino evaluations do): its threaded resampling differs in the last bit, and
+    borderline readings with it, so figures would depend on the machine's cores."""
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
     try:
-        return _evaluate_cards(scenes, seed, recognizer, quiet)
+        return _evaluate_cards(scenes, seed, recognizer, quiet, worse)
     finally:
         cv2.setNumThreads(threads)
 
 
-def _evaluate_cards(scenes: int, seed: int, recognizer: CardRecognizer | None, quiet: bool) -> CardScore:
+def _evaluate_cards(
+    scenes: int, seed: int, recognizer: CardRecognizer | None, quiet: bool, worse: Degradation
+) -> CardScore:
     recognizer = recognizer or CardRecognizer()
     total = CardScore()
     kinds: dict[str, CardScore] = {}
@@ -90,11 +99,12 @@ def _evaluate_cards(scenes: int, seed: int, recognizer: CardRecognizer | None, q
         spec = training_spec(s, split="heldout")
         kind = spec.layout if spec.layout != "scatter" else ("close-up" if spec.card_px[0] >= 120 else "scatter")
         scene = render_scene(s, spec)
-        result = score_scene(scene, recognizer(scene.image))
+        result = score_scene(scene, recognizer(degrade(scene.image, worse, s)))
         total.add(result)
         kinds.setdefault(kind, CardScore()).add(result)
     if not quiet:
-        table = Table(title=f"Digit cards, {scenes} held-out scenes (seeds {seed}..{seed + scenes - 1})")
+        worsened = "" if worse == Degradation.none else f", made worse: {worse.value}"
+        table = Table(title=f"Digit cards, {scenes} held-out scenes (seeds {seed}..{seed + scenes - 1}{worsened})")
         for column in ("scenes", "cards", "found", "read right", "turned", "false detections"):
             table.add_column(column, justify="right")
         for name, sc in [*sorted(kinds.items()), ("all", total)]:

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
+from models.synth.degrade import Degradation, degrade
 from models.synth.dominoes import DominoScene, DominoSpec, render_dominoes
 from models.train_dominoes import training_spec
 from vision.dominoes import Domino, DominoRecognizer
@@ -132,9 +133,14 @@ class Evaluation:
 
 
 def evaluate_dominoes(
-    scenes: int = 40, seed: int = 50_000_000, recognizer: DominoRecognizer | None = None, quiet: bool = False
+    scenes: int = 40,
+    seed: int = 50_000_000,
+    recognizer: DominoRecognizer | None = None,
+    quiet: bool = False,
+    worse: Degradation = Degradation.none,
 ) -> Evaluation:
-    """Every scene is read twice and the second run timed, on one thread (OpenCV and ONNX Runtime)."""
+    """Every scene, made `worse` first (models/synth/degrade.py), is read twice and the second run timed, on
+    one thread (OpenCV and ONNX Runtime)."""
     cv2.setNumThreads(1)
     recognizer = recognizer or DominoRecognizer(threads=1)
     result = Evaluation(DominoScore(), {}, {}, None, None, {})
@@ -143,9 +149,10 @@ def evaluate_dominoes(
     for i in indices if quiet else track(indices, description="reading held-out scenes", console=Console(stderr=True)):
         kind, spec = evaluation_spec(i, seed)
         scene = render_dominoes(seed + i, spec)
-        recognizer(scene.image)  # warm the caches
+        image = degrade(scene.image, worse, seed + i)
+        recognizer(image)  # warm the caches
         t0, c0 = time.perf_counter(), time.thread_time()
-        dominoes, timing = recognizer.timed(scene.image)
+        dominoes, timing = recognizer.timed(image)
         t1, c1 = time.perf_counter(), time.thread_time()
         if len(scene.tiles) == 28:
             wall.append((t1 - t0) * 1000)
@@ -161,8 +168,9 @@ def evaluate_dominoes(
     return result
 
 
-def print_evaluation(result: Evaluation, scenes: int, seed: int) -> None:
-    table = Table(title=f"Dominoes, {scenes} held-out scenes (seeds {seed}..{seed + scenes - 1})")
+def print_evaluation(result: Evaluation, scenes: int, seed: int, worse: Degradation = Degradation.none) -> None:
+    worsened = "" if worse == Degradation.none else f", made worse: {worse.value}"
+    table = Table(title=f"Dominoes, {scenes} held-out scenes (seeds {seed}..{seed + scenes - 1}{worsened})")
     for column in ("scenes of", "tiles", "in pis", "found", "both halves right", "in pis right", "false detections"):
         table.add_column(column, justify="right")
     rows = [*sorted(result.kinds.items()), *sorted(result.tables.items()), ("all", result.total)]

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from models.synth.degrade import Degradation, degrade
 from models.synth.sticks import StickScene, StickSceneSpec, render_stick_scene
 from vision.sticks.detections import Polystick, Stick
 from vision.sticks.recognize import StickRecognizer
@@ -150,10 +151,12 @@ def evaluate_sticks(
     split: str = "heldout",
     recognizer: StickRecognizer | None = None,
     on_scene: Callable[[], None] | None = None,
+    worse: Degradation = Degradation.none,
 ) -> dict:
     """Read `scenes` held-out lattice layouts (cards 1..55 in turn), scenes // 3 illegal layouts and as many
-    pick-up-sticks heaps, seeds from `seed`; return the shares read right and the median CPU milliseconds
-    per frame with OpenCV on one thread. `on_scene` is called after each scene (a progress bar)."""
+    pick-up-sticks heaps, seeds from `seed`, each made `worse` first (models/synth/degrade.py); return the
+    shares read right and the median CPU milliseconds per frame with OpenCV on one thread. `on_scene` is
+    called after each scene (a progress bar)."""
     recognizer = recognizer or StickRecognizer()
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
@@ -161,9 +164,10 @@ def evaluate_sticks(
     try:
         for index in range(scene_count(scenes)):
             scene = render_stick_scene(seed + index, scene_spec(index, split, scenes))
+            image = degrade(scene.image, worse, seed + index)
             # CPU time: on a shared machine the wall clock also counts other programs' turns.
             start = time.process_time()
-            sticks, polysticks = recognizer(scene.image)
+            sticks, polysticks = recognizer(image)
             score.milliseconds.append((time.process_time() - start) * 1000)
             score_scene(score, scene, sticks, polysticks)
             if on_scene:

@@ -10,7 +10,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from models.synth.scenes import motion_kernel
+from models.synth.degrade import motion_kernel
 
 
 def motion_blurred(images: np.ndarray, rng: np.random.Generator, share: float, lengths: tuple[int, ...]) -> np.ndarray:

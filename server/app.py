@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import typer
 
+from models.synth.degrade import Degradation
 from vision.image_io import ImageLoadError, load_image
 from vision.sources import IMAGE_SUFFIXES
 
@@ -25,6 +26,12 @@ evaluate_app = typer.Typer(
 app.add_typer(judge_app, name="judge")
 app.add_typer(kit_app, name="kit")
 app.add_typer(evaluate_app, name="evaluate")
+# Every evaluation can read its renders made worse, as a poor webcam makes frames (models/synth/degrade.py).
+DEGRADE_OPTION = typer.Option(
+    Degradation.none,
+    help="Make each render worse first: jpeg (compressed again at quality 40), dim (light cut to 45 % with "
+    "sensor noise) or blur (the camera moving 11 px).",
+)
 
 
 def fail(message: str) -> None:

@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 from PIL import Image
 
+from models.synth.degrade import motion_kernel
 from models.synth.tables import HELDOUT_TABLES, TRAIN_TABLES, render_table
 from vision.cards.artwork import (
     CARD_MM,
@@ -351,14 +352,6 @@ def _paste_note(rng: random.Random, image: np.ndarray, quad: np.ndarray) -> None
     alpha = warped[..., 3:4] / 255.0
     roi = image[y0:y1, x0:x1]
     roi[:] = roi * (1 - alpha) + warped[..., 2::-1] * alpha
-
-
-def motion_kernel(length: int, degrees: float) -> np.ndarray:
-    """The blur of a camera moving `length` pixels (odd) at `degrees` during the exposure."""
-    kernel = np.zeros((length, length), np.float32)
-    kernel[length // 2] = 1 / length
-    rot = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), degrees, 1)
-    return cv2.warpAffine(kernel, rot, (length, length))
 
 
 def _photograph(rng: random.Random, nrng: np.random.Generator, image: np.ndarray) -> np.ndarray:

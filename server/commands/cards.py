@@ -8,8 +8,9 @@ from pathlib import Path
 import cv2
 import typer
 
+from models.synth.degrade import Degradation
 from rules.tempus import TempusError, TempusOptions, TempusVerdict, judge
-from server.app import evaluate_app, fail, judge_app, kit_app, load_photo
+from server.app import DEGRADE_OPTION, evaluate_app, fail, judge_app, kit_app, load_photo
 
 
 def _print_verdict(verdict: TempusVerdict, options: TempusOptions) -> None:
@@ -122,8 +123,9 @@ def kit_digits(
 def evaluate_cards(
     scenes: int = typer.Option(120, help="Held-out scenes to render and read."),
     seed: int = typer.Option(20_000_000, help="First scene seed (held-out seeds never overlap training)."),
+    degrade: Degradation = DEGRADE_OPTION,
 ) -> None:
     """Digit cards: share read right and false detections on held-out scenes."""
     from models.evaluate import evaluate_cards as run
 
-    run(scenes, seed)
+    run(scenes, seed, worse=degrade)

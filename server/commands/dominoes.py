@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import typer
 
-from server.app import app, evaluate_app, fail, judge_app, load_photo
+from models.synth.degrade import Degradation
+from server.app import DEGRADE_OPTION, app, evaluate_app, fail, judge_app, load_photo
 
 
 @app.command()
@@ -61,6 +62,7 @@ def evaluate_dominoes(
     scenes: int = typer.Option(40, help="Held-out scenes to render and read; half are tables of complete pis."),
     seed: int = typer.Option(50_000_000, help="First scene seed (held-out seeds never overlap training)."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
+    degrade: Degradation = DEGRADE_OPTION,
 ) -> None:
     """Dominoes: tiles with both halves read right, false detections, and speed on 28-tile frames."""
     from models.evaluate_dominoes import evaluate_dominoes as run
@@ -69,11 +71,11 @@ def evaluate_dominoes(
     if scenes < 1:
         fail("--scenes must be >= 1")
         raise typer.Exit(code=2)
-    result = run(scenes, seed)
+    result = run(scenes, seed, worse=degrade)
     if as_json:
         typer.echo(json.dumps(result.to_json()))
     else:
-        print_evaluation(result, scenes, seed)
+        print_evaluation(result, scenes, seed, degrade)
 
 
 @judge_app.command("seven-pis")

@@ -9,7 +9,8 @@ from typing import Any
 
 import typer
 
-from server.app import evaluate_app, fail, judge_app, kit_app, load_photo
+from models.synth.degrade import Degradation
+from server.app import DEGRADE_OPTION, evaluate_app, fail, judge_app, kit_app, load_photo
 
 SYMMETRY_HELP = "Rotations only: a mirror image is another card (the default counts turned or flipped)."
 
@@ -211,6 +212,7 @@ def evaluate_sticks(
     ),
     seed: int = typer.Option(1_000, help="First scene seed."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    degrade: Degradation = DEGRADE_OPTION,
 ) -> None:
     """Sticks: share of layouts read as the right card, broken layouts flagged, pick-up sticks counted, false
     detections and CPU milliseconds per frame, on held-out renders (stick styles and tables tuning never used)."""
@@ -225,7 +227,7 @@ def evaluate_sticks(
         raise typer.Exit(code=2)
     with Progress(console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task("reading sticks", total=scene_count(scenes))
-        summary = run(scenes, seed, on_scene=lambda: progress.advance(task))
+        summary = run(scenes, seed, on_scene=lambda: progress.advance(task), worse=degrade)
     if as_json:
         typer.echo(json.dumps(summary))
         return

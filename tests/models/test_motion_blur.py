@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.synth.scenes import motion_kernel
+from models.synth.degrade import motion_kernel
 from models.training import motion_blurred
 
 LENGTHS = st.sampled_from((3, 5, 7, 9, 11))

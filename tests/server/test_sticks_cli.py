@@ -137,3 +137,12 @@ def test_evaluate_sticks_reports_every_share() -> None:
     assert summary["lattice_scenes"] == 1 and summary["illegal_scenes"] == 1 and summary["pickup_scenes"] == 1
     for key in ("shape_accuracy", "illegal_flagged", "pickup_count_right", "stick_recall", "false_detection_rate"):
         assert 0.0 <= summary[key] <= 1.0
+
+
+def test_evaluate_reads_renders_made_worse_and_names_the_kinds_it_knows() -> None:
+    result = tableref("evaluate", "sticks", "--scenes", "1", "--json", "--degrade", "dim")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output.strip().splitlines()[-1])["lattice_scenes"] == 1
+    refused = tableref("evaluate", "sticks", "--scenes", "1", "--degrade", "fog")
+    assert refused.exit_code == 2
+    assert "fog" in refused.output and "jpeg" in refused.output

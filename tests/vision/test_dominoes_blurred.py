@@ -7,8 +7,8 @@ import cv2
 import pytest
 
 from models.evaluate_dominoes import evaluation_spec, score_scene
+from models.synth.degrade import motion_kernel
 from models.synth.dominoes import render_dominoes
-from models.synth.scenes import motion_kernel
 from vision.dominoes import DominoRecognizer
 from vision.dominoes.locate import TileLocator
 from vision.dominoes.pips import PipReader
