@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -11,7 +13,7 @@ from rich.progress import track
 from rich.table import Table
 
 from models.synth.degrade import Degradation, degrade
-from models.synth.scenes import Scene, render_scene
+from models.synth.scenes import Scene, render_scene, split_fonts
 from models.train_cards import training_spec
 from vision.cards.recognize import Card, CardRecognizer
 from vision.geometry import quad_iou
@@ -70,6 +72,14 @@ def score_scene(scene: Scene, cards: list[Card]) -> CardScore:
     return score
 
 
+def heldout_fonts() -> str:
+    """The held-out font files this machine renders with, and a fingerprint of their names and sizes: the
+    renders, and so the figures, depend on the fonts installed (scripts/system-packages.sh)."""
+    fonts = split_fonts("heldout")
+    listing = "\n".join(f"{Path(f).name}:{Path(f).stat().st_size}" for f in fonts)
+    return f"{len(fonts)} held-out font files, fingerprint {hashlib.sha256(listing.encode()).hexdigest()[:8]}"
+
+
 def evaluate_cards(
     scenes: int,
     seed: int,
@@ -118,6 +128,7 @@ def _evaluate_cards(
             )
         console = Console()
         console.print(table)
+        console.print(f"fonts: {heldout_fonts()} (figures compare between machines with the same fonts)")
         worst = sorted(total.confusions.items(), key=lambda kv: -kv[1])[:12]
         if worst:
             console.print("most frequent errors: " + ", ".join(f"{k} x{v}" for k, v in worst))
