@@ -1,15 +1,19 @@
 """The locator networks' shared decoding (vision/locator.py): letterboxing, grid cells, doubled angles."""
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from vision.cards.centres import CardLocator
 from vision.locator import (
+    FLAT_SPREAD,
     INPUT_SCALE,
     KEPT_INPUTS,
+    MAX_GAIN,
     cell_of,
     doubled,
+    flat_gain,
     letterbox,
     peaks,
     pixel_of,
@@ -73,6 +77,26 @@ def test_a_network_reading_frames_of_several_shapes_answers_each_as_a_fresh_one(
     shapes = [(368, 640), (272, 480), (368, 640), (96, 160), (64, 64), (128, 96), (368, 640)]
     for h, w in shapes:
         canvas = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
-        expected = network.session.run(None, {network.input_name: to_input(canvas[None])})[0][0]
+        expected = network.session.run(None, {network.input_name: to_input(canvas[None], lift_flat=True)})[0][0]
         assert np.array_equal(network.maps(canvas), expected)
     assert len(network._inputs) <= KEPT_INPUTS
+
+
+@given(st.integers(0, 255), st.integers(0, 80), st.integers(0, 2**32 - 1))
+def test_a_flat_frame_is_read_with_its_gain_raised_and_no_other(level: int, reach: int, seed: int) -> None:
+    """Frames of every spread: under FLAT_SPREAD the input is stretched to that spread (at most MAX_GAIN
+    times); any other frame is read exactly as training reads it."""
+    rng = np.random.default_rng(seed)
+    canvas = np.clip(level + rng.integers(-reach, reach + 1, (24, 32, 3)), 0, 255).astype(np.uint8)
+    plain, lifted = to_input(canvas[None]), to_input(canvas[None], lift_flat=True)
+    spread = float(canvas.astype(np.float64).std())
+    gain = flat_gain(canvas)
+    assert 1.0 <= gain <= MAX_GAIN
+    if spread >= FLAT_SPREAD:
+        assert gain == 1.0 and np.array_equal(lifted, plain)
+    else:
+        assert gain == pytest.approx(min(FLAT_SPREAD / max(spread, 1e-3), MAX_GAIN), rel=1e-4)
+        assert np.allclose(lifted, plain * gain, atol=1e-5)
+        assert float(lifted.std()) * INPUT_SCALE == pytest.approx(
+            min(FLAT_SPREAD, spread * MAX_GAIN), rel=1e-3, abs=1e-3
+        )
