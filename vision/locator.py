@@ -17,10 +17,9 @@ import numpy as np
 from vision.onnx_session import load_session
 
 INPUT_SCALE = 64.0
-# A frame spread less than FLAT_SPREAD grey levels about its mean (a dim room, dark sticks on a black table)
-# is read with its gain raised to that spread, at most MAX_GAIN times: the networks trained on frames of
-# ordinary contrast and saw too little in such frames. On dim renders (light cut to 45 %, sensor noise) it
-# read 17 cards, 18 tiles and 7 stick layouts more, and about as many on the plain held-out sets.
+# A frame spread less than FLAT_SPREAD grey levels about its mean (a dim room) can be read with its gain
+# raised to that spread, at most MAX_GAIN times: the networks trained on frames of ordinary contrast and see
+# too little in such frames (LocatorNetwork.lift_flat).
 FLAT_SPREAD = 30.0
 MAX_GAIN = 4.0
 KEPT_INPUTS = 4  # input arrays a network keeps for reuse (LocatorNetwork.maps)
@@ -134,6 +133,8 @@ def peaks(logits: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray,
 class LocatorNetwork:
     """A locator network, loaded once and checked against the maps and input size its caller decodes."""
 
+    lift_flat = False  # read a flat frame at a raised gain (`flat_gain`); the card locator does
+
     def __init__(
         self, model_path: Path, channels: tuple[str, ...], input_size: tuple[int, int], trainer: str, threads: int = 1
     ) -> None:
@@ -154,7 +155,7 @@ class LocatorNetwork:
             if len(self._inputs) >= KEPT_INPUTS:
                 self._inputs.clear()
             buffer = self._inputs[canvas.shape] = np.empty((1, 3, *canvas.shape[:2]), np.float32)
-        return self.session.run(None, {self.input_name: to_input(canvas[None], buffer, lift_flat=True)})[0][0]
+        return self.session.run(None, {self.input_name: to_input(canvas[None], buffer, self.lift_flat)})[0][0]
 
 
 def read_peaks(output: np.ndarray, stride: int, threshold: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

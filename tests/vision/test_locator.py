@@ -100,3 +100,16 @@ def test_a_flat_frame_is_read_with_its_gain_raised_and_no_other(level: int, reac
         assert float(lifted.std()) * INPUT_SCALE == pytest.approx(
             min(FLAT_SPREAD, spread * MAX_GAIN), rel=1e-3, abs=1e-3
         )
+
+
+def test_only_the_card_locator_reads_a_flat_frame_at_a_raised_gain() -> None:
+    """The tile and stick locators lost as much as they gained from it (vision/cards/centres.py says how)."""
+    from vision.dominoes.locate import TileLocator
+    from vision.sticks.locate import StickLocator
+
+    rng = np.random.default_rng(5)
+    dim = np.clip(40 + rng.normal(0, 6, (368, 640, 3)), 0, 255).astype(np.uint8)  # the tile and stick input
+    assert flat_gain(dim) > 1
+    for network, lifted in ((CardLocator(), True), (TileLocator(), False), (StickLocator(), False)):
+        wanted = network.session.run(None, {network.input_name: to_input(dim[None], lift_flat=lifted)})[0][0]
+        assert np.array_equal(network.maps(dim), wanted)
