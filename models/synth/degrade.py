@@ -4,7 +4,8 @@ A render is already photographed (light, glare, blur, noise, JPEG at quality 45-
 These go past that, one kind at a time, so an evaluation says how much each costs:
 - `jpeg`: compressed once more at quality 40, as a webcam's stream or a messaging app does;
 - `dim`: the light cut to 45 % and sensor noise of sigma 6 added, as in a dim room at high gain;
-- `blur`: the camera moving 11 px at a random angle during the exposure.
+- `blur`: the camera moving 11 px at a random angle during the exposure;
+- `soft`: out of focus, a Gaussian blur of sigma 2 px, as a cheap webcam's fixed focus gives close up.
 Each is a pure function of the frame and the scene's seed.
 """
 
@@ -19,6 +20,7 @@ JPEG_QUALITY = 40
 DIM_LIGHT = 0.45
 DIM_NOISE = 6.0
 BLUR_LENGTH = 11
+SOFT_SIGMA = 2.0
 
 
 class Degradation(StrEnum):
@@ -26,6 +28,7 @@ class Degradation(StrEnum):
     jpeg = "jpeg"
     dim = "dim"
     blur = "blur"
+    soft = "soft"
 
 
 def motion_kernel(length: int, degrees: float) -> np.ndarray:
@@ -47,4 +50,6 @@ def degrade(image: np.ndarray, how: Degradation, seed: int) -> np.ndarray:
         return np.clip(image.astype(np.float32) * DIM_LIGHT + noise, 0, 255).astype(np.uint8)
     if how == Degradation.blur:
         return cv2.filter2D(image, -1, motion_kernel(BLUR_LENGTH, float(rng.uniform(0, 180))))
+    if how == Degradation.soft:
+        return cv2.GaussianBlur(image, (0, 0), SOFT_SIGMA)
     return image

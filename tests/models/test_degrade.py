@@ -50,3 +50,9 @@ def test_blur_smears_the_frame_along_a_seeded_direction(frame: np.ndarray) -> No
     one, other = degrade(frame, Degradation.blur, 1), degrade(frame, Degradation.blur, 2)
     assert sharpness(one) < 0.5 * sharpness(frame)
     assert not np.array_equal(one, other)
+
+
+def test_soft_blurs_the_same_way_whatever_the_seed(frame: np.ndarray) -> None:
+    soft = degrade(frame, Degradation.soft, 1)
+    assert sharpness(soft) < 0.5 * sharpness(frame)
+    np.testing.assert_array_equal(soft, degrade(frame, Degradation.soft, 2))
