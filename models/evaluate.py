@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
-from models.synth.degrade import Degradation, degrade
+from models.synth.degrade import Degradation, degrade, worsened
 from models.synth.scenes import Scene, render_scene, split_fonts
 from models.train_cards import training_spec
 from vision.cards.recognize import Card, CardRecognizer
@@ -113,8 +113,8 @@ def _evaluate_cards(
         total.add(result)
         kinds.setdefault(kind, CardScore()).add(result)
     if not quiet:
-        worsened = "" if worse == Degradation.none else f", made worse: {worse.value}"
-        table = Table(title=f"Digit cards, {scenes} held-out scenes (seeds {seed}..{seed + scenes - 1}{worsened})")
+        seeds = f"seeds {seed}..{seed + scenes - 1}{worsened(worse)}"
+        table = Table(title=f"Digit cards, {scenes} held-out scenes ({seeds})")
         for column in ("scenes", "cards", "found", "read right", "turned", "false detections"):
             table.add_column(column, justify="right")
         for name, sc in [*sorted(kinds.items()), ("all", total)]:

@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
-from models.synth.degrade import Degradation, degrade
+from models.synth.degrade import Degradation, degrade, worsened
 from models.synth.dominoes import DominoScene, DominoSpec, render_dominoes
 from models.train_dominoes import training_spec
 from vision.dominoes import Domino, DominoRecognizer
@@ -169,8 +169,7 @@ def evaluate_dominoes(
 
 
 def print_evaluation(result: Evaluation, scenes: int, seed: int, worse: Degradation = Degradation.none) -> None:
-    worsened = "" if worse == Degradation.none else f", made worse: {worse.value}"
-    table = Table(title=f"Dominoes, {scenes} held-out scenes (seeds {seed}..{seed + scenes - 1}{worsened})")
+    table = Table(title=f"Dominoes, {scenes} held-out scenes (seeds {seed}..{seed + scenes - 1}{worsened(worse)})")
     for column in ("scenes of", "tiles", "in pis", "found", "both halves right", "in pis right", "false detections"):
         table.add_column(column, justify="right")
     rows = [*sorted(result.kinds.items()), *sorted(result.tables.items()), ("all", result.total)]

@@ -39,6 +39,11 @@ def motion_kernel(length: int, degrees: float) -> np.ndarray:
     return cv2.warpAffine(kernel, rot, (length, length))
 
 
+def worsened(how: Degradation) -> str:
+    """What an evaluation's title adds for frames made worse: nothing for `none`."""
+    return "" if how == Degradation.none else f", made worse: {how.value}"
+
+
 def degrade(image: np.ndarray, how: Degradation, seed: int) -> np.ndarray:
     """`image` (uint8 BGR) made worse in the way `how` names; the noise and the blur's angle follow `seed`."""
     rng = np.random.default_rng(seed)

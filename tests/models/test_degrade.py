@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.synth.degrade import DIM_LIGHT, Degradation, degrade
+from models.synth.degrade import DIM_LIGHT, Degradation, degrade, worsened
 from models.synth.scenes import render_scene
 from models.train_cards import training_spec
 
@@ -56,3 +56,8 @@ def test_soft_blurs_the_same_way_whatever_the_seed(frame: np.ndarray) -> None:
     soft = degrade(frame, Degradation.soft, 1)
     assert sharpness(soft) < 0.5 * sharpness(frame)
     np.testing.assert_array_equal(soft, degrade(frame, Degradation.soft, 2))
+
+
+def test_only_frames_made_worse_are_named_in_a_title() -> None:
+    assert worsened(Degradation.none) == ""
+    assert all(how.value in worsened(how) for how in Degradation if how != Degradation.none)
