@@ -13,6 +13,7 @@ from calibration.topdown import TopDownView, read_cards
 from vision.cards.recognize import SURE, Card, CardRecognizer
 from vision.dominoes import DominoRecognizer
 from vision.geometry import points_in_quads
+from vision.sharpen import FocusGauge
 from vision.sticks import StickRecognizer
 
 
@@ -70,8 +71,9 @@ class TableReader:
         if unknown:
             raise ValueError(f"unknown kind {sorted(unknown)[0]!r}; choose from {', '.join(KINDS)}")
         self.cards = CardRecognizer() if "cards" in kinds else None
-        self.dominoes = DominoRecognizer() if "dominoes" in kinds else None
-        self.sticks = StickRecognizer() if "sticks" in kinds else None
+        focus = FocusGauge()  # one frame's softness, measured once for both readers
+        self.dominoes = DominoRecognizer(focus=focus) if "dominoes" in kinds else None
+        self.sticks = StickRecognizer(focus=focus) if "sticks" in kinds else None
 
     def read(self, image: np.ndarray, source: str = "", topdown: TopDownView | None = None) -> TableReading:
         """With a `topdown` view of the calibrated mat, cards are also read from above (more are found)."""

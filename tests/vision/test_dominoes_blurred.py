@@ -6,8 +6,9 @@ import random
 import cv2
 import pytest
 
-from models.evaluate_dominoes import evaluation_spec, score_scene
-from models.synth.degrade import motion_kernel
+import vision.sharpen as sharpen
+from models.evaluate_dominoes import evaluate_dominoes, evaluation_spec, score_scene
+from models.synth.degrade import Degradation, motion_kernel
 from models.synth.dominoes import render_dominoes
 from vision.dominoes import DominoRecognizer
 from vision.dominoes.locate import TileLocator
@@ -47,3 +48,16 @@ def test_blurred_frames_are_read_better_by_the_blurred_reader_and_locator(blurre
     assert right["blurred reader"] >= right["first networks"] + 0.03 * tiles, (right, tiles)
     assert right["both"] >= right["blurred reader"] + 0.01 * tiles, (right, tiles)
     assert false["both"] <= false["first networks"] + 1, false
+
+
+@pytest.mark.slow
+def test_soft_frames_are_read_better_sharpened(monkeypatch) -> None:
+    """Twenty held-out scenes out of focus (a Gaussian blur of sigma 2 px): the tile reader's focus gauge
+    sharpens them, and more tiles are read right than without it (328 of 398 against 305 when written,
+    false detections 4 against 7)."""
+    with_gauge = evaluate_dominoes(20, 50_000_000, DominoRecognizer(), quiet=True, worse=Degradation.soft)
+    monkeypatch.setattr(sharpen.FocusGauge, "sharpened_if_soft", lambda self, frame: frame)
+    without = evaluate_dominoes(20, 50_000_000, DominoRecognizer(), quiet=True, worse=Degradation.soft)
+    gained = with_gauge.total.read_right - without.total.read_right
+    assert gained >= 10, (with_gauge.total.read_right, without.total.read_right)
+    assert with_gauge.total.false_detections <= without.total.false_detections + 1

@@ -1,4 +1,5 @@
-"""The card reader's unsharp mask (vision/sharpen.py): soft frames read better, flat ones left alone."""
+"""The unsharp mask (vision/sharpen.py): soft frames read better, flat ones left alone, and the focus gauge
+that tells the tile and stick readers which frames are soft."""
 
 import cv2
 import numpy as np
@@ -8,10 +9,14 @@ from hypothesis import strategies as st
 
 import vision.cards.recognize as recognize
 from models.evaluate import evaluate_cards
-from models.synth.degrade import Degradation
+from models.evaluate_dominoes import evaluation_spec
+from models.evaluate_sticks import scene_spec
+from models.synth.degrade import Degradation, degrade
+from models.synth.dominoes import render_dominoes
+from models.synth.sticks import render_stick_scene
 from vision.cards.recognize import CardRecognizer
 from vision.locator import flat_gain
-from vision.sharpen import sharpened
+from vision.sharpen import SOFT_BELOW, FocusGauge, sharpened
 
 
 def sharpness(image: np.ndarray) -> float:
@@ -43,3 +48,50 @@ def test_soft_frames_are_read_better_sharpened(monkeypatch) -> None:
     without = evaluate_cards(120, 20_000_000, recognizer, quiet=True, worse=Degradation.soft)
     assert with_mask.read_right >= without.read_right + 15, (with_mask.read_right, without.read_right)
     assert with_mask.false_detections <= without.false_detections + 1
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.floats(1.0, 3.0))
+def test_a_frame_out_of_focus_measures_softer(seed: int, sigma: float) -> None:
+    """Whatever shapes a frame shows, a frame in focus measures SOFT_BELOW or more, and defocus lowers it.
+    (Where defocus brings it under SOFT_BELOW depends on the edges' contrast: the held-out renders below.)"""
+    rng = np.random.default_rng(seed)
+    frame = np.full((120, 160, 3), rng.integers(40, 200), np.uint8)
+    for _ in range(int(rng.integers(3, 12))):
+        corner = rng.integers(0, (160, 120))
+        size = rng.integers(8, 60, 2)
+        colour = tuple(int(c) for c in rng.integers(0, 256, 3))
+        cv2.rectangle(frame, tuple(int(c) for c in corner), tuple(int(c) for c in corner + size), colour, -1)
+    frame = np.clip(frame + rng.normal(0, 2, frame.shape), 0, 255).astype(np.uint8)
+    gauge = FocusGauge()
+    soft = cv2.GaussianBlur(frame, (0, 0), sigma)
+    assert gauge.softness(soft) < gauge.softness(frame)
+    assert gauge.softness(frame) >= SOFT_BELOW
+
+
+def test_held_out_renders_are_told_soft_or_in_focus() -> None:
+    """Held-out tile and stick frames, rendered and then out of focus by sigma 2 (`--degrade soft`): the
+    gauge sharpens the soft tile frames and leaves nearly all the frames in focus alone. Low-contrast stick
+    frames out of focus can measure as in focus (7 of 60 when written), so they are not counted."""
+    gauge = FocusGauge()
+    frames = [render_dominoes(50_000_000 + i, evaluation_spec(i, 50_000_000)[1]).image for i in range(10)]
+    frames += [render_stick_scene(1000 + 3 * i, scene_spec(3 * i, "heldout", 330)).image for i in range(10)]
+    in_focus = [gauge.softness(frame) for frame in frames]
+    soft_tiles = [gauge.softness(degrade(frame, Degradation.soft, 0)) for frame in frames[:10]]
+    assert sum(s < SOFT_BELOW for s in in_focus) <= 2, in_focus
+    assert all(s < SOFT_BELOW for s in soft_tiles), soft_tiles
+
+
+def test_the_gauge_answers_once_per_frame(monkeypatch) -> None:
+    """The table reader's tile and stick readers share a gauge: a frame is measured (and sharpened) once."""
+    squares = (np.indices((90, 120)) // 15).sum(axis=0) % 2
+    frame = cv2.GaussianBlur(np.repeat(squares[..., None] * 160 + 40, 3, axis=2).astype(np.uint8), (0, 0), 2.5)
+    gauge = FocusGauge()
+    calls = []
+    measure = gauge.softness
+    monkeypatch.setattr(gauge, "softness", lambda f: calls.append(f) or measure(f))
+    first = gauge.sharpened_if_soft(frame)
+    assert gauge.sharpened_if_soft(frame) is first and len(calls) == 1
+    assert first is not frame and sharpness(first) > sharpness(frame)
+    other = frame.copy()
+    assert gauge.sharpened_if_soft(other) is not first and len(calls) == 2
