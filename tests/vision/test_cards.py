@@ -11,7 +11,7 @@ from models.synth.scenes import Scene, SceneSpec, TruthCard, render_scene
 from models.train_cards import training_spec
 from vision.cards.artwork import FACE_CLASSES, CardFace
 from vision.cards.classify import Reading
-from vision.cards.recognize import CardRecognizer, select_cards
+from vision.cards.recognize import Card, CardRecognizer, select_cards
 
 # The README's held-out set: read once per test run, judged three ways.
 HELDOUT_SCENES, HELDOUT_FIRST_SEED = 120, 20_000_000
@@ -80,6 +80,22 @@ def test_selection_prefers_the_outer_outline_of_one_card() -> None:
 def test_selection_keeps_the_confident_reading_when_two_disagree() -> None:
     a, b = _reading(CardFace("digit", (1,)), 1.0, 0.7), _reading(CardFace("digit", (7,)), 1.0, 0.95)
     assert [c.face for c in select_cards([a, b])] == [b.face]
+
+
+def test_an_unsure_reading_far_smaller_than_a_card_is_dropped(recognizer: CardRecognizer, monkeypatch) -> None:
+    """Cards are 60 px long and up: an unsure reading 30 px long is the cloth's print, a sure one is kept,
+    and so is an unsure one of a card's size."""
+    one, two, three = (CardFace("digit", (d,)) for d in (1, 2, 3))
+    small = 30 / 176  # _reading's outline is 176 px long at scale 1
+    found = [
+        Card(one, _reading(one, small, 0.6).corners, 0.6),
+        Card(two, _reading(two, small, 0.97).corners + 300, 0.97),
+        Card(three, _reading(three, 0.5, 0.6).corners - 300, 0.6),
+    ]
+    monkeypatch.setattr(recognizer, "_look", lambda image: (found, {}))
+    monkeypatch.setattr(recognizer, "from_above", lambda image, cards: [])
+    cards, _ = recognizer.timed(np.zeros((720, 1280, 3), np.uint8))
+    assert [c.face for c in cards] == [two, three]
 
 
 def test_the_play_mat_alone_has_no_cards(recognizer: CardRecognizer) -> None:

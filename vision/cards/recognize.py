@@ -22,6 +22,7 @@ from vision.geometry import (
     points_in_quads,
     polygon_area,
     quad_iou,
+    side_lengths,
     steep_view,
     to_plane,
     warped,
@@ -43,6 +44,10 @@ NEIGHBOUR_HEAT = 0.1  # least locator heat at a neighbour's centre worth a look
 REREAD_FROM = 0.05  # face confidence of a near miss worth a second read
 SURE = 0.9  # a reading this confident settles its card: outlines inside it are not read
 RIM_MIN = 10.0  # least colour step across the outline of a reading the classifier is not SURE of
+# Cards are 60 px tall and up in the pictures the reader is made for. A reading the classifier is not SURE
+# of, on an outline under 0.6 of that, is the cloth's print read as a card (four on one held-out scene); a
+# true card's outline read short still fits it (a 59 px Starter read at 39 px, IoU 0.57).
+SMALLEST_CARD = 36.0  # px, the outline's longer sides' mean
 RESIZE_LIMIT = 6  # unread locator peaks a picture, the surest first, outlined again at a read card's size
 # Where the cards read are this short in the locator's input (px, their median), the frame gets a closer look
 # at ZOOM times the locator's scale: on busy cloths the locator gave small cards no peak, and gave them plain
@@ -146,6 +151,12 @@ def _rescaled(direction: np.ndarray, length: np.ndarray) -> np.ndarray:
     return direction * (np.linalg.norm(length) / np.linalg.norm(direction))
 
 
+def _length(quad: np.ndarray) -> float:
+    """An outline's length: the mean of its longer pair of opposite sides."""
+    sides = side_lengths(quad)
+    return float(max(sides[0] + sides[2], sides[1] + sides[3]) / 2)
+
+
 def _rimmed(image: np.ndarray, card: Card) -> bool:
     return card.confidence >= SURE or rim_contrast(image, card.corners) >= RIM_MIN
 
@@ -183,7 +194,7 @@ class CardRecognizer:
         t0 = time.perf_counter()
         cards = cards + self.from_above(image, cards)
         timing["above_ms"] = (time.perf_counter() - t0) * 1000
-        return cards, timing
+        return [card for card in cards if card.confidence >= SURE or _length(card.corners) >= SMALLEST_CARD], timing
 
     def from_above(self, image: np.ndarray, cards: list[Card]) -> list[Card]:
         """The cards a second look finds, apart from `cards`, where the cards read tell a camera tilted STEEP
