@@ -7,6 +7,9 @@ sharpened, so they sharpen only a soft one (`FocusGauge`).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import cv2
 import numpy as np
 
@@ -38,7 +41,7 @@ class FocusGauge:
 
     def __init__(self) -> None:
         self._arrays: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
-        self._last: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
+        self._held: list[tuple[np.ndarray, np.ndarray]] | None = None  # inside `one_frame`: (frame, answer)
 
     def softness(self, frame: np.ndarray) -> float:
         """How much of its edges' detail a frame keeps at the finest scale: at its sharpest edges, the grey
@@ -57,11 +60,24 @@ class FocusGauge:
         return _top_level(fine) / max(_top_level(coarse), 1e-3)
 
     def sharpened_if_soft(self, frame: np.ndarray) -> np.ndarray:
-        """`frame` sharpened (`sharpened`) if it is soft (`softness` under SOFT_BELOW), else as it is. The
-        answer for the frame last asked about is kept: the table reader's tile and stick readers share a gauge."""
-        if frame is not self._last[0]:
-            self._last = (frame, sharpened(frame) if self.softness(frame) < SOFT_BELOW else frame)
-        return self._last[1]
+        """`frame` sharpened (`sharpened`) if it is soft (`softness` under SOFT_BELOW), else as it is."""
+        if self._held is not None and self._held and self._held[0][0] is frame:
+            return self._held[0][1]
+        answer = sharpened(frame) if self.softness(frame) < SOFT_BELOW else frame
+        if self._held is not None:
+            self._held[:] = [(frame, answer)]
+        return answer
+
+    @contextmanager
+    def one_frame(self) -> Iterator[None]:
+        """Within it, a frame asked about again gets the first answer: the table reader's tile and stick
+        readers share a gauge, so each frame is measured and sharpened once. Outside it every call measures
+        (a benchmark reading one picture over and over pays every time, as a live frame does)."""
+        self._held = []
+        try:
+            yield
+        finally:
+            self._held = None
 
 
 def _top_level(difference: np.ndarray) -> float:

@@ -71,12 +71,16 @@ class TableReader:
         if unknown:
             raise ValueError(f"unknown kind {sorted(unknown)[0]!r}; choose from {', '.join(KINDS)}")
         self.cards = CardRecognizer() if "cards" in kinds else None
-        focus = FocusGauge()  # one frame's softness, measured once for both readers
-        self.dominoes = DominoRecognizer(focus=focus) if "dominoes" in kinds else None
-        self.sticks = StickRecognizer(focus=focus) if "sticks" in kinds else None
+        self.focus = FocusGauge()  # shared, so a frame's softness is measured once for both readers
+        self.dominoes = DominoRecognizer(focus=self.focus) if "dominoes" in kinds else None
+        self.sticks = StickRecognizer(focus=self.focus) if "sticks" in kinds else None
 
     def read(self, image: np.ndarray, source: str = "", topdown: TopDownView | None = None) -> TableReading:
         """With a `topdown` view of the calibrated mat, cards are also read from above (more are found)."""
+        with self.focus.one_frame():
+            return self._read(image, source, topdown)
+
+    def _read(self, image: np.ndarray, source: str, topdown: TopDownView | None) -> TableReading:
         h, w = image.shape[:2]
         reading = TableReading(source, w, h)
         if self.cards:

@@ -82,16 +82,20 @@ def test_held_out_renders_are_told_soft_or_in_focus() -> None:
     assert all(s < SOFT_BELOW for s in soft_tiles), soft_tiles
 
 
-def test_the_gauge_answers_once_per_frame(monkeypatch) -> None:
-    """The table reader's tile and stick readers share a gauge: a frame is measured (and sharpened) once."""
+def test_the_gauge_answers_once_per_frame_within_one_reading(monkeypatch) -> None:
+    """The table reader's tile and stick readers share a gauge: within one reading a frame is measured (and
+    sharpened) once; outside it every call measures, as every live frame is new."""
     squares = (np.indices((90, 120)) // 15).sum(axis=0) % 2
     frame = cv2.GaussianBlur(np.repeat(squares[..., None] * 160 + 40, 3, axis=2).astype(np.uint8), (0, 0), 2.5)
     gauge = FocusGauge()
     calls = []
     measure = gauge.softness
     monkeypatch.setattr(gauge, "softness", lambda f: calls.append(f) or measure(f))
-    first = gauge.sharpened_if_soft(frame)
-    assert gauge.sharpened_if_soft(frame) is first and len(calls) == 1
-    assert first is not frame and sharpness(first) > sharpness(frame)
-    other = frame.copy()
-    assert gauge.sharpened_if_soft(other) is not first and len(calls) == 2
+    with gauge.one_frame():
+        first = gauge.sharpened_if_soft(frame)
+        assert gauge.sharpened_if_soft(frame) is first and len(calls) == 1
+        assert first is not frame and sharpness(first) > sharpness(frame)
+        assert gauge.sharpened_if_soft(frame.copy()) is not first and len(calls) == 2
+    gauge.sharpened_if_soft(frame)
+    gauge.sharpened_if_soft(frame)
+    assert len(calls) == 4
