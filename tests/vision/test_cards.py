@@ -2,6 +2,7 @@
 
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
 
@@ -75,6 +76,29 @@ def test_selection_prefers_the_outer_outline_of_one_card() -> None:
     assert len(cards) == 1
     assert np.allclose(cards[0].corners, outer.corners)
     assert cards[0].confidence == pytest.approx(0.99)
+
+
+@pytest.mark.parametrize("outer_more_sure", [False, True])
+def test_selection_takes_the_outline_with_the_rim(outer_more_sure: bool) -> None:
+    """Two outlines of one card read alike: the outer one is the card where a panel is printed inside it, but
+    where the outer one only grows the card onto the table (its rim far weaker), the inner one is the card."""
+    seven = CardFace("digit", (7,))
+    card, grown, panel = _reading(seven, 1.0, 0.9), _reading(seven, 1.4, 0.9), _reading(seven, 0.7, 0.9)
+    table = np.full((1000, 1000, 3), 40, np.uint8)
+    cv2.fillConvexPoly(table, card.corners.astype(np.int32), (235, 235, 235))
+    printed = table.copy()
+    cv2.fillConvexPoly(printed, panel.corners.astype(np.int32), (160, 60, 20))
+    sure, unsure = (0.99, 0.9) if outer_more_sure else (0.9, 0.99)
+
+    def pick(image: np.ndarray | None, inner: Reading, outer: Reading) -> np.ndarray:
+        readings = [replace(inner, confidence=unsure), replace(outer, confidence=sure)]
+        (chosen,) = select_cards(readings, image)
+        assert chosen.confidence == pytest.approx(0.99)  # the surer reading's confidence, either outline
+        return chosen.corners
+
+    assert np.allclose(pick(table, card, grown), card.corners)
+    assert np.allclose(pick(printed, panel, card), card.corners)
+    assert np.allclose(pick(None, card, grown), grown.corners)  # without the picture, the outer one
 
 
 def test_selection_keeps_the_confident_reading_when_two_disagree() -> None:

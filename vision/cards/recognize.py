@@ -44,6 +44,10 @@ NEIGHBOUR_HEAT = 0.1  # least locator heat at a neighbour's centre worth a look
 REREAD_FROM = 0.05  # face confidence of a near miss worth a second read
 SURE = 0.9  # a reading this confident settles its card: outlines inside it are not read
 RIM_MIN = 10.0  # least colour step across the outline of a reading the classifier is not SURE of
+# Of two outlines of one card read alike, the outer one is the card (a panel is printed inside it) unless
+# its rim is under this share of the inner one's: then it is the card grown onto the table (a light card on a
+# dark top: rims 9 against 86). At 0.25 or more, cards with panels on pale tables lost to their panels.
+OUTER_RIM_SHARE = 0.15
 # Cards are 60 px tall and up in the pictures the reader is made for. A reading the classifier is not SURE
 # of, on an outline under 0.6 of that, is the cloth's print read as a card (four on one held-out scene); a
 # true card's outline read short still fits it (a 59 px Starter read at 39 px, IoU 0.57).
@@ -104,9 +108,10 @@ def _same_card(a: np.ndarray, b: np.ndarray) -> bool:
     return quad_iou(a, b) > 0.3 or point_in_quad(a.mean(axis=0), b) or point_in_quad(b.mean(axis=0), a)
 
 
-def select_cards(readings: list[Reading]) -> list[Card]:
+def select_cards(readings: list[Reading], image: np.ndarray | None = None) -> list[Card]:
     """Keep the most confident reading of each card; prefer the outer outline when a printed frame or panel
-    inside the card was read the same way."""
+    inside the card was read the same way. With the `image`, an outer outline whose rim is far weaker than
+    the inner one's (OUTER_RIM_SHARE) is the card's outline grown onto the table, and the inner one stays."""
     kept: list[Reading] = []
     for reading in sorted(readings, key=lambda r: -r.confidence):
         if reading.confidence < MIN_CONFIDENCE:
@@ -114,11 +119,19 @@ def select_cards(readings: list[Reading]) -> list[Card]:
         clash = next((i for i, k in enumerate(kept) if _same_card(k.corners, reading.corners)), None)
         if clash is None:
             kept.append(reading)
-        elif kept[clash].face == reading.face and polygon_area(reading.corners) > polygon_area(kept[clash].corners):
+        elif kept[clash].face == reading.face:
             holder = kept[clash]
-            if point_in_quad(holder.corners.mean(axis=0), reading.corners):
-                kept[clash] = Reading(reading.face, reading.corners, holder.confidence)
+            outer, inner = sorted((reading, holder), key=lambda r: -polygon_area(r.corners))
+            if point_in_quad(inner.corners.mean(axis=0), outer.corners):
+                card = outer if _rim_holds(image, outer, inner) else inner
+                kept[clash] = Reading(card.face, card.corners, holder.confidence)
     return [Card(r.face, r.corners, r.confidence) for r in kept]
+
+
+def _rim_holds(image: np.ndarray | None, outer: Reading, inner: Reading) -> bool:
+    if image is None:
+        return True
+    return rim_contrast(image, outer.corners) >= OUTER_RIM_SHARE * rim_contrast(image, inner.corners)
 
 
 def neighbour_quads(card: Card) -> list[np.ndarray]:
@@ -244,7 +257,7 @@ class CardRecognizer:
         """The cards among the outlines, apart from `cards` already read: one reading per card, and the
         outlines the classifier doubted read again on refined corners."""
         readings = [r for r in self.read_nested(image, quads) if r is not None]
-        found = [c for c in select_cards([r for r in readings if not r.rejected]) if _rimmed(image, c)]
+        found = [c for c in select_cards([r for r in readings if not r.rejected], image) if _rimmed(image, c)]
         doubtful = [r.corners for r in readings if r.rejected or r.confidence < MIN_CONFIDENCE]
         found = found + self.reread(image, doubtful, cards + found)
         h, w = image.shape[:2]
@@ -271,7 +284,7 @@ class CardRecognizer:
         h, w = image.shape[:2]
         left = [q for q in doubtful if _free(q, cards, (w, h))]
         readings = self.classifier.read(image, self.corners.refine(image, left))
-        found = select_cards([r for r in readings if r is not None])
+        found = select_cards([r for r in readings if r is not None], image)
         return [c for c in found if _free(c.corners, cards, (w, h)) and _rimmed(image, c)]
 
     def read_resized(self, image: np.ndarray, scored: list[tuple[float, np.ndarray]], cards: list[Card]) -> list[Card]:
