@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import to_plane
+from vision.locator import flat_gain
 from vision.sharpen import FocusGauge
 from vision.sticks.detections import Polystick, Stick
 from vision.sticks.lattice import group, segment_distance, snap, touch_matrix
@@ -41,6 +42,7 @@ UNSURE = 0.6  # a reading under this score may be dropped where it alone keeps a
 # veins on light stone, which brightening flattens. A square-root curve (gamma 0.5) lifts shadows most and
 # clips nothing; twice the exposure, clipped at white, read 3 and 1 fewer layouts of the two 330-layout sets.
 BRIGHTER = np.round(255 * np.linspace(0.0, 1.0, 256) ** 0.5).astype(np.uint8)  # a lookup table for cv2.LUT
+EQUALISE_CLIP = 3.0  # the contrast limit of the local equalisation (CLAHE) a flat frame is looked at with
 
 
 def _covered(ends: np.ndarray, kept: list[np.ndarray]) -> float:
@@ -235,6 +237,7 @@ class StickRecognizer:
     def __init__(self, locator: StickLocator | None = None, focus: FocusGauge | None = None) -> None:
         self.locator = locator or StickLocator()
         self.focus = focus or FocusGauge()
+        self.equaliser = cv2.createCLAHE(clipLimit=EQUALISE_CLIP, tileGridSize=(8, 8))
 
     def __call__(
         self, image: np.ndarray, homography: np.ndarray | None = None, ignore: list[np.ndarray] = ()
@@ -253,6 +256,23 @@ class StickRecognizer:
         """
         start = time.perf_counter()
         image = self.focus.sharpened_if_soft(image)
+        sharpen_ms = (time.perf_counter() - start) * 1000
+        sticks, polysticks, timing = self._look(image, homography, ignore)
+        t0 = time.perf_counter()
+        if not any(p.card is not None for p in polysticks) and flat_gain(image) > 1.0:
+            # A flat frame with no card read: dark sticks on a dark top can stay hidden even brightened, and
+            # stand out once the frame is equalised locally. Only the cards read there are taken.
+            grey = self.equaliser.apply(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+            more, more_polysticks, _ = self._look(cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR), homography, ignore)
+            size = image.shape[1::-1]
+            sticks, polysticks = self._with_new_cards(sticks, polysticks, more, more_polysticks, size, homography)
+        equalised_ms = (time.perf_counter() - t0) * 1000
+        return sticks, polysticks, {"sharpen_ms": sharpen_ms, **timing, "equalised_ms": equalised_ms}
+
+    def _look(
+        self, image: np.ndarray, homography: np.ndarray | None, ignore: list[np.ndarray]
+    ) -> tuple[list[Stick], list[Polystick], dict[str, float]]:
+        """One look at the frame: the locator, the lattice, and a brighter second look where a layout is short."""
         t0 = time.perf_counter()
         readings = self.locator.read(image)
         t1 = time.perf_counter()
@@ -264,7 +284,7 @@ class StickRecognizer:
             more, more_polysticks = self._layout(brighter, size, homography, ignore)
             sticks, polysticks = self._with_new_cards(sticks, polysticks, more, more_polysticks, size, homography)
         t3 = time.perf_counter()
-        stages = {"sharpen": t0 - start, "locate": t1 - t0, "lattice": t2 - t1, "brighter": t3 - t2}
+        stages = {"locate": t1 - t0, "lattice": t2 - t1, "brighter": t3 - t2}
         return sticks, polysticks, {f"{stage}_ms": seconds * 1000 for stage, seconds in stages.items()}
 
     def _layout(
