@@ -76,13 +76,19 @@ def rim_contrast(image: np.ndarray, quad: np.ndarray, samples: int = 12, reach: 
     sides of the median step. A card lying on a table has a rim; a patch of patterned cloth that the
     classifier takes for a card has none."""
     quad = np.asarray(quad, np.float32)
-    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    ends = np.roll(quad, -1, axis=0)
+    along = ends - quad
+    sides = np.linalg.norm(along, axis=1)
     r = max(2.0, reach * float(sides.min()))
     offsets = np.array([-r, -0.6 * r, 0.6 * r, r], np.float32)
-    t = np.linspace(0.15, 0.85, samples, dtype=np.float32)[:, None]
-    steps = []
-    for a, b, normal in _sides(quad):
-        profile = _across(image, a + (b - a) * t, offsets, normal)
-        inside, outside = profile[:, :2].mean(axis=1), profile[:, 2:].mean(axis=1)
-        steps.append(float(np.median(np.abs(inside - outside).max(axis=1))))
-    return float(np.mean(steps))
+    # All four sides sampled in one remap: a call per side cost twice the time (it runs for every reading).
+    normals = np.stack([along[:, 1], -along[:, 0]], axis=1) / np.maximum(sides, 1e-6)[:, None]
+    outward = np.einsum("ij,ij->i", normals, (quad + ends) / 2 - quad.mean(axis=0)) >= 0
+    normals = np.where(outward[:, None], normals, -normals).astype(np.float32)
+    t = np.linspace(0.15, 0.85, samples, dtype=np.float32)
+    base = quad[:, None] + along[:, None] * t[None, :, None]  # (4 sides, samples, 2)
+    points = (base[:, :, None] + offsets[None, None, :, None] * normals[:, None, None]).reshape(4 * samples, 4, 2)
+    profile = cv2.remap(image, points[..., 0], points[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    profile = profile.astype(np.float32).reshape(4, samples, 4, -1)
+    steps = np.abs(profile[:, :, :2].mean(axis=2) - profile[:, :, 2:].mean(axis=2)).max(axis=2)
+    return float(np.median(steps, axis=1).mean())
