@@ -17,7 +17,7 @@ from vision.locator import flat_gain
 
 SHARP_SIGMA = 2.0  # frame pixels
 SHARP_AMOUNT = 1.0
-# Held-out renders in focus measure 0.51 and up, nine in ten of them over 0.55 (tiles; sticks 59 of 60);
+# Held-out renders in focus measure 0.51 and up, and over 0.55 but for 6 of 40 tile frames and 1 of 60 stick ones;
 # out of focus by a Gaussian blur of sigma 2 px, every tile frame measures 0.51 or less and 53 of 60 stick
 # frames under 0.55 (the rest low in contrast, where the finest differences are the frame's own noise).
 SOFT_BELOW = 0.55
@@ -41,7 +41,8 @@ class FocusGauge:
 
     def __init__(self) -> None:
         self._arrays: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
-        self._held: list[tuple[np.ndarray, np.ndarray]] | None = None  # inside `one_frame`: (frame, answer)
+        self._holding = False  # inside `one_frame`
+        self._last: tuple[np.ndarray, np.ndarray] | None = None  # (frame, answer)
 
     def softness(self, frame: np.ndarray) -> float:
         """How much of its edges' detail a frame keeps at the finest scale: at its sharpest edges, the grey
@@ -61,11 +62,11 @@ class FocusGauge:
 
     def sharpened_if_soft(self, frame: np.ndarray) -> np.ndarray:
         """`frame` sharpened (`sharpened`) if it is soft (`softness` under SOFT_BELOW), else as it is."""
-        if self._held is not None and self._held and self._held[0][0] is frame:
-            return self._held[0][1]
+        if self._holding and self._last is not None and self._last[0] is frame:
+            return self._last[1]
         answer = sharpened(frame) if self.softness(frame) < SOFT_BELOW else frame
-        if self._held is not None:
-            self._held[:] = [(frame, answer)]
+        if self._holding:
+            self._last = (frame, answer)
         return answer
 
     @contextmanager
@@ -73,11 +74,11 @@ class FocusGauge:
         """Within it, a frame asked about again gets the first answer: the table reader's tile and stick
         readers share a gauge, so each frame is measured and sharpened once. Outside it every call measures
         (a benchmark reading one picture over and over pays every time, as a live frame does)."""
-        self._held = []
+        self._holding = True
         try:
             yield
         finally:
-            self._held = None
+            self._holding, self._last = False, None
 
 
 def _top_level(difference: np.ndarray) -> float:
