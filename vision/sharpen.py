@@ -7,7 +7,7 @@ sharpened, so they sharpen only a soft one (`FocusGauge`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import cv2
@@ -35,14 +35,16 @@ def sharpened(frame: np.ndarray) -> np.ndarray:
 
 
 class FocusGauge:
-    """Tells a soft frame from one in focus (`softness`) and sharpens only the soft one. It keeps its working
-    arrays per frame size: fresh ones cost more in page faults than the filtering. So one gauge serves one
-    thread at a time."""
+    """Tells a soft frame from one in focus (`softness`) and sharpens it: always (`sharpened`, the card
+    reader) or only a soft one (`sharpened_if_soft`, the tile and stick readers). It keeps its working arrays
+    per frame size: fresh ones cost more in page faults than the filtering. So one gauge serves one thread
+    at a time."""
 
     def __init__(self) -> None:
         self._arrays: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
         self._holding = False  # inside `one_frame`
-        self._last: tuple[np.ndarray, np.ndarray] | None = None  # (frame, answer)
+        self._frame: np.ndarray | None = None  # the frame the answers held are for
+        self._answers: dict[str, np.ndarray] = {}
 
     def softness(self, frame: np.ndarray) -> float:
         """How much of its edges' detail a frame keeps at the finest scale: at its sharpest edges, the grey
@@ -60,25 +62,35 @@ class FocusGauge:
         cv2.absdiff(grey, fine, dst=fine)
         return _top_level(fine) / max(_top_level(coarse), 1e-3)
 
+    def sharpened(self, frame: np.ndarray) -> np.ndarray:
+        """`frame` sharpened (the module's `sharpened`)."""
+        return self._once(frame, "sharpened", lambda: sharpened(frame))
+
     def sharpened_if_soft(self, frame: np.ndarray) -> np.ndarray:
-        """`frame` sharpened (`sharpened`) if it is soft (`softness` under SOFT_BELOW), else as it is."""
-        if self._holding and self._last is not None and self._last[0] is frame:
-            return self._last[1]
-        answer = sharpened(frame) if self.softness(frame) < SOFT_BELOW else frame
-        if self._holding:
-            self._last = (frame, answer)
-        return answer
+        """`frame` sharpened if it is soft (`softness` under SOFT_BELOW), else as it is."""
+        return self._once(
+            frame, "if soft", lambda: self.sharpened(frame) if self.softness(frame) < SOFT_BELOW else frame
+        )
+
+    def _once(self, frame: np.ndarray, question: str, answer: Callable[[], np.ndarray]) -> np.ndarray:
+        if not self._holding:
+            return answer()
+        if frame is not self._frame:
+            self._frame, self._answers = frame, {}
+        if question not in self._answers:
+            self._answers[question] = answer()
+        return self._answers[question]
 
     @contextmanager
     def one_frame(self) -> Iterator[None]:
-        """Within it, a frame asked about again gets the first answer: the table reader's tile and stick
-        readers share a gauge, so each frame is measured and sharpened once. Outside it every call measures
-        (a benchmark reading one picture over and over pays every time, as a live frame does)."""
+        """Within it, a frame asked about again gets the first answer: the table reader's three readers share
+        a gauge, so each frame is measured and sharpened once. Outside it every call works anew (a benchmark
+        reading one picture over and over pays every time, as a live frame does)."""
         self._holding = True
         try:
             yield
         finally:
-            self._holding, self._last = False, None
+            self._holding, self._frame, self._answers = False, None, {}
 
 
 def _top_level(difference: np.ndarray) -> float:

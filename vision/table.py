@@ -70,8 +70,8 @@ class TableReader:
         unknown = set(kinds) - set(KINDS)
         if unknown:
             raise ValueError(f"unknown kind {sorted(unknown)[0]!r}; choose from {', '.join(KINDS)}")
-        self.cards = CardRecognizer() if "cards" in kinds else None
-        self.focus = FocusGauge()  # shared, so a frame's softness is measured once for both readers
+        self.focus = FocusGauge()  # shared, so a frame is measured and sharpened once for all three readers
+        self.cards = CardRecognizer(focus=self.focus) if "cards" in kinds else None
         self.dominoes = DominoRecognizer(focus=self.focus) if "dominoes" in kinds else None
         self.sticks = StickRecognizer(focus=self.focus) if "sticks" in kinds else None
 

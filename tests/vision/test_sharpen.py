@@ -7,7 +7,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import vision.cards.recognize as recognize
 from models.evaluate import evaluate_cards
 from models.evaluate_dominoes import evaluation_spec
 from models.evaluate_sticks import scene_spec
@@ -44,7 +43,7 @@ def test_soft_frames_are_read_better_sharpened(monkeypatch) -> None:
     other held-out scenes (seeds 85000000..) none."""
     recognizer = CardRecognizer()
     with_mask = evaluate_cards(120, 20_000_000, recognizer, quiet=True, worse=Degradation.soft)
-    monkeypatch.setattr(recognize, "sharpened", lambda frame: frame)
+    monkeypatch.setattr(FocusGauge, "sharpened", lambda self, frame: frame)
     without = evaluate_cards(120, 20_000_000, recognizer, quiet=True, worse=Degradation.soft)
     assert with_mask.read_right >= without.read_right + 15, (with_mask.read_right, without.read_right)
     assert with_mask.false_detections <= without.false_detections + 1
@@ -83,7 +82,7 @@ def test_held_out_renders_are_told_soft_or_in_focus() -> None:
 
 
 def test_the_gauge_answers_once_per_frame_within_one_reading(monkeypatch) -> None:
-    """The table reader's tile and stick readers share a gauge: within one reading a frame is measured (and
+    """The table reader's three readers share a gauge: within one reading a frame is measured (and
     sharpened) once; outside it every call measures, as every live frame is new."""
     squares = (np.indices((90, 120)) // 15).sum(axis=0) % 2
     frame = cv2.GaussianBlur(np.repeat(squares[..., None] * 160 + 40, 3, axis=2).astype(np.uint8), (0, 0), 2.5)
@@ -95,6 +94,7 @@ def test_the_gauge_answers_once_per_frame_within_one_reading(monkeypatch) -> Non
         first = gauge.sharpened_if_soft(frame)
         assert gauge.sharpened_if_soft(frame) is first and len(calls) == 1
         assert first is not frame and sharpness(first) > sharpness(frame)
+        assert gauge.sharpened(frame) is first  # the card reader's sharpening, shared
         assert gauge.sharpened_if_soft(frame.copy()) is not first and len(calls) == 2
     gauge.sharpened_if_soft(frame)
     gauge.sharpened_if_soft(frame)

@@ -27,7 +27,7 @@ from vision.geometry import (
     to_plane,
     warped,
 )
-from vision.sharpen import sharpened
+from vision.sharpen import FocusGauge
 
 MIN_CONFIDENCE = 0.4
 STEEP = 40.0  # degrees from straight down: a view this steep is looked at again from above
@@ -188,10 +188,12 @@ class CardRecognizer:
         classifier: CardClassifier | None = None,
         locator: CardLocator | None = None,
         corners: CornerRefiner | None = None,
+        focus: FocusGauge | None = None,
     ) -> None:
         self.classifier = classifier or CardClassifier()
         self.locator = locator or CardLocator()
         self.corners = corners or CornerRefiner()
+        self.focus = focus or FocusGauge()
 
     def __call__(self, image: np.ndarray) -> list[Card]:
         return self.timed(image)[0]
@@ -200,7 +202,7 @@ class CardRecognizer:
         """The cards and each stage's milliseconds. The frame is read sharpened (`vision.sharpen`); a steep
         view is looked at again from above (see `from_above`)."""
         t0 = time.perf_counter()
-        image = sharpened(image)
+        image = self.focus.sharpened(image)
         sharpen_ms = (time.perf_counter() - t0) * 1000
         cards, timing = self._look(image)
         timing = {"sharpen_ms": sharpen_ms, **timing}
