@@ -30,6 +30,12 @@ from vision.cards.artwork import (
     system_fonts,
 )
 
+# The table's texture: TEXTURE_PX pixels across the larger extent of the table a TEXTURE_FRAME_PX-wide frame
+# shows, and no finer than MAX_TEXTURE_PX_PER_MM (`table_texture`).
+TEXTURE_PX = 1100
+TEXTURE_FRAME_PX = 1280
+MAX_TEXTURE_PX_PER_MM = 4.0
+
 
 def split_fonts(split: str) -> tuple[str, ...]:
     """A stable split of the installed font families: about one in four is held out of training."""
@@ -222,15 +228,27 @@ def _place_cards(rng: random.Random, camera: Camera, spec: SceneSpec) -> list[tu
     return placed
 
 
+def table_texture(camera: Camera, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, float]:
+    """The table seen in a frame of `size` as the texture drawn for it: the least corner and the extent (mm)
+    of what is in view, and the texture's pixels per mm.
+
+    The table kinds draw their patterns in texture pixels, so the texture's resolution sets a pattern's size
+    in the frame. It grows with the frame's longer side: a checked cloth seen at the same scale then shows
+    checks as many pixels wide in a 960x720 frame as in a 1280x720 one (with a fixed resolution they came out
+    three quarters the size, which made 4:3 frames read worse than the cloth alone would)."""
+    w, h = size
+    corners_mm = camera.unproject(np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=float))
+    lo, hi = corners_mm.min(axis=0), corners_mm.max(axis=0)
+    extent = hi - lo
+    return lo, extent, min(TEXTURE_PX * max(w, h) / TEXTURE_FRAME_PX / max(extent), MAX_TEXTURE_PX_PER_MM)
+
+
 def _table_image(
     nrng: np.random.Generator, rng: random.Random, camera: Camera, spec: SceneSpec, heldout: bool
 ) -> np.ndarray:
     """The table top seen through the camera, as float32 BGR."""
     w, h = spec.size
-    corners_mm = camera.unproject(np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=float))
-    lo, hi = corners_mm.min(axis=0), corners_mm.max(axis=0)
-    extent = hi - lo
-    px_per_mm = min(1100 / max(extent), 4.0)
+    lo, extent, px_per_mm = table_texture(camera, spec.size)
     tw, th = max(8, int(extent[0] * px_per_mm)), max(8, int(extent[1] * px_per_mm))
     kind = spec.table or rng.choice(HELDOUT_TABLES if heldout else TRAIN_TABLES)
     texture = render_table(nrng, kind, th, tw)
