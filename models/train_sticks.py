@@ -1,6 +1,8 @@
 """Train the stick locator on synthetic renders and export it to ONNX with its manifest.
 
     python -m models.train_sticks [--scenes 3600] [--pattern-scenes 1800] [--steps 12000] [--resume]
+    python -m models.train_sticks --scenes 0 --pattern-scenes 0 --shaped-scenes 2400 \
+        --start models/sticks_locate.onnx --steps 4000 --lr 5e-4 --seed 7   # trained on in frames of other shapes
     tableref evaluate sticks   # the recogniser on held-out renders (models/evaluate_sticks.py)
 
 Training frames are the stick renders of the training split (its stick materials, colours and tables only)
@@ -12,6 +14,7 @@ random windows. Needs the `train` extra (torch, onnx).
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import replace
 from pathlib import Path
@@ -24,7 +27,8 @@ from models.locator_training import export_locator, fit_locator, locator_frames,
 from models.synth.scenes import SceneSpec, render_scene
 from models.synth.sticks import StickSceneSpec, render_stick_scene
 from models.synth.tables import EXTRA_TRAIN_TABLES, PATTERN_TRAIN_TABLES, TRAIN_TABLES
-from vision.locator import letterbox
+from models.training import load_exported_weights
+from vision.locator import letterbox, letterbox_scale
 from vision.sticks.locate import CHANNELS, INPUT_SIZE, MODEL_PATH, STRIDE, encode_targets
 
 CHECKPOINT = DATA_DIR / "sticks_locate.pt"
@@ -44,18 +48,28 @@ KINDS = (("lattice", None), ("lattice", None), ("illegal", None), ("pickup", Non
 # another, over every training table.
 CROSSING_CACHE = "sticks-frames-crossing-v1"
 CROSSING_KINDS = (("illegal", "crossing"), ("illegal", "crossing"), ("lattice", None), ("pickup", None))
+# The shaped block: frames of the shapes photos come in (4:3 above all, and 3:2), not only 16:9, over every
+# training table. The network reads a 4:3 frame narrower than its input, beside a black bar, and read such
+# frames worse than 16:9 ones (models/sticks.md, "Where it fails"). Its seeds are its own.
+SHAPED_CACHE = "sticks-frames-shaped-v2"  # v2: tables drawn at one pattern size for every frame shape
+SHAPED_SEED = 60_000_000
+SHAPES = ((960, 720), (640, 480), (1600, 1200), (1080, 720), (1280, 720))
 
 
 def training_frame(
-    seed: int, tables: tuple[str, ...] = TABLES, kinds: tuple[tuple[str, str | None], ...] = KINDS
+    seed: int,
+    tables: tuple[str, ...] = TABLES,
+    kinds: tuple[tuple[str, str | None], ...] = KINDS,
+    size: tuple[int, int] = (1280, 720),
 ) -> tuple[np.ndarray, list[np.ndarray]]:
-    """One training frame (BGR) and its sticks' ends (image px): mostly sticks of one of `kinds`, at every
-    scale, on any of `tables`; a fifth are card scenes or mat views, which hold no stick."""
+    """One training frame (BGR) of `size` and its sticks' ends (image px): mostly sticks of one of `kinds`, at
+    every scale (as many of the network's input pixels long in any frame shape), on any of `tables`; a fifth
+    are card scenes or mat views, which hold no stick."""
     rng = random.Random(seed * 7919)
     kind = rng.random()
     table = rng.choice(tables)
     if kind < 0.13:
-        return render_scene(seed, SceneSpec(split="train", table=table)).image, []
+        return render_scene(seed, SceneSpec(split="train", table=table, size=size)).image, []
     if kind < 0.2:
         from calibration.evaluate import mat_views
 
@@ -63,14 +77,16 @@ def training_frame(
     scene_kind, broken = rng.choice(kinds)
     # One frame in six has every stick close to the table's colour, the hardest to see.
     material = "camouflage" if rng.random() < 1 / 6 else None
-    base = StickSceneSpec(split="train", kind=scene_kind, table=table, material=material, broken=broken)
+    k = letterbox_scale(1280, 720, INPUT_SIZE) / letterbox_scale(*size, INPUT_SIZE)
+    base = StickSceneSpec(split="train", kind=scene_kind, table=table, material=material, broken=broken, size=size)
+    base = replace(base, stick_px=(base.stick_px[0] * k, base.stick_px[1] * k))
     scale = rng.random()
     if scale < 0.55:
         spec = base
     elif scale < 0.75:  # a whole table seen from afar
-        spec = replace(base, stick_px=(45, 75), n_sticks=(8, 25))
+        spec = replace(base, stick_px=(45 * k, 75 * k), n_sticks=(8, 25))
     else:  # a close-up
-        spec = replace(base, stick_px=(130, 280), n_sticks=(2, 6), max_tilt=60)
+        spec = replace(base, stick_px=(130 * k, 280 * k), n_sticks=(2, 6), max_tilt=60)
     try:
         scene = render_stick_scene(seed, spec)
     except RuntimeError:  # the heap or layout does not fit the picture at that scale
@@ -79,11 +95,14 @@ def training_frame(
 
 
 def frame_sample(
-    seed: int, tables: tuple[str, ...] = TABLES, kinds: tuple[tuple[str, str | None], ...] = KINDS
+    seed: int,
+    tables: tuple[str, ...] = TABLES,
+    kinds: tuple[tuple[str, str | None], ...] = KINDS,
+    size: tuple[int, int] = (1280, 720),
 ) -> tuple[np.ndarray, np.ndarray]:
     """The letterboxed frame (1, H, W, 3) and its sticks' ends in its pixels (1, MOST_STICKS, 2, 2), NaN
     after the last stick."""
-    image, sticks = training_frame(seed, tables, kinds)
+    image, sticks = training_frame(seed, tables, kinds, size)
     canvas, scale = letterbox(image, INPUT_SIZE)
     return canvas[None], padded(sticks, MOST_STICKS, (2, 2), scale)
 
@@ -98,27 +117,44 @@ def crossing_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return frame_sample(seed, TABLES + PATTERN_TRAIN_TABLES, CROSSING_KINDS)
 
 
+def shaped_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """frame_sample over TABLES and PATTERN_TRAIN_TABLES in a frame of one of SHAPES."""
+    return frame_sample(seed, TABLES + PATTERN_TRAIN_TABLES, size=random.Random(seed).choice(SHAPES))
+
+
 def locator_data(
-    first_seed: int, scenes: int, pattern_scenes: int = 0, crossing_scenes: int = 0
+    first_seed: int, scenes: int, pattern_scenes: int = 0, crossing_scenes: int = 0, shaped_scenes: int = 0
 ) -> dict[str, np.ndarray]:
     """The cached frames and their targets (vision.sticks.locate.encode_targets): `scenes` over TABLES, then
-    `pattern_scenes` more over PATTERN_TRAIN_TABLES, then `crossing_scenes` of the crossing block."""
-    blocks = [render_cached(FRAMES_CACHE, frame_sample, first_seed, scenes)]
+    `pattern_scenes` more over PATTERN_TRAIN_TABLES, then `crossing_scenes` of the crossing block, and
+    `shaped_scenes` of the shaped block."""
+    blocks = [render_cached(FRAMES_CACHE, frame_sample, first_seed, scenes)] if scenes else []
     if pattern_scenes:
         blocks.append(render_cached(PATTERN_CACHE, pattern_sample, first_seed + scenes, pattern_scenes))
     if crossing_scenes:
         first = first_seed + scenes + pattern_scenes
         blocks.append(render_cached(CROSSING_CACHE, crossing_sample, first, crossing_scenes))
+    if shaped_scenes:
+        blocks.append(render_cached(SHAPED_CACHE, shaped_sample, SHAPED_SEED, shaped_scenes))
     return locator_frames(blocks, encode_targets)
+
+
+def _exported(path: Path):
+    """The locator holding the weights of its ONNX export at `path` (which folded the batch normalisation
+    into the convolutions, so the network is built without it)."""
+    return load_exported_weights(make_locator(len(CHANNELS), batch_norm=False), path)
 
 
 def train(
     scenes: int = typer.Option(3600, help="training frames to render over the training tables (cached in data/)"),
     pattern_scenes: int = typer.Option(1800, help="more frames over PATTERN_TRAIN_TABLES (cached in data/)"),
     crossing_scenes: int = typer.Option(0, help="more frames, half with one stick crossing another (cached)"),
+    shaped_scenes: int = typer.Option(0, help="more frames of other shapes than 16:9 (cached)"),
     steps: int = typer.Option(12000, help="training steps of 12 windows"),
     seed: int = typer.Option(0),
     resume: bool = typer.Option(False, help="fine-tune from the checkpoint"),
+    start: Path | None = typer.Option(None, help="train on from an exported locator (.onnx) instead"),
+    lr: float | None = typer.Option(None, help="the peak learning rate (default: 3e-3 fresh, 1.5e-3 resumed)"),
     checkpoint: Path = typer.Option(CHECKPOINT, help="the weights, saved every 250 steps (and resumed from)"),
     out: Path = typer.Option(MODEL_PATH, help="the ONNX model to write; its manifest goes beside it"),
 ) -> None:
@@ -126,10 +162,10 @@ def train(
     import torch
 
     torch.set_num_threads(1)  # the machine is shared: one core for training
-    data = locator_data(1, scenes, pattern_scenes, crossing_scenes)
+    data = locator_data(1, scenes, pattern_scenes, crossing_scenes, shaped_scenes)
     print(f"{len(data['canvas'])} frames, {int((data['heat'][:, 0] > 0.999).sum())} sticks")
     model, report = fit_locator(
-        lambda: make_locator(len(CHANNELS)),
+        functools.partial(make_locator, len(CHANNELS)) if start is None else functools.partial(_exported, start),
         data,
         steps,
         seed,
@@ -139,14 +175,16 @@ def train(
         window=WINDOW,
         batch=12,
         name="stick locator",
+        max_lr=lr,
     )
     training = {
-        "scenes": scenes, "pattern_scenes": pattern_scenes, "crossing_scenes": crossing_scenes, "seed": seed,
-        "resumed": resume,
+        "scenes": scenes, "pattern_scenes": pattern_scenes, "crossing_scenes": crossing_scenes,
+        "shaped_scenes": shaped_scenes, "seed": seed, "resumed": resume or start is not None,
         "data": "models/synth/sticks.py renders, split=train, at three scales, on the training tables and "
                 "EXTRA_TRAIN_TABLES (then pattern_scenes more on PATTERN_TRAIN_TABLES, then crossing_scenes more on "
                 "both, half of them a layout with one stick crossing another), a sixth all camouflage; card scenes "
-                "(models/synth/scenes.py, split=train) and play-mat views as stick-free frames",
+                "(models/synth/scenes.py, split=train) and play-mat views as stick-free frames; shaped_scenes more on "
+                "both in frames of SHAPES (seeds SHAPED_SEED..)",
         **report,
     }  # fmt: skip
     export_locator(model, out, MODEL_PATH, INPUT_SIZE, CHANNELS, STRIDE, training)
