@@ -10,7 +10,8 @@ from vision.sticks import StickRecognizer
 from vision.sticks import recognize as recognize_module
 
 # The evaluation's frames (`tableref evaluate sticks`, seed 1000) where nothing was read before the look:
-# black and camouflaged sticks on the glossy black top, the frame's mean grey about 24.
+# black and camouflaged sticks on the glossy black top, the frame's mean grey about 24. The locator trained
+# on in frames of other shapes (twenty-first session) reads two of them without the look, not the third.
 DARK_FRAMES = (1000, 1275, 1289)
 
 
@@ -28,7 +29,7 @@ def test_dark_sticks_on_a_dark_top_are_read_equalised(recognizer: StickRecognize
     images = [s.image for s in scenes]
     assert read_right(recognizer, scenes, images) == len(DARK_FRAMES)
     monkeypatch.setattr(recognize_module, "flat_gain", lambda image: 1.0)  # no frame is flat: no such look
-    assert read_right(recognizer, scenes, images) == 0
+    assert read_right(recognizer, scenes, images) < len(DARK_FRAMES)
 
 
 def test_dim_frames_read_no_worse(recognizer: StickRecognizer, monkeypatch) -> None:
