@@ -10,7 +10,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.geometry import polygon_area
+from vision.geometry import polygon_area, side_lengths
 
 SAMPLES_PER_SIDE = 14
 SEARCH = 0.14  # how far to look either side, as a share of the outline's short side
@@ -18,14 +18,15 @@ SEARCH = 0.14  # how far to look either side, as a share of the outline's short 
 
 def _sides(quad: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Each side's two ends and its unit normal pointing out of the outline."""
-    center = quad.mean(axis=0)
-    sides = []
-    for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        direction = (b - a) / max(np.linalg.norm(b - a), 1e-6)
-        normal = np.array([direction[1], -direction[0]], np.float32)
-        sides.append((a, b, normal if normal @ ((a + b) / 2 - center) >= 0 else -normal))
-    return sides
+    return list(zip(quad, np.roll(quad, -1, axis=0), _outward_normals(quad), strict=True))
+
+
+def _outward_normals(quad: np.ndarray) -> np.ndarray:
+    """Each side's unit normal (4, 2) pointing out of the outline."""
+    along = np.roll(quad, -1, axis=0) - quad
+    normals = np.stack([along[:, 1], -along[:, 0]], axis=1) / np.maximum(np.linalg.norm(along, axis=1), 1e-6)[:, None]
+    outward = np.einsum("ij,ij->i", normals, quad + along / 2 - quad.mean(axis=0)) >= 0
+    return np.where(outward[:, None], normals, -normals).astype(np.float32)
 
 
 def _across(image: np.ndarray, base: np.ndarray, offsets: np.ndarray, normal: np.ndarray) -> np.ndarray:
@@ -76,15 +77,11 @@ def rim_contrast(image: np.ndarray, quad: np.ndarray, samples: int = 12, reach: 
     sides of the median step. A card lying on a table has a rim; a patch of patterned cloth that the
     classifier takes for a card has none."""
     quad = np.asarray(quad, np.float32)
-    ends = np.roll(quad, -1, axis=0)
-    along = ends - quad
-    sides = np.linalg.norm(along, axis=1)
-    r = max(2.0, reach * float(sides.min()))
+    r = max(2.0, reach * float(side_lengths(quad).min()))
     offsets = np.array([-r, -0.6 * r, 0.6 * r, r], np.float32)
     # All four sides sampled in one remap: a call per side cost twice the time (it runs for every reading).
-    normals = np.stack([along[:, 1], -along[:, 0]], axis=1) / np.maximum(sides, 1e-6)[:, None]
-    outward = np.einsum("ij,ij->i", normals, (quad + ends) / 2 - quad.mean(axis=0)) >= 0
-    normals = np.where(outward[:, None], normals, -normals).astype(np.float32)
+    along = np.roll(quad, -1, axis=0) - quad
+    normals = _outward_normals(quad)
     t = np.linspace(0.15, 0.85, samples, dtype=np.float32)
     base = quad[:, None] + along[:, None] * t[None, :, None]  # (4 sides, samples, 2)
     points = (base[:, :, None] + offsets[None, None, :, None] * normals[:, None, None]).reshape(4 * samples, 4, 2)
