@@ -39,14 +39,20 @@ def segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[float
 
 def crossing(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> tuple[float, float] | None:
     """Where segments ab and cd cross, as fractions along each, or None."""
-    r, s = b - a, d - c
-    denom = r[0] * s[1] - r[1] * s[0]
-    if abs(denom) < 1e-9:
-        return None
-    q = c - a
-    t = (q[0] * s[1] - q[1] * s[0]) / denom
-    u = (q[0] * r[1] - q[1] * r[0]) / denom
-    return (float(t), float(u)) if 0 < t < 1 and 0 < u < 1 else None
+    t, u = (float(v[0, 0]) for v in crossing_params(np.array([[a, b]], np.float64), np.array([[c, d]], np.float64)))
+    return (t, u) if 0 < t < 1 and 0 < u < 1 else None
+
+
+def crossing_params(first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where the lines of segments `first` (n x 2 x 2) and `second` (m x 2 x 2) meet, as fractions along
+    each (n x m each, 0 at a segment's first end, 1 at its second); NaN for parallel pairs."""
+    r = (first[:, 1] - first[:, 0])[:, None]
+    s = (second[:, 1] - second[:, 0])[None]
+    q = second[None, :, 0] - first[:, None, 0]
+    denom = r[..., 0] * s[..., 1] - r[..., 1] * s[..., 0]
+    safe = np.where(np.abs(denom) < 1e-9, np.nan, denom)
+    along_first = (q[..., 0] * s[..., 1] - q[..., 1] * s[..., 0]) / safe
+    return along_first, (q[..., 0] * r[..., 1] - q[..., 1] * r[..., 0]) / safe
 
 
 def touch_matrix(ends: np.ndarray) -> np.ndarray:
@@ -61,14 +67,8 @@ def touch_matrix(ends: np.ndarray) -> np.ndarray:
     t = np.clip(((points - a) * ab).sum(-1) / np.maximum((ab * ab).sum(-1), 1e-9), 0, 1)  # (n, 2, n)
     gaps = np.linalg.norm(points - (a + t[..., None] * ab), axis=-1).min(axis=1)  # (n, n): i's ends to j
     near = np.minimum(gaps, gaps.T) <= TOUCH * 0.5 * (lengths[:, None] + lengths[None, :])
-    # Proper crossings: both segments' parameters strictly inside (0, 1).
-    r, q = ab[:, None, :], a[None, :, :] - a[:, None, :]
-    s_ = ab[None, :, :]
-    denom = r[..., 0] * s_[..., 1] - r[..., 1] * s_[..., 0]
-    safe = np.where(np.abs(denom) < 1e-9, 1.0, denom)
-    ti = (q[..., 0] * s_[..., 1] - q[..., 1] * s_[..., 0]) / safe
-    uj = (q[..., 0] * r[..., 1] - q[..., 1] * r[..., 0]) / safe
-    crossed = (np.abs(denom) >= 1e-9) & (ti > 0) & (ti < 1) & (uj > 0) & (uj < 1)
+    ti, uj = crossing_params(ends, ends)
+    crossed = (ti > 0) & (ti < 1) & (uj > 0) & (uj < 1)  # proper crossings; NaN (parallel) compares false
     touches = near | crossed
     touches[np.arange(n), np.arange(n)] = False
     return touches

@@ -20,6 +20,7 @@ import numpy as np
 
 from vision.geometry import landscape, turned, turned_back
 from vision.locator import LocatorNetwork, cell_of, doubled, encode, letterbox, read_peaks, undoubled
+from vision.sticks.lattice import crossing_params, segment_distance
 
 INPUT_SIZE = (640, 368)  # width, height; a multiple of 16 for the network's four halvings
 STRIDE = 4
@@ -44,6 +45,16 @@ CROSS_END = 0.4
 CROSS_CENTRE = 0.15
 CROSS_LENGTH = (0.8, 1.25)
 CROSS_TURN = np.radians(25.0)
+# A stick crossed by another away from both middles keeps its own centre peak, and the other stick may get
+# none: its centre lies on the first one's. It is read from two end peaks (CROSSED_END and up), one at least
+# on no reading's end, whose segment crosses a stick read on its end peaks, turned CROSS_TURN or more from it,
+# the span within CROSS_LENGTH of the median stick and its midpoint within CROSSED_REACH of the span from
+# the read stick's centre, the crossing point CROSSED_INSIDE or more (of each length) from both sticks' ends.
+# Not in a heap, where read sticks cross already: there pairs of different sticks' ends pass for sticks (on
+# 110 training-split heaps, 130 such readings were false and 32 true). Chosen on training-split renders.
+CROSSED_REACH = 0.25
+CROSSED_END = 0.3  # least end-peak score of such a pair
+CROSSED_INSIDE = 0.2
 
 
 def heat_sigma(length: float) -> float:
@@ -69,11 +80,17 @@ def encode_targets(sticks: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np
     return np.stack([heat, end_heat]), np.concatenate([reg, end_reg]), weights
 
 
-def decode(output: np.ndarray, threshold: float = PEAK_THRESHOLD) -> list[tuple[float, np.ndarray]]:
+def decode(
+    output: np.ndarray, threshold: float = PEAK_THRESHOLD, ends: tuple[np.ndarray, np.ndarray] | None = None
+) -> tuple[list[tuple[float, np.ndarray]], list[tuple[float, np.ndarray, np.ndarray]]]:
     """Network output (8, H, W) -> (score, ends 2x2 in input px) at each centre peak, each end moved to the
     strongest end peak near it along the stick (END_REACH, END_ACROSS), and sticks crossed at one peak read
-    from their end peaks (CROSS_*)."""
-    return _readings(output, end_peaks(output), threshold, crossings=True)
+    from their end peaks (CROSS_*); and the sticks that may cross those off their middles, read from end
+    peaks alone (CROSSED_*), each as (score, ends, the ends of the stick it crosses), for the reader to check
+    on the picture. `ends`: the output's end peaks, if already found."""
+    ends = end_peaks(output) if ends is None else ends
+    readings = _readings(output, ends, threshold, crossings=True)
+    return [(score, e) for score, e, _, _ in readings], _crossed(readings, ends[1], ends[0])
 
 
 def end_peaks(output: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -88,9 +105,10 @@ def _readings(
     threshold: float,
     below: float = np.inf,
     crossings: bool = False,
-) -> list[tuple[float, np.ndarray]]:
-    """(score, ends) at the centre peaks scoring from `threshold` to under `below`, each end moved to one of
-    the end peaks `ends`; with `crossings`, sticks crossed at one peak read from their end peaks too."""
+) -> list[tuple[float, np.ndarray, int, bool]]:
+    """(score, ends, peak index, both ends on end peaks) at the centre peaks scoring from `threshold` to under
+    `below`, each end moved to one of the end peaks `ends`; with `crossings`, sticks crossed at one peak read
+    from their end peaks too."""
     scores, centers, values = read_peaks(output[[0, 2, 3, 4, 5]], STRIDE, threshold)
     keep = scores < below
     scores, centers, values = scores[keep], centers[keep], values[:, keep]
@@ -114,9 +132,8 @@ def _readings(
                 snapped += 1
         if np.linalg.norm(ends[1] - ends[0]) > 0.5 * length:
             readings.append((float(score), ends, peak, snapped == 2))
-    whole = [np.linalg.norm(e[1] - e[0]) for _, e, _, on_peaks in readings if on_peaks]
-    if crossings and whole:
-        typical = float(np.median(whole))
+    typical = _typical(readings)
+    if crossings and typical:
         for peak, (score, centre, half) in enumerate(zip(scores, centers, halves, strict=True)):
             if 2 * np.linalg.norm(half) >= CROSS_SHORT * typical:
                 continue
@@ -128,7 +145,78 @@ def _readings(
             if pairs:
                 readings = [r for r in readings if r[2] != peak or r[3]]
                 readings += [(min(float(score), s), e, peak, True) for s, e in pairs]
-    return [(score, ends) for score, ends, _, _ in readings]
+    return readings
+
+
+def _typical(readings: list[tuple[float, np.ndarray, int, bool]]) -> float:
+    """The median length of the readings whose ends are both end peaks; 0 if none is."""
+    whole = [np.linalg.norm(e[1] - e[0]) for _, e, _, on_peaks in readings if on_peaks]
+    return float(np.median(whole)) if whole else 0.0
+
+
+def _crossed(
+    readings: list[tuple[float, np.ndarray, int, bool]], end_points: np.ndarray, end_scores: np.ndarray
+) -> list[tuple[float, np.ndarray, np.ndarray]]:
+    """Sticks that may have been missed where they cross a stick read on its end peaks (CROSSED_*), as
+    (score, ends, the crossed stick's ends), the score the weaker of its ends' and the crossed stick's: read
+    from pairs of end peaks of which one at least ends no reading (the other may be a corner it shares with a
+    stick read); none where two readings cross already."""
+    typical = _typical(readings)
+    if not typical:
+        return []
+    strong = end_scores >= CROSSED_END
+    points, scores = end_points[strong], end_scores[strong]
+    sticks = np.array([e for _, e, _, _ in readings])
+    free = np.linalg.norm(points[:, None] - sticks.reshape(-1, 2)[None], axis=2).min(axis=1) > 1.5 * STRIDE
+    if not free.any() or (np.triu(_crossing_share(sticks, sticks), 1) >= CROSSED_INSIDE).any():
+        return []
+    found: list[tuple[float, np.ndarray, np.ndarray]] = []
+    for score, ends, _, on_peaks in readings:
+        centre = ends.mean(axis=0)
+        near = np.flatnonzero(
+            np.linalg.norm(points - centre, axis=1) <= (0.5 + CROSSED_REACH) * CROSS_LENGTH[1] * typical
+        )
+        if not on_peaks or len(near) < 2:
+            continue
+        first, second = (near[k] for k in np.triu_indices(len(near), 1))
+        pairs = np.stack([points[first], points[second]], axis=1)
+        along = pairs[:, 1] - pairs[:, 0]
+        span = np.linalg.norm(along, axis=1)
+        axis = (ends[1] - ends[0]) / np.linalg.norm(ends[1] - ends[0])
+        fits = (
+            (free[first] | free[second])
+            & (span >= CROSS_LENGTH[0] * typical)
+            & (span <= CROSS_LENGTH[1] * typical)
+            & (np.linalg.norm(pairs.mean(axis=1) - centre, axis=1) <= CROSSED_REACH * span)
+            & (np.abs(along @ axis) <= np.cos(CROSS_TURN) * span)
+            & (_crossing_share(ends[None], pairs)[0] >= CROSSED_INSIDE)
+        )
+        fitting = [k for k in np.flatnonzero(fits) if not _on_a_body(pairs[k], sticks, typical)]
+        if fitting:
+            best = max(fitting, key=lambda k: min(scores[first[k]], scores[second[k]]))
+            pair_score = float(min(scores[first[best]], scores[second[best]]))
+            found.append((min(float(score), pair_score), pairs[best], ends))
+            free[[first[best], second[best]]] = False  # each free end peak ends one stick
+    return found
+
+
+def _crossing_share(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """For segments `first` (n x 2 x 2) and `second` (m x 2 x 2): the share of its length between each pair's
+    crossing and the nearest end of either segment (n x m); negative where they do not cross."""
+    t, u = crossing_params(first, second)
+    return np.nan_to_num(np.minimum(np.minimum(t, 1 - t), np.minimum(u, 1 - u)), nan=-1.0)
+
+
+def _on_a_body(points: np.ndarray, sticks: list[np.ndarray], typical: float) -> bool:
+    """Whether a point lies on a stick's body, a tenth of a stick or less from its axis and clear of its ends:
+    an end peak there is a stick's end against another's middle, or a pattern's, not a crossing stick's."""
+    reach = max(1.5 * STRIDE, 0.1 * typical)
+    for point in points:
+        for a, b in sticks:
+            distance, t = segment_distance(point, a, b)
+            if distance <= reach and CROSSED_INSIDE < t < 1 - CROSSED_INSIDE:
+                return True
+    return False
 
 
 def _facing_pairs(
@@ -175,11 +263,13 @@ def _turn(a: np.ndarray, b: np.ndarray) -> float:
 @dataclass(frozen=True)
 class LocatorReadings:
     """Candidate sticks, (score, ends 2x2) each: at centre peaks over PEAK_THRESHOLD (`sure`) and at fainter
-    ones down to FAINT_THRESHOLD (`faint`); every end peak (n x 2); and the centre heatmap (GRID cells) with
-    the frame's scale to input px and, for a turned portrait frame, its height."""
+    ones down to FAINT_THRESHOLD (`faint`); sticks that may cross sure ones, read from end peaks alone, each
+    with the ends of the stick it crosses (`crossed`, see `decode`); every end peak (n x 2); and the centre
+    heatmap (GRID cells) with the frame's scale to input px and, for a turned portrait frame, its height."""
 
     sure: list[tuple[float, np.ndarray]]
     faint: list[tuple[float, np.ndarray]]
+    crossed: list[tuple[float, np.ndarray, np.ndarray]]
     end_points: np.ndarray
     heat: np.ndarray
     scale: float = 1.0
@@ -217,9 +307,12 @@ class StickLocator(LocatorNetwork):
             points = points / scale
             return points if portrait_height is None else turned_back(points, portrait_height)
 
+        sure, crossed = decode(maps, PEAK_THRESHOLD, ends)
+        faint = _readings(maps, ends, FAINT_THRESHOLD, below=PEAK_THRESHOLD)
         return LocatorReadings(
-            [(s, in_frame(e)) for s, e in _readings(maps, ends, PEAK_THRESHOLD, crossings=True)],
-            [(s, in_frame(e)) for s, e in _readings(maps, ends, FAINT_THRESHOLD, below=PEAK_THRESHOLD)],
+            [(s, in_frame(e)) for s, e in sure],
+            [(s, in_frame(e)) for s, e, _, _ in faint],
+            [(s, in_frame(e), in_frame(other)) for s, e, other in crossed],
             in_frame(ends[1]),
             1 / (1 + np.exp(-maps[0])),
             scale,

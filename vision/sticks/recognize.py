@@ -1,6 +1,8 @@
 """Sticks on the table, in three stages, each timed by `StickRecognizer.timed`:
 
-- locate: the stick locator network (vision/sticks/locate.py) gives each stick's centre and both ends;
+- locate: the stick locator network (vision/sticks/locate.py) gives each stick's centre and both ends; a
+  stick it reads across another from end peaks alone is kept where the picture shows its body
+  (vision/sticks/bodies.py);
 - lattice: a second peak on a stick already found, and sticks inside outlines to ignore (cards), dropped; the
   table plane taken from calibration or from the sticks themselves (vision/sticks/plane.py), a
   reading two or three sticks long (sticks end to end) split into sticks of the common length there, sticks
@@ -17,6 +19,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -24,6 +27,7 @@ import numpy as np
 from vision.geometry import to_plane
 from vision.locator import flat_gain
 from vision.sharpen import FocusGauge
+from vision.sticks.bodies import with_bodies
 from vision.sticks.detections import Polystick, Stick
 from vision.sticks.lattice import group, segment_distance, snap, touch_matrix
 from vision.sticks.locate import LocatorReadings, StickLocator
@@ -274,18 +278,24 @@ class StickRecognizer:
     ) -> tuple[list[Stick], list[Polystick], dict[str, float]]:
         """One look at the frame: the locator, the lattice, and a brighter second look where a layout is short."""
         t0 = time.perf_counter()
-        readings = self.locator.read(image)
+        readings = self._read(image)
         t1 = time.perf_counter()
         size = image.shape[1::-1]
         sticks, polysticks = self._layout(readings, size, homography, ignore)
         t2 = time.perf_counter()
         if _worth_a_brighter_look(polysticks):
-            brighter = self.locator.read(cv2.LUT(image, BRIGHTER))
+            brighter = self._read(cv2.LUT(image, BRIGHTER))
             more, more_polysticks = self._layout(brighter, size, homography, ignore)
             sticks, polysticks = self._with_new_cards(sticks, polysticks, more, more_polysticks, size, homography)
         t3 = time.perf_counter()
         stages = {"locate": t1 - t0, "lattice": t2 - t1, "brighter": t3 - t2}
         return sticks, polysticks, {f"{stage}_ms": seconds * 1000 for stage, seconds in stages.items()}
+
+    def _read(self, image: np.ndarray) -> LocatorReadings:
+        """The locator's readings, of the sticks it read across others from end peaks alone only those whose
+        bodies the picture shows (vision/sticks/bodies.py)."""
+        readings = self.locator.read(image)
+        return replace(readings, crossed=with_bodies(image, readings.crossed))
 
     def _layout(
         self,
@@ -305,6 +315,9 @@ class StickRecognizer:
                 # A run read whole may also have been read stick by stick; the plane is chosen again.
                 found = _distinct([(found[i][0], e) for i, e in pieces])
                 plane = self.plane(np.array([e for _, e in found]), size, homography)
+            # Sticks read across others from their ends alone lie off the lattice's directions: they join
+            # once the plane is chosen, which they would skew.
+            found = _distinct(_outside([(score, e) for score, e, _ in readings.crossed], ignore), found)
             found = drop_unsure_extras(add_faint_sticks(found, _outside(readings.faint, ignore), plane), plane)
         sticks = [Stick(e, min(1.0, score)) for score, e in found]
         polysticks = self.polysticks(sticks, plane, square=True)
