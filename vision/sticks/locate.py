@@ -171,12 +171,13 @@ def _crossed(
     if not free.any() or (np.triu(_crossing_share(sticks, sticks), 1) >= CROSSED_INSIDE).any():
         return []
     found: list[tuple[float, np.ndarray, np.ndarray]] = []
+    reach = (0.5 + CROSSED_REACH) * CROSS_LENGTH[1] * typical
     for score, ends, _, on_peaks in readings:
+        if not on_peaks:
+            continue
         centre = ends.mean(axis=0)
-        near = np.flatnonzero(
-            np.linalg.norm(points - centre, axis=1) <= (0.5 + CROSSED_REACH) * CROSS_LENGTH[1] * typical
-        )
-        if not on_peaks or len(near) < 2:
+        near = np.flatnonzero(np.linalg.norm(points - centre, axis=1) <= reach)
+        if len(near) < 2:
             continue
         first, second = (near[k] for k in np.triu_indices(len(near), 1))
         pairs = np.stack([points[first], points[second]], axis=1)
@@ -207,7 +208,7 @@ def _crossing_share(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     return np.nan_to_num(np.minimum(np.minimum(t, 1 - t), np.minimum(u, 1 - u)), nan=-1.0)
 
 
-def _on_a_body(points: np.ndarray, sticks: list[np.ndarray], typical: float) -> bool:
+def _on_a_body(points: np.ndarray, sticks: np.ndarray, typical: float) -> bool:
     """Whether a point lies on a stick's body, a tenth of a stick or less from its axis and clear of its ends:
     an end peak there is a stick's end against another's middle, or a pattern's, not a crossing stick's."""
     reach = max(1.5 * STRIDE, 0.1 * typical)
