@@ -23,8 +23,13 @@ def _logits(heat: np.ndarray) -> np.ndarray:
     return np.log(p / (1 - p))
 
 
-def _drawn_stick(draw, lengths: tuple[float, float]) -> np.ndarray:
-    centre = np.array([draw(st.floats(0, GRID[0] * STRIDE - 1)), draw(st.floats(0, GRID[1] * STRIDE - 1))])
+ANYWHERE = ((0.0, GRID[0] * STRIDE - 1.0), (0.0, GRID[1] * STRIDE - 1.0))
+# Centres near the input's middle: a stick, one crossing it and a lone one 200 px to the side all stay inside.
+MIDDLE = ((270.0, 370.0), (100.0, 268.0))
+
+
+def _drawn_stick(draw, lengths: tuple[float, float], centres=ANYWHERE) -> np.ndarray:
+    centre = np.array([draw(st.floats(*centres[0])), draw(st.floats(*centres[1]))])
     angle = draw(st.floats(0, math.pi))
     half = draw(st.floats(*lengths)) / 2 * np.array([math.cos(angle), math.sin(angle)])
     return np.array([centre - half, centre + half])
@@ -117,7 +122,7 @@ def test_sticks_crossed_at_their_middles_are_both_read(data) -> None:
     """Crossed near their middles, two sticks share one centre peak, where the network regresses the mean of
     their doubled half-vectors, a short one. Both are read from their end peaks; a third, lone stick sets
     the frame's stick length."""
-    first = _drawn_stick(data.draw, (60, 120))
+    first = _drawn_stick(data.draw, (60, 120), MIDDLE)
     turn = data.draw(st.floats(np.radians(45), np.radians(135)))
     c, s = math.cos(turn), math.sin(turn)
     half = (first[1] - first[0]) / 2 @ np.array([[c, s], [-s, c]]) * data.draw(st.floats(0.9, 1.1))
@@ -134,16 +139,14 @@ def test_sticks_crossed_at_their_middles_are_both_read(data) -> None:
 
 
 def _crossed_off_middle(draw) -> tuple[np.ndarray, np.ndarray]:
-    """Two sticks of about one length near the frame's middle, turned 60-120 degrees, crossing 10-16 % off
+    """Two sticks of about one length near the input's middle, turned 60-120 degrees, crossing 10-16 % off
     the first's middle and within 10 % of the second's: their centres lie apart, each keeps a peak."""
-    centre = np.array([draw(st.floats(280, 360)), draw(st.floats(120, 240))])
-    angle = draw(st.floats(0, math.pi))
-    along = draw(st.floats(90, 120)) * np.array([math.cos(angle), math.sin(angle)])
-    first = np.array([centre - along / 2, centre + along / 2])
+    first = _drawn_stick(draw, (90, 120), MIDDLE)
+    along = first[1] - first[0]
     turn = draw(st.floats(np.radians(60), np.radians(120)))
     c, s = math.cos(turn), math.sin(turn)
     other = along @ np.array([[c, s], [-s, c]]) * draw(st.floats(0.95, 1.1))
-    point = centre + draw(st.sampled_from([-1, 1])) * draw(st.floats(0.1, 0.16)) * along
+    point = first.mean(axis=0) + draw(st.sampled_from([-1, 1])) * draw(st.floats(0.1, 0.16)) * along
     start = point - draw(st.floats(0.4, 0.6)) * other
     return first, np.array([start, start + other])
 
