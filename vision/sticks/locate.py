@@ -194,9 +194,9 @@ def _crossed(
         )
         fitting = [k for k in np.flatnonzero(fits) if not _on_a_body(pairs[k], sticks, typical)]
         if fitting:
-            best = max(fitting, key=lambda k: min(scores[first[k]], scores[second[k]]))
-            pair_score = float(min(scores[first[best]], scores[second[best]]))
-            found.append((min(float(score), pair_score), pairs[best], ends))
+            pair_scores = np.minimum(scores[first], scores[second])
+            best = max(fitting, key=lambda k: pair_scores[k])
+            found.append((min(float(score), float(pair_scores[best])), pairs[best], ends))
             free[[first[best], second[best]]] = False  # each free end peak ends one stick
     return found
 
