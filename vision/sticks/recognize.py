@@ -1,4 +1,4 @@
-"""Sticks on the table, in three stages, each timed by `StickRecognizer.timed`:
+"""Sticks on the table, in stages, each timed by `StickRecognizer.timed`:
 
 - locate: the stick locator network (vision/sticks/locate.py) gives each stick's centre and both ends; a
   stick it reads across another from end peaks alone is kept where the picture shows its body
@@ -11,7 +11,10 @@
   again on its own lattice from the centre heat (vision/sticks/reread.py), each group walked onto the
   lattice and checked (vision/sticks/lattice.py);
 - brighter: where a group of under five sticks is no card, the same two stages again on the frame brightened
-  (its shadows lifted most), and each card found there and not before put in place of the readings along it.
+  (its shadows lifted most), and each card found there and not before put in place of the readings along it;
+- equalised: where no card is read on a flat frame, the same again on the frame equalised locally;
+- closer: where still no card is read, the same again on the part of the frame that holds the readings, a
+  third larger; a card read there mostly at sure peaks replaces the readings in that part.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from vision.sharpen import FocusGauge
 from vision.sticks.bodies import with_bodies
 from vision.sticks.detections import Polystick, Stick
 from vision.sticks.lattice import group, segment_distance, snap, touch_matrix
-from vision.sticks.locate import LocatorReadings, StickLocator
+from vision.sticks.locate import PEAK_THRESHOLD, LocatorReadings, StickLocator
 from vision.sticks.plane import split_runs, table_plane
 from vision.sticks.reread import reread_group
 
@@ -47,6 +50,7 @@ UNSURE = 0.6  # a reading under this score may be dropped where it alone keeps a
 # clips nothing; twice the exposure, clipped at white, read 3 and 1 fewer layouts of the two 330-layout sets.
 BRIGHTER = np.round(255 * np.linspace(0.0, 1.0, 256) ** 0.5).astype(np.uint8)  # a lookup table for cv2.LUT
 EQUALISE_CLIP = 3.0  # the contrast limit of the local equalisation (CLAHE) a flat frame is looked at with
+CLOSER = 0.75  # the share of the frame's width and height a closer look takes in
 
 
 def _covered(ends: np.ndarray, kept: list[np.ndarray]) -> float:
@@ -235,6 +239,34 @@ def _worth_a_brighter_look(polysticks: list[Polystick]) -> bool:
     return not broken and any(p.card is None for p in polysticks)
 
 
+def _mostly_sure(polystick: Polystick, sticks: list[Stick]) -> bool:
+    """Whether a polystick is a card read mostly at sure centre peaks: fainter ones only complete a layout."""
+    sure = sum(sticks[i].confidence >= PEAK_THRESHOLD for i in polystick.sticks)
+    return polystick.card is not None and 2 * sure > len(polystick.sticks)
+
+
+def closer_window(scored: list[tuple[float, np.ndarray]], size: tuple[int, int]) -> tuple[int, int, int, int] | None:
+    """x, y, width, height of the CLOSER part of a frame of `size` that holds the most score of the readings
+    (score, ends) in `scored`, centred on them; None for fewer than two readings."""
+    if len(scored) < 2:
+        return None
+    w, h = round(size[0] * CLOSER), round(size[1] * CLOSER)
+    centres = np.array([e.mean(axis=0) for _, e in scored])
+    scores = np.array([s for s, _ in scored])
+    corners = np.clip(np.rint(centres - [w / 2, h / 2]), 0, [size[0] - w, size[1] - h]).astype(int)
+    inside = (
+        (centres[None, :, 0] >= corners[:, None, 0])
+        & (centres[None, :, 0] < corners[:, None, 0] + w)
+        & (centres[None, :, 1] >= corners[:, None, 1])
+        & (centres[None, :, 1] < corners[:, None, 1] + h)
+    )
+    best = inside[int(np.argmax(inside @ scores))]
+    # Centred on what the best window holds, so that a layout at its edge is not cut.
+    centre = scores[best] @ centres[best] / scores[best].sum()
+    x0, y0 = np.clip(np.rint(centre - [w / 2, h / 2]), 0, [size[0] - w, size[1] - h]).astype(int)
+    return int(x0), int(y0), w, h
+
+
 class StickRecognizer:
     """Frames in, sticks and polysticks out. Holds the locator network; build one and reuse it."""
 
@@ -261,22 +293,64 @@ class StickRecognizer:
         start = time.perf_counter()
         image = self.focus.sharpened_if_soft(image)
         sharpen_ms = (time.perf_counter() - start) * 1000
-        sticks, polysticks, timing = self._look(image, homography, ignore)
+        sticks, polysticks, timing, readings = self._look(image, homography, ignore)
         t0 = time.perf_counter()
         if not any(p.card is not None for p in polysticks) and flat_gain(image) > 1.0:
             # A flat frame with no card read: dark sticks on a dark top can stay hidden even brightened, and
             # stand out once the frame is equalised locally. Only the cards read there are taken.
             grey = self.equaliser.apply(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
-            more, more_polysticks, _ = self._look(cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR), homography, ignore)
+            more, more_polysticks, _, _ = self._look(cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR), homography, ignore)
             size = image.shape[1::-1]
             sticks, polysticks = self._with_new_cards(sticks, polysticks, more, more_polysticks, size, homography)
         equalised_ms = (time.perf_counter() - t0) * 1000
-        return sticks, polysticks, {"sharpen_ms": sharpen_ms, **timing, "equalised_ms": equalised_ms}
+        t0 = time.perf_counter()
+        if not any(p.card is not None for p in polysticks):
+            sticks, polysticks = self._closer(image, readings, sticks, polysticks, homography, ignore)
+        closer_ms = (time.perf_counter() - t0) * 1000
+        timing = {"sharpen_ms": sharpen_ms, **timing, "equalised_ms": equalised_ms, "closer_ms": closer_ms}
+        return sticks, polysticks, timing
+
+    def _closer(
+        self,
+        image: np.ndarray,
+        readings: LocatorReadings,
+        sticks: list[Stick],
+        polysticks: list[Polystick],
+        homography: np.ndarray | None,
+        ignore: list[np.ndarray],
+    ) -> tuple[list[Stick], list[Polystick]]:
+        """A frame with no card read, looked at again closer (closer_window): on a busy held-out table the
+        locator marks a small layout's sticks too faintly at the frame's scale and reads them surely a third
+        larger. Where that look reads a card mostly at sure peaks, its readings replace the first look's in
+        its window."""
+        # As for the brighter look, a frame with no stick read surely is not looked at again: every frame
+        # without sticks would pay for it (card and tile edges leave faint peaks).
+        sure = _outside(readings.sure, ignore)
+        window = closer_window(sure + _outside(readings.faint, ignore), image.shape[1::-1]) if sure else None
+        if window is None:
+            return sticks, polysticks
+        x0, y0, w, h = window
+        offset = np.array([x0, y0], np.float64)
+        shift = np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)  # window px -> frame px
+        more, more_polysticks, _, _ = self._look(
+            np.ascontiguousarray(image[y0 : y0 + h, x0 : x0 + w]),
+            None if homography is None else np.asarray(homography, np.float64) @ shift,
+            [np.asarray(quad) - offset for quad in ignore],
+        )
+        if not any(_mostly_sure(p, more) for p in more_polysticks):
+            return sticks, polysticks
+        centres = np.array([s.ends.mean(axis=0) for s in sticks]).reshape(-1, 2)
+        inside = np.all((centres >= offset) & (centres < offset + np.array([w, h])), axis=1)
+        sticks = [s for s, i in zip(sticks, inside, strict=True) if not i]
+        sticks += [Stick(s.ends + offset, s.confidence) for s in more]
+        plane = self.plane(np.array([s.ends for s in sticks]), image.shape[1::-1], homography)
+        return sticks, self.polysticks(sticks, plane, square=True)
 
     def _look(
         self, image: np.ndarray, homography: np.ndarray | None, ignore: list[np.ndarray]
-    ) -> tuple[list[Stick], list[Polystick], dict[str, float]]:
-        """One look at the frame: the locator, the lattice, and a brighter second look where a layout is short."""
+    ) -> tuple[list[Stick], list[Polystick], dict[str, float], LocatorReadings]:
+        """One look at the frame: the locator, the lattice, and a brighter second look where a layout is short;
+        the sticks, the polysticks, each stage's milliseconds and the locator's readings."""
         t0 = time.perf_counter()
         readings = self._read(image)
         t1 = time.perf_counter()
@@ -289,7 +363,7 @@ class StickRecognizer:
             sticks, polysticks = self._with_new_cards(sticks, polysticks, more, more_polysticks, size, homography)
         t3 = time.perf_counter()
         stages = {"locate": t1 - t0, "lattice": t2 - t1, "brighter": t3 - t2}
-        return sticks, polysticks, {f"{stage}_ms": seconds * 1000 for stage, seconds in stages.items()}
+        return sticks, polysticks, {f"{stage}_ms": seconds * 1000 for stage, seconds in stages.items()}, readings
 
     def _read(self, image: np.ndarray) -> LocatorReadings:
         """The locator's readings, of the sticks it read across others from end peaks alone only those whose
