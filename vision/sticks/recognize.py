@@ -239,10 +239,12 @@ def _worth_a_brighter_look(polysticks: list[Polystick]) -> bool:
     return not broken and any(p.card is None for p in polysticks)
 
 
-def _mostly_sure(polystick: Polystick, sticks: list[Stick]) -> bool:
-    """Whether a polystick is a card read mostly at sure centre peaks: fainter ones only complete a layout."""
-    sure = sum(sticks[i].confidence >= PEAK_THRESHOLD for i in polystick.sticks)
-    return polystick.card is not None and 2 * sure > len(polystick.sticks)
+def _read_stick_by_stick(polystick: Polystick, sticks: list[Stick]) -> bool:
+    """Whether a polystick is a card read mostly at sure centre peaks, and all but one of its sticks each on
+    a peak of its own: the pieces of a run read whole and cut at the common length share its score."""
+    scores = [sticks[i].confidence for i in polystick.sticks]
+    sure = sum(score >= PEAK_THRESHOLD for score in scores)
+    return polystick.card is not None and 2 * sure > len(scores) and len(set(scores)) >= len(scores) - 1
 
 
 def closer_window(scored: list[tuple[float, np.ndarray]], size: tuple[int, int]) -> tuple[int, int, int, int] | None:
@@ -337,7 +339,7 @@ class StickRecognizer:
             None if homography is None else np.asarray(homography, np.float64) @ shift,
             [np.asarray(quad) - offset for quad in ignore],
         )
-        if not any(_mostly_sure(p, more) for p in more_polysticks):
+        if not any(_read_stick_by_stick(p, more) for p in more_polysticks):
             return sticks, polysticks
         centres = np.array([s.ends.mean(axis=0) for s in sticks]).reshape(-1, 2)
         inside = np.all((centres >= offset) & (centres < offset + np.array([w, h])), axis=1)
