@@ -1,17 +1,20 @@
-"""The locator networks' shared decoding (vision/locator.py): letterboxing, grid cells, doubled angles."""
+"""The locator networks' shared decoding (vision/locator.py): letterboxing, grid cells, doubled angles, and
+where a closer look goes."""
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vision.cards.centres import CardLocator
 from vision.locator import (
+    CLOSER,
     FLAT_SPREAD,
     INPUT_SCALE,
     KEPT_INPUTS,
     MAX_GAIN,
     cell_of,
+    closer_window,
     doubled,
     flat_gain,
     letterbox,
@@ -113,3 +116,54 @@ def test_only_the_card_locator_reads_a_flat_frame_at_a_raised_gain() -> None:
     for network, lifted in ((CardLocator(), True), (TileLocator(), False), (StickLocator(), False)):
         wanted = network.session.run(None, {network.input_name: to_input(dim[None], lift_flat=lifted)})[0][0]
         assert np.array_equal(network.maps(dim), wanted)
+
+
+sizes = st.tuples(st.integers(320, 1920), st.integers(240, 1080))
+
+
+def _cluster(rng: np.random.Generator, centre: np.ndarray, radius: float, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """`n` points within `radius` of `centre`, and a score for each."""
+    angles, r = rng.uniform(0, 2 * np.pi, n), radius * np.sqrt(rng.uniform(size=n))
+    return centre + r[:, None] * np.column_stack([np.cos(angles), np.sin(angles)]), rng.uniform(0.1, 1.0, n)
+
+
+def _holds(window: tuple[int, int, int, int], points: np.ndarray) -> bool:
+    x0, y0, w, h = window
+    return bool(np.all((points >= [x0, y0]) & (points <= [x0 + w, y0 + h])))
+
+
+@settings(max_examples=200, deadline=None)
+@given(size=sizes, seed=st.integers(0, 2**32 - 1), n=st.integers(2, 12))
+def test_the_closer_window_lies_in_the_frame_and_holds_a_group_whole(size: tuple[int, int], seed: int, n: int) -> None:
+    rng = np.random.default_rng(seed)
+    w, h = round(size[0] * CLOSER), round(size[1] * CLOSER)
+    radius = min(w, h) / 5  # a group well under the window's size
+    points, scores = _cluster(rng, rng.uniform([radius, radius], [size[0] - radius, size[1] - radius]), radius, n)
+    window = closer_window(points, scores, size)
+    assert window is not None
+    x0, y0, ww, wh = window
+    assert (ww, wh) == (w, h)
+    assert 0 <= x0 <= size[0] - w and 0 <= y0 <= size[1] - h
+    assert _holds(window, points)
+
+
+@settings(max_examples=200, deadline=None)
+@given(size=sizes, seed=st.integers(0, 2**32 - 1), left_heavier=st.booleans())
+def test_of_two_groups_at_opposite_ends_the_closer_window_takes_the_surer(
+    size: tuple[int, int], seed: int, left_heavier: bool
+) -> None:
+    rng = np.random.default_rng(seed)
+    radius = 0.02 * min(size)
+    left = _cluster(rng, np.array([0.08 * size[0], size[1] / 2]), radius, 3)
+    right = _cluster(rng, np.array([0.92 * size[0], size[1] / 2]), radius, 3)
+    (heavy, heavy_scores), (light, light_scores) = (left, right) if left_heavier else (right, left)
+    heavy_scores = heavy_scores + 1.0  # every point surer than any of the other group's
+    window = closer_window(np.concatenate([heavy, light]), np.concatenate([heavy_scores, light_scores]), size)
+    assert window is not None
+    assert _holds(window, heavy)
+    assert not _holds(window, light)
+
+
+def test_fewer_than_two_points_give_no_closer_window() -> None:
+    assert closer_window(np.zeros((0, 2)), np.zeros(0), (1280, 720)) is None
+    assert closer_window(np.array([[100.0, 100.0]]), np.array([0.9]), (1280, 720)) is None

@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import to_plane
-from vision.locator import flat_gain
+from vision.locator import closer_window, flat_gain
 from vision.sharpen import FocusGauge
 from vision.sticks.bodies import with_bodies
 from vision.sticks.detections import Polystick, Stick
@@ -50,7 +50,6 @@ UNSURE = 0.6  # a reading under this score may be dropped where it alone keeps a
 # clips nothing; twice the exposure, clipped at white, read 3 and 1 fewer layouts of the two 330-layout sets.
 BRIGHTER = np.round(255 * np.linspace(0.0, 1.0, 256) ** 0.5).astype(np.uint8)  # a lookup table for cv2.LUT
 EQUALISE_CLIP = 3.0  # the contrast limit of the local equalisation (CLAHE) a flat frame is looked at with
-CLOSER = 0.75  # the share of the frame's width and height a closer look takes in
 
 
 def _covered(ends: np.ndarray, kept: list[np.ndarray]) -> float:
@@ -247,28 +246,6 @@ def _read_stick_by_stick(polystick: Polystick, sticks: list[Stick]) -> bool:
     return polystick.card is not None and 2 * sure > len(scores) and len(set(scores)) >= len(scores) - 1
 
 
-def closer_window(scored: list[tuple[float, np.ndarray]], size: tuple[int, int]) -> tuple[int, int, int, int] | None:
-    """x, y, width, height of the CLOSER part of a frame of `size` that holds the most score of the readings
-    (score, ends) in `scored`, centred on them; None for fewer than two readings."""
-    if len(scored) < 2:
-        return None
-    w, h = round(size[0] * CLOSER), round(size[1] * CLOSER)
-    centres = np.array([e.mean(axis=0) for _, e in scored])
-    scores = np.array([s for s, _ in scored])
-    corners = np.clip(np.rint(centres - [w / 2, h / 2]), 0, [size[0] - w, size[1] - h]).astype(int)
-    inside = (
-        (centres[None, :, 0] >= corners[:, None, 0])
-        & (centres[None, :, 0] < corners[:, None, 0] + w)
-        & (centres[None, :, 1] >= corners[:, None, 1])
-        & (centres[None, :, 1] < corners[:, None, 1] + h)
-    )
-    best = inside[int(np.argmax(inside @ scores))]
-    # Centred on what the best window holds, so that a layout at its edge is not cut.
-    centre = scores[best] @ centres[best] / scores[best].sum()
-    x0, y0 = np.clip(np.rint(centre - [w / 2, h / 2]), 0, [size[0] - w, size[1] - h]).astype(int)
-    return int(x0), int(y0), w, h
-
-
 class StickRecognizer:
     """Frames in, sticks and polysticks out. Holds the locator network; build one and reuse it."""
 
@@ -328,7 +305,9 @@ class StickRecognizer:
         # As for the brighter look, a frame with no stick read surely is not looked at again: every frame
         # without sticks would pay for it (card and tile edges leave faint peaks).
         sure = _outside(readings.sure, ignore)
-        window = closer_window(sure + _outside(readings.faint, ignore), image.shape[1::-1]) if sure else None
+        scored = sure + _outside(readings.faint, ignore)
+        centres = np.array([ends.mean(axis=0) for _, ends in scored]).reshape(-1, 2)
+        window = closer_window(centres, np.array([s for s, _ in scored]), image.shape[1::-1]) if sure else None
         if window is None:
             return sticks, polysticks
         x0, y0, w, h = window
