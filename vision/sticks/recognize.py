@@ -14,7 +14,7 @@
   (its shadows lifted most), and each card found there and not before put in place of the readings along it;
 - equalised: where no card is read on a flat frame, the same again on the frame equalised locally;
 - closer: where still no card is read, the same again on the part of the frame that holds the readings, a
-  third larger; a card read there mostly at sure peaks replaces the readings in that part.
+  third larger; a card read there stick by stick replaces the readings in that part.
 """
 
 from __future__ import annotations
@@ -300,8 +300,8 @@ class StickRecognizer:
     ) -> tuple[list[Stick], list[Polystick]]:
         """A frame with no card read, looked at again closer (closer_window): on a busy held-out table the
         locator marks a small layout's sticks too faintly at the frame's scale and reads them surely a third
-        larger. Where that look reads a card mostly at sure peaks, its readings replace the first look's in
-        its window."""
+        larger. Where that look reads a card stick by stick (_read_stick_by_stick), its readings replace the
+        first look's in its window."""
         # As for the brighter look, a frame with no stick read surely is not looked at again: every frame
         # without sticks would pay for it (card and tile edges leave faint peaks).
         sure = _outside(readings.sure, ignore)
