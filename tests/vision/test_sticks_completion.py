@@ -9,8 +9,17 @@ from hypothesis import strategies as st
 from models.synth.scenes import Camera
 from models.synth.sticks import lattice_sticks
 from vision.sticks.detections import Stick
+from vision.sticks.lattice import segment_distance
 from vision.sticks.plane import table_plane
-from vision.sticks.recognize import StickRecognizer, add_faint_sticks, drop_unsure_extras
+from vision.sticks.recognize import (
+    COVERED,
+    MIN_STICK_PX,
+    SAMPLES,
+    StickRecognizer,
+    _distinct,
+    add_faint_sticks,
+    drop_unsure_extras,
+)
 
 
 def _layout(card: int, seed: int) -> list[np.ndarray]:
@@ -99,3 +108,28 @@ def test_a_broken_layout_keeps_all_its_sticks(card: int, moved: int, seed: int) 
     sticks[moved] = _spurs([sticks[moved]], 1)[0]
     read = [(0.4, s) for s in sticks]
     assert len(drop_unsure_extras(read, plane)) == 5
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.integers(0, 10_000), st.integers(0, 10), st.integers(0, 3))
+def test_a_reading_along_better_ones_is_dropped(seed: int, candidates: int, kept: int) -> None:
+    """Readings are taken best first unless short, or lying COVERED or more of their length (SAMPLES points)
+    within 3 px or 6 % of a length of readings taken before them."""
+    rng = np.random.default_rng(seed)
+
+    def readings(n: int) -> list[tuple[float, np.ndarray]]:
+        # On a coarse grid with a little noise, so that readings often run along each other.
+        return [(float(rng.random()), rng.integers(0, 4, (2, 2)) * 40.0 + rng.normal(0, 2, (2, 2))) for _ in range(n)]
+
+    first, offered = readings(kept), readings(candidates)
+    taken = [e for _, e in first]
+    for _, ends in sorted(offered, key=lambda c: -c[0]):
+        samples = np.linspace(ends[0], ends[1], SAMPLES)
+        along = np.zeros(SAMPLES, bool)
+        for a, b in taken:
+            for k, p in enumerate(samples):
+                along[k] |= segment_distance(p, a, b)[0] <= max(3.0, 0.06 * np.linalg.norm(b - a))
+        if np.linalg.norm(ends[1] - ends[0]) >= MIN_STICK_PX and along.mean() < COVERED:
+            taken.append(ends)
+    result = _distinct(offered, first)
+    assert len(result) == len(taken) and all(np.array_equal(e, t) for (_, e), t in zip(result, taken, strict=True))

@@ -13,7 +13,17 @@ from models.synth.sticks import illegal_sticks, lattice_sticks, pickup_sticks
 from rules.sticks import card_number, is_connected
 from vision.geometry import tilt_plane, to_plane
 from vision.sticks.detections import Stick
-from vision.sticks.lattice import TOUCH, crossing, group, segment_distance, snap, touch_matrix
+from vision.sticks.lattice import (
+    CROSS_MARGIN,
+    TOUCH,
+    _ends_off_junctions,
+    _junctions,
+    crossing,
+    group,
+    segment_distance,
+    snap,
+    touch_matrix,
+)
 from vision.sticks.plane import split_runs
 from vision.sticks.recognize import StickRecognizer
 
@@ -163,3 +173,48 @@ def test_the_touch_matrix_is_the_pairwise_rule(ends: np.ndarray) -> None:
             reach = TOUCH * 0.5 * sum(np.linalg.norm(ends[k, 1] - ends[k, 0]) for k in (i, j))
             gaps = [segment_distance(p, *ends[b])[0] for a, b in ((i, j), (j, i)) for p in ends[a]]
             assert touches[i, j] == (min(gaps) <= reach or crossing(*ends[i], *ends[j]) is not None)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(_segments())
+def test_junctions_join_ends_through_chains_of_near_ends(ends: np.ndarray) -> None:
+    """Two ends share a junction exactly when a chain of ends, each within TOUCH of the pair's mean length
+    of the next, links them."""
+    lengths = np.linalg.norm(ends[:, 1] - ends[:, 0], axis=1) + 1.0
+    label = _junctions(ends, lengths).reshape(-1)
+    points, scale = ends.reshape(-1, 2), np.repeat(lengths, 2)
+    reached = {0: {0}}
+    for start in range(len(points)):
+        linked, todo = {start}, [start]
+        while todo:
+            k = todo.pop()
+            for m in range(len(points)):
+                near = np.linalg.norm(points[k] - points[m]) <= TOUCH * 0.5 * (scale[k] + scale[m])
+                if m not in linked and near:
+                    linked.add(m)
+                    todo.append(m)
+        reached[start] = linked
+    for a in range(len(points)):
+        for b in range(len(points)):
+            assert (label[a] == label[b]) == (b in reached[a])
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(_segments(), st.randoms(use_true_random=False))
+def test_ends_off_junctions_is_the_pairwise_rule(ends: np.ndarray, rng: random.Random) -> None:
+    """Off the lattice where two sticks cross away from their ends, or an end not at the other stick's
+    junctions touches that stick's middle."""
+    lengths = np.linalg.norm(ends[:, 1] - ends[:, 0], axis=1) + 1.0
+    junction = np.array([[rng.randrange(4), rng.randrange(4)] for _ in ends])
+    expected = False
+    for i in range(len(ends)):
+        for j in range(len(ends)):
+            if i == j:
+                continue
+            hit = crossing(*ends[i], *ends[j])
+            expected |= hit is not None and min(*hit, 1 - hit[0], 1 - hit[1]) > CROSS_MARGIN
+            for e in range(2):
+                dist, t = segment_distance(ends[i, e], *ends[j])
+                middle = dist <= TOUCH * lengths[j] and TOUCH < t < 1 - TOUCH
+                expected |= middle and junction[i, e] not in junction[j]
+    assert _ends_off_junctions(ends, lengths, junction) == expected

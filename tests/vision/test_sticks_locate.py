@@ -13,7 +13,18 @@ from models.synth.sticks import lattice_sticks
 from vision.geometry import turned
 from vision.locator import doubled
 from vision.sticks.detections import Stick
-from vision.sticks.locate import CROSS_CENTRE, GRID, INPUT_SIZE, STRIDE, LocatorReadings, decode, encode_targets
+from vision.sticks.locate import (
+    CROSS_CENTRE,
+    END_ACROSS,
+    END_REACH,
+    GRID,
+    INPUT_SIZE,
+    STRIDE,
+    LocatorReadings,
+    _snapped_to_end_peaks,
+    decode,
+    encode_targets,
+)
 from vision.sticks.plane import table_plane
 from vision.sticks.recognize import StickRecognizer
 
@@ -231,3 +242,36 @@ def test_centre_heat_is_read_at_frame_points_in_either_orientation(x: float, y: 
     far = centre + np.array([150.0, 0.0]) * (1 if x < 0.5 else -1)
     assert readings.heat_at(np.array([centre]))[0] > 0.9
     assert readings.heat_at(np.array([far, [np.nan, np.nan], [-500.0, 10.0]])).max() < 0.1
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.integers(0, 10_000), st.integers(1, 8), st.integers(0, 12))
+def test_each_end_moves_to_the_best_end_peak_within_reach(seed: int, sticks: int, peaks: int) -> None:
+    """An end moves to the end peak within END_REACH of the stick along it and END_ACROSS across (at least
+    1.5 cells each) whose score less its distance in stick lengths is highest, and stays where none is."""
+    rng = np.random.default_rng(seed)
+    centers = rng.uniform(0, 200, (sticks, 2))
+    halves = rng.uniform(-40, 40, (sticks, 2))
+    end_scores = rng.uniform(0.2, 1.0, peaks)
+    # Peaks scattered near the sticks' ends, so that some fall within reach and some do not.
+    near_ends = np.concatenate([centers - halves, centers + halves])
+    end_points = near_ends[rng.integers(0, len(near_ends), peaks)] + rng.normal(0, 8, (peaks, 2))
+    moved, on_peaks, lengths = _snapped_to_end_peaks(centers, halves, end_scores, end_points)
+    for i, (centre, half) in enumerate(zip(centers, halves, strict=True)):
+        length = 2 * np.linalg.norm(half)
+        assert lengths[i] == pytest.approx(length)
+        axis = half / np.linalg.norm(half)
+        both = True
+        for k, end in enumerate((centre - half, centre + half)):
+            best, best_rank = end, -np.inf
+            for score, point in zip(end_scores, end_points, strict=True):
+                along, across = abs((point - end) @ axis), abs((point - end) @ [-axis[1], axis[0]])
+                within = along <= max(1.5 * STRIDE, END_REACH * length) and across <= max(
+                    1.5 * STRIDE, END_ACROSS * length
+                )
+                rank = score - np.hypot(along, across) / length
+                if within and rank > best_rank:
+                    best, best_rank = point, rank
+            both &= best_rank > -np.inf
+            assert np.allclose(moved[i, k], best)
+        assert on_peaks[i] == both

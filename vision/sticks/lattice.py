@@ -143,12 +143,10 @@ def _junctions(ends: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """A junction label per end (n x 2): ends closer than a quarter stick meet."""
     points = ends.reshape(-1, 2)
     scale = np.repeat(lengths, 2)
+    meet = np.linalg.norm(points[:, None] - points[None], axis=-1) <= TOUCH * 0.5 * (scale[:, None] + scale[None])
     label = np.arange(len(points))
-    for i in range(len(points)):
-        for j in range(i + 1, len(points)):
-            if np.linalg.norm(points[i] - points[j]) <= TOUCH * 0.5 * (scale[i] + scale[j]):
-                old, new = label[j], label[i]
-                label[label == old] = new
+    for i, j in zip(*np.nonzero(np.triu(meet, 1)), strict=True):  # row by row, as the labels merge in order
+        label[label == label[j]] = label[i]
     return label.reshape(-1, 2)
 
 
@@ -267,21 +265,19 @@ def _square_and_even(lengths: np.ndarray, label: np.ndarray, axes: np.ndarray, e
 
 def _ends_off_junctions(ends: np.ndarray, lengths: np.ndarray, junction: np.ndarray) -> bool:
     """Whether two sticks cross, or a stick's end touches another's middle."""
-    n = len(ends)
-    for i in range(n):
-        for j in range(n):
-            if i == j:
-                continue
-            hit = crossing(*ends[i], *ends[j]) if j > i else None
-            if hit is not None and min(*hit, 1 - hit[0], 1 - hit[1]) > CROSS_MARGIN:
-                return True
-            for e in range(2):
-                if junction[i, e] in junction[j]:
-                    continue
-                dist, t = segment_distance(ends[i, e], *ends[j])
-                if dist <= TOUCH * lengths[j] and TOUCH < t < 1 - TOUCH:
-                    return True
-    return False
+    along_first, along_second = crossing_params(ends, ends)
+    inside = np.minimum(np.minimum(along_first, 1 - along_first), np.minimum(along_second, 1 - along_second))
+    if (inside > CROSS_MARGIN).any():  # NaN (parallel) compares false
+        return True
+    a, ab = ends[:, 0], ends[:, 1] - ends[:, 0]
+    points = ends[:, :, None, :]  # stick i's end e against stick j: (i, e, j)
+    t = np.clip(((points - a) * ab).sum(-1) / np.maximum((ab * ab).sum(-1), 1e-9), 0, 1)
+    dist = np.linalg.norm(points - (a + t[..., None] * ab), axis=-1)
+    # An end on a junction the other stick also ends at is a corner, not a touch of its middle.
+    shared = (junction[:, :, None, None] == junction[None, None]).any(axis=-1)
+    others = ~np.eye(len(ends), dtype=bool)[:, None, :]
+    touching = (dist <= TOUCH * lengths) & (t > TOUCH) & (t < 1 - TOUCH) & ~shared & others
+    return bool(touching.any())
 
 
 def _residual_ok(ends: np.ndarray, lengths: np.ndarray, junction: np.ndarray, coords: dict[int, np.ndarray]) -> bool:

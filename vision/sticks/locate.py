@@ -114,24 +114,11 @@ def _readings(
     scores, centers, values = scores[keep], centers[keep], values[:, keep]
     end_scores, end_points = ends
     halves = undoubled(values[0], values[1]) * STRIDE
-    readings = []  # (score, ends, peak index, both ends on end peaks)
-    for peak, (score, centre, half) in enumerate(zip(scores, centers, halves, strict=True)):
-        length = 2 * float(np.linalg.norm(half))
-        if length < 1:
-            continue
-        ends = np.array([centre - half, centre + half])
-        axis = half / np.linalg.norm(half)
-        snapped = 0
-        for k in range(2):
-            offset = end_points - ends[k] if len(end_points) else np.zeros((0, 2))
-            along, across = np.abs(offset @ axis), np.abs(offset @ np.array([-axis[1], axis[0]]))
-            dist = np.hypot(along, across)
-            near = (along <= max(1.5 * STRIDE, END_REACH * length)) & (across <= max(1.5 * STRIDE, END_ACROSS * length))
-            if near.any():
-                ends[k] = end_points[near][np.argmax(end_scores[near] - dist[near] / length)]
-                snapped += 1
-        if np.linalg.norm(ends[1] - ends[0]) > 0.5 * length:
-            readings.append((float(score), ends, peak, snapped == 2))
+    snapped_ends, on_peaks, lengths = _snapped_to_end_peaks(centers, halves, end_scores, end_points)
+    kept = (lengths >= 1) & (np.linalg.norm(snapped_ends[:, 1] - snapped_ends[:, 0], axis=1) > 0.5 * lengths)
+    readings = [  # (score, ends, peak index, both ends on end peaks)
+        (float(scores[peak]), snapped_ends[peak], peak, bool(on_peaks[peak])) for peak in np.flatnonzero(kept)
+    ]
     typical = _typical(readings)
     if crossings and typical:
         for peak, (score, centre, half) in enumerate(zip(scores, centers, halves, strict=True)):
@@ -146,6 +133,32 @@ def _readings(
                 readings = [r for r in readings if r[2] != peak or r[3]]
                 readings += [(min(float(score), s), e, peak, True) for s, e in pairs]
     return readings
+
+
+def _snapped_to_end_peaks(
+    centers: np.ndarray, halves: np.ndarray, end_scores: np.ndarray, end_points: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each centre peak's stick (centres and half-vectors, n x 2) with each end moved to the end peak near it
+    (END_REACH along the stick, END_ACROSS across) that scores best less its distance in stick lengths: the
+    ends (n x 2 x 2), whether both ends moved (n,) and the lengths the half-vectors give (n,)."""
+    half_lengths = np.linalg.norm(halves, axis=1)
+    lengths = 2 * half_lengths
+    ends = np.stack([centers - halves, centers + halves], axis=1)
+    if not len(end_points) or not len(centers):
+        return ends, np.zeros(len(centers), bool), lengths
+    axis = halves / np.maximum(half_lengths, 1e-9)[:, None]
+    normal = np.stack([-axis[:, 1], axis[:, 0]], axis=1)
+    offset = end_points[None, None] - ends[:, :, None]  # (stick, end, end peak, xy)
+    along = np.abs((offset * axis[:, None, None]).sum(-1))
+    across = np.abs((offset * normal[:, None, None]).sum(-1))
+    safe = np.maximum(lengths, 1e-9)[:, None, None]
+    near = (along <= np.maximum(1.5 * STRIDE, END_REACH * safe)) & (
+        across <= np.maximum(1.5 * STRIDE, END_ACROSS * safe)
+    )
+    rank = np.where(near, end_scores - np.hypot(along, across) / safe, -np.inf)
+    moved = near.any(axis=-1)
+    ends = np.where(moved[..., None], end_points[rank.argmax(axis=-1)], ends)
+    return ends, moved.all(axis=1), lengths
 
 
 def _typical(readings: list[tuple[float, np.ndarray, int, bool]]) -> float:

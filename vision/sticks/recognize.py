@@ -39,6 +39,7 @@ from vision.sticks.reread import reread_group
 
 MIN_STICK_PX = 20.0  # a stick shorter than this in the picture is not read
 COVERED = 0.7  # a reading lying this much of its length along better ones reads nothing new
+SAMPLES = 12  # points along a reading that measure how much of it lies along others
 IGNORE_GROWTH = 1.04  # outlines to ignore grown by this, and IGNORE_MARGIN px, so a card's edges go too
 IGNORE_MARGIN = 4.0
 COMPLETION_STATES = 4000  # a bound on the search for faint completions, for a dense heap's sake
@@ -52,16 +53,22 @@ BRIGHTER = np.round(255 * np.linspace(0.0, 1.0, 256) ** 0.5).astype(np.uint8)  #
 EQUALISE_CLIP = 3.0  # the contrast limit of the local equalisation (CLAHE) a flat frame is looked at with
 
 
-def _covered(ends: np.ndarray, kept: list[np.ndarray]) -> float:
-    """The share of a segment that lies along segments already kept."""
-    samples = np.linspace(ends[0], ends[1], 12)
-    covered = np.zeros(len(samples), bool)
-    for other in kept:
-        ab = other[1] - other[0]
-        t = np.clip((samples - other[0]) @ ab / max(float(ab @ ab), 1e-9), 0, 1)
-        dist = np.linalg.norm(samples - (other[0] + t[:, None] * ab), axis=1)
-        covered |= dist <= max(3.0, 0.06 * float(np.linalg.norm(ab)))
-    return float(covered.mean())
+def _along(segments: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """Which of SAMPLES points spread along each of `segments` (n x 2 x 2) lie along each of `others`
+    (m x 2 x 2), within 3 px or 6 % of its length: (n, m, SAMPLES)."""
+    segments = np.asarray(segments, np.float64).reshape(-1, 2, 2)
+    others = np.asarray(others, np.float64).reshape(-1, 2, 2)
+    samples = np.linspace(segments[:, 0], segments[:, 1], SAMPLES, axis=1)[:, None]  # (n, 1, S, 2)
+    a, ab = others[:, None, 0], (others[:, 1] - others[:, 0])[:, None]  # (m, 1, 2)
+    squared = (ab * ab).sum(-1)  # (m, 1)
+    t = np.clip(((samples - a) * ab).sum(-1) / np.maximum(squared, 1e-9), 0, 1)
+    dist = np.linalg.norm(samples - (a + t[..., None] * ab), axis=-1)
+    return dist <= np.maximum(3.0, 0.06 * np.sqrt(squared))
+
+
+def _covered_shares(segments: np.ndarray, kept: np.ndarray) -> np.ndarray:
+    """The share of each segment that lies along segments already kept."""
+    return _along(segments, kept).any(axis=1).mean(axis=-1)
 
 
 def _distinct(
@@ -70,8 +77,16 @@ def _distinct(
     """`kept` and the candidates, best first, without a second reading of sticks already kept: the same stick
     again, or a reading that runs along one stick and into the next."""
     kept = list(kept)
-    for score, ends in sorted(candidates, key=lambda c: -c[0]):
-        if np.linalg.norm(ends[1] - ends[0]) >= MIN_STICK_PX and _covered(ends, [k for _, k in kept]) < COVERED:
+    ordered = sorted(candidates, key=lambda c: -c[0])
+    if not ordered:
+        return kept
+    # Each candidate's samples against every segment that may be kept before it, at once.
+    along = _along([e for _, e in ordered], [e for _, e in kept] + [e for _, e in ordered])
+    first = len(kept)
+    chosen = list(range(first))
+    for i, (score, ends) in enumerate(ordered):
+        if np.linalg.norm(ends[1] - ends[0]) >= MIN_STICK_PX and along[i, chosen].any(axis=0).mean() < COVERED:
+            chosen.append(first + i)
             kept.append((score, ends))
     return kept
 
@@ -104,11 +119,12 @@ def add_faint_sticks(
     n = len(found)
     if not n:
         return found
+    faint = sorted(faint, key=lambda c: -c[0])
+    shares = _covered_shares([e for _, e in faint], [e for _, e in found])
     options = [
         (score, candidate)
-        for score, candidate in sorted(faint, key=lambda c: -c[0])
-        if np.linalg.norm(candidate[1] - candidate[0]) >= MIN_STICK_PX
-        and _covered(candidate, [e for _, e in found]) < COVERED
+        for (score, candidate), share in zip(faint, shares, strict=True)
+        if np.linalg.norm(candidate[1] - candidate[0]) >= MIN_STICK_PX and share < COVERED
     ]
     found_ends = to_plane(plane, np.array([e for _, e in found], np.float64))
     if not options or not np.isfinite(found_ends).all():
