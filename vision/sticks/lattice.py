@@ -55,17 +55,21 @@ def crossing_params(first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, 
     return along_first, (q[..., 0] * r[..., 1] - q[..., 1] * r[..., 0]) / safe
 
 
+def nearest_on_segments(points: np.ndarray, segments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For points (..., 2) against segments (m x 2 x 2): where along each segment the nearest point lies (0 at
+    its first end, 1 at its second) and the distance to it, each (..., m)."""
+    a, ab = segments[:, 0], segments[:, 1] - segments[:, 0]
+    points = points[..., None, :]
+    t = np.clip(((points - a) * ab).sum(-1) / np.maximum((ab * ab).sum(-1), 1e-9), 0, 1)
+    return t, np.linalg.norm(points - (a + t[..., None] * ab), axis=-1)
+
+
 def touch_matrix(ends: np.ndarray) -> np.ndarray:
     """Which sticks (rows of `ends`, n x 2 x 2) touch (n x n, symmetric, False on the diagonal): ends within
     TOUCH of the pair's mean length of an end or a body, or crossing."""
     n = len(ends)
-    a, b = ends[:, 0], ends[:, 1]
-    ab = b - a
-    lengths = np.linalg.norm(ab, axis=1)
-    # Each end of stick i (n, 2) against each segment j: the nearest point's parameter, then the distance.
-    points = ends[:, :, None, :]  # (n, 2, 1, 2)
-    t = np.clip(((points - a) * ab).sum(-1) / np.maximum((ab * ab).sum(-1), 1e-9), 0, 1)  # (n, 2, n)
-    gaps = np.linalg.norm(points - (a + t[..., None] * ab), axis=-1).min(axis=1)  # (n, n): i's ends to j
+    lengths = np.linalg.norm(ends[:, 1] - ends[:, 0], axis=1)
+    gaps = nearest_on_segments(ends, ends)[1].min(axis=1)  # (n, n): stick i's nearer end to stick j
     near = np.minimum(gaps, gaps.T) <= TOUCH * 0.5 * (lengths[:, None] + lengths[None, :])
     ti, uj = crossing_params(ends, ends)
     crossed = (ti > 0) & (ti < 1) & (uj > 0) & (uj < 1)  # proper crossings; NaN (parallel) compares false
@@ -269,10 +273,7 @@ def _ends_off_junctions(ends: np.ndarray, lengths: np.ndarray, junction: np.ndar
     inside = np.minimum(np.minimum(along_first, 1 - along_first), np.minimum(along_second, 1 - along_second))
     if (inside > CROSS_MARGIN).any():  # NaN (parallel) compares false
         return True
-    a, ab = ends[:, 0], ends[:, 1] - ends[:, 0]
-    points = ends[:, :, None, :]  # stick i's end e against stick j: (i, e, j)
-    t = np.clip(((points - a) * ab).sum(-1) / np.maximum((ab * ab).sum(-1), 1e-9), 0, 1)
-    dist = np.linalg.norm(points - (a + t[..., None] * ab), axis=-1)
+    t, dist = nearest_on_segments(ends, ends)  # stick i's end e against stick j: (i, e, j)
     # An end on a junction the other stick also ends at is a corner, not a touch of its middle.
     shared = (junction[:, :, None, None] == junction[None, None]).any(axis=-1)
     others = ~np.eye(len(ends), dtype=bool)[:, None, :]

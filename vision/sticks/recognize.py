@@ -32,7 +32,7 @@ from vision.locator import closer_window, flat_gain
 from vision.sharpen import FocusGauge
 from vision.sticks.bodies import with_bodies
 from vision.sticks.detections import Polystick, Stick
-from vision.sticks.lattice import group, segment_distance, snap, touch_matrix
+from vision.sticks.lattice import group, nearest_on_segments, segment_distance, snap, touch_matrix
 from vision.sticks.locate import PEAK_THRESHOLD, LocatorReadings, StickLocator
 from vision.sticks.plane import split_runs, table_plane
 from vision.sticks.reread import reread_group
@@ -55,20 +55,17 @@ EQUALISE_CLIP = 3.0  # the contrast limit of the local equalisation (CLAHE) a fl
 
 def _along(segments: np.ndarray, others: np.ndarray) -> np.ndarray:
     """Which of SAMPLES points spread along each of `segments` (n x 2 x 2) lie along each of `others`
-    (m x 2 x 2), within 3 px or 6 % of its length: (n, m, SAMPLES)."""
+    (m x 2 x 2), within 3 px or 6 % of its length: (n, SAMPLES, m)."""
     segments = np.asarray(segments, np.float64).reshape(-1, 2, 2)
     others = np.asarray(others, np.float64).reshape(-1, 2, 2)
-    samples = np.linspace(segments[:, 0], segments[:, 1], SAMPLES, axis=1)[:, None]  # (n, 1, S, 2)
-    a, ab = others[:, None, 0], (others[:, 1] - others[:, 0])[:, None]  # (m, 1, 2)
-    squared = (ab * ab).sum(-1)  # (m, 1)
-    t = np.clip(((samples - a) * ab).sum(-1) / np.maximum(squared, 1e-9), 0, 1)
-    dist = np.linalg.norm(samples - (a + t[..., None] * ab), axis=-1)
-    return dist <= np.maximum(3.0, 0.06 * np.sqrt(squared))
+    samples = np.linspace(segments[:, 0], segments[:, 1], SAMPLES, axis=1)  # (n, S, 2)
+    reach = np.maximum(3.0, 0.06 * np.linalg.norm(others[:, 1] - others[:, 0], axis=1))
+    return nearest_on_segments(samples, others)[1] <= reach
 
 
 def _covered_shares(segments: np.ndarray, kept: np.ndarray) -> np.ndarray:
     """The share of each segment that lies along segments already kept."""
-    return _along(segments, kept).any(axis=1).mean(axis=-1)
+    return _along(segments, kept).any(axis=-1).mean(axis=-1)
 
 
 def _distinct(
@@ -85,7 +82,7 @@ def _distinct(
     first = len(kept)
     chosen = list(range(first))
     for i, (score, ends) in enumerate(ordered):
-        if np.linalg.norm(ends[1] - ends[0]) >= MIN_STICK_PX and along[i, chosen].any(axis=0).mean() < COVERED:
+        if np.linalg.norm(ends[1] - ends[0]) >= MIN_STICK_PX and along[i][:, chosen].any(axis=-1).mean() < COVERED:
             chosen.append(first + i)
             kept.append((score, ends))
     return kept
