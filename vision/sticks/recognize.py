@@ -44,6 +44,8 @@ IGNORE_GROWTH = 1.04  # outlines to ignore grown by this, and IGNORE_MARGIN px, 
 IGNORE_MARGIN = 4.0
 COMPLETION_STATES = 4000  # a bound on the search for faint completions, for a dense heap's sake
 NEAR_GROUP = 0.6  # of a stick: groups this near may be one layout with a stick read short
+FAINT_LAYOUT = 3  # faint readings that may be a layout seen too small where none is sure (_could_be_a_layout)
+FAINT_APART = 0.3  # the most of one such reading that may lie along another
 UNSURE = 0.6  # a reading under this score may be dropped where it alone keeps a layout from being a card
 # Where a look finds a layout of under five sticks that is no card, the frame is looked at again brighter:
 # the network marks low-contrast sticks too weakly (a dark stick on a dark glossy top) and sees stick-like
@@ -69,10 +71,10 @@ def _covered_shares(segments: np.ndarray, kept: np.ndarray) -> np.ndarray:
 
 
 def _distinct(
-    candidates: list[tuple[float, np.ndarray]], kept: list[tuple[float, np.ndarray]] = ()
+    candidates: list[tuple[float, np.ndarray]], kept: list[tuple[float, np.ndarray]] = (), covered: float = COVERED
 ) -> list[tuple[float, np.ndarray]]:
     """`kept` and the candidates, best first, without a second reading of sticks already kept: the same stick
-    again, or a reading that runs along one stick and into the next."""
+    again, or a reading that runs along one stick and into the next (`covered` of its length or more)."""
     kept = list(kept)
     ordered = sorted(candidates, key=lambda c: -c[0])
     if not ordered:
@@ -82,7 +84,7 @@ def _distinct(
     first = len(kept)
     chosen = list(range(first))
     for i, (score, ends) in enumerate(ordered):
-        if np.linalg.norm(ends[1] - ends[0]) >= MIN_STICK_PX and along[i][:, chosen].any(axis=-1).mean() < COVERED:
+        if np.linalg.norm(ends[1] - ends[0]) >= MIN_STICK_PX and along[i][:, chosen].any(axis=-1).mean() < covered:
             chosen.append(first + i)
             kept.append((score, ends))
     return kept
@@ -101,6 +103,14 @@ def _outside(candidates: list[tuple[float, np.ndarray]], ignore: list[np.ndarray
         for score, ends in candidates
         if all(cv2.pointPolygonTest(g, tuple(float(v) for v in ends.mean(axis=0)), False) < 0 for g in grown)
     ]
+
+
+def _could_be_a_layout(faint: list[tuple[float, np.ndarray]], size: tuple[int, int]) -> bool:
+    """Whether faint readings could be most of a layout seen too small: FAINT_LAYOUT or more wholly in the
+    frame and mostly apart, as a layout's sticks lie. Faint readings on a busy table run off its edges, or
+    along one paper edge more than once."""
+    inside = [(score, ends) for score, ends in faint if np.all((ends >= 0) & (ends < size))]
+    return len(_distinct(inside, covered=FAINT_APART)) >= FAINT_LAYOUT
 
 
 def add_faint_sticks(
@@ -315,12 +325,14 @@ class StickRecognizer:
         locator marks a small layout's sticks too faintly at the frame's scale and reads them surely a third
         larger. Where that look reads a card stick by stick (_read_stick_by_stick), its readings replace the
         first look's in its window."""
-        # As for the brighter look, a frame with no stick read surely is not looked at again: every frame
-        # without sticks would pay for it (card and tile edges leave faint peaks).
+        # A frame with no stick read surely is looked at again only where faint readings could be most of a
+        # layout: every frame without sticks would pay for it (card and tile edges leave faint peaks).
         sure = _outside(readings.sure, ignore)
-        scored = sure + _outside(readings.faint, ignore)
+        faint = _outside(readings.faint, ignore)
+        scored = sure + faint
         centres = np.array([ends.mean(axis=0) for _, ends in scored]).reshape(-1, 2)
-        window = closer_window(centres, np.array([s for s, _ in scored]), image.shape[1::-1]) if sure else None
+        worth = sure or _could_be_a_layout(faint, image.shape[1::-1])
+        window = closer_window(centres, np.array([s for s, _ in scored]), image.shape[1::-1]) if worth else None
         if window is None:
             return sticks, polysticks
         x0, y0, w, h = window
