@@ -52,6 +52,9 @@ train: $(STAMP)
 	$(BIN)/python -m models.train_sticks
 	$(BIN)/python -m models.train_sticks --scenes 0 --pattern-scenes 0 --shaped-scenes 2400 \
 		--start models/sticks_locate.onnx --steps 4000 --lr 5e-4 --seed 7 --checkpoint data/sticks_locate-shaped.pt
+	$(BIN)/python -m models.train_sticks --scenes 1200 --pattern-scenes 600 --shaped-scenes 2400 \
+		--start models/sticks_locate.onnx --steps 4000 --lr 5e-4 --seed 8 --blur-share 0.3 \
+		--checkpoint data/sticks_locate-blurred.pt --out models/sticks_locate_blurred.onnx
 	$(BIN)/python -m models.quantize
 
 evaluate: $(STAMP)

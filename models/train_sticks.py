@@ -3,6 +3,9 @@
     python -m models.train_sticks [--scenes 3600] [--pattern-scenes 1800] [--steps 12000] [--resume]
     python -m models.train_sticks --scenes 0 --pattern-scenes 0 --shaped-scenes 2400 \
         --start models/sticks_locate.onnx --steps 4000 --lr 5e-4 --seed 7   # trained on in frames of other shapes
+    python -m models.train_sticks --scenes 1200 --pattern-scenes 600 --shaped-scenes 2400 \
+        --start models/sticks_locate.onnx --steps 4000 --lr 5e-4 --seed 8 --blur-share 0.3 \
+        --checkpoint data/sticks_locate-blurred.pt --out models/sticks_locate_blurred.onnx   # for blurred frames
     tableref evaluate sticks   # the recogniser on held-out renders (models/evaluate_sticks.py)
 
 Training frames are the stick renders of the training split (its stick materials, colours and tables only)

@@ -16,7 +16,7 @@ SMALL_STICKS = (55.0, 75.0)  # px at the picture's centre, of 1280x720; the eval
 class WithoutCloserLook(StickRecognizer):
     """The reader with every other look it takes, but not the closer one."""
 
-    def _closer(self, image, readings, sticks, polysticks, homography, ignore):
+    def _closer(self, image, readings, sticks, polysticks, homography, ignore, locator):
         return sticks, polysticks
 
 

@@ -27,6 +27,8 @@ STRIDE = 4
 GRID = (INPUT_SIZE[0] // STRIDE, INPUT_SIZE[1] // STRIDE)
 CHANNELS = ("heat", "end_heat", "dx", "dy", "half_cos", "half_sin", "end_dx", "end_dy")
 MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "sticks_locate.onnx"
+# The same network trained on with motion-blurred windows: a second look where the first reads no card.
+BLURRED_MODEL_PATH = MODEL_PATH.with_name("sticks_locate_blurred.onnx")
 PEAK_THRESHOLD = 0.3
 FAINT_THRESHOLD = 0.1  # fainter peaks are read only where they complete a pattern (vision/sticks/recognize.py)
 END_THRESHOLD = 0.2

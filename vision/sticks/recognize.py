@@ -33,7 +33,7 @@ from vision.sharpen import FocusGauge
 from vision.sticks.bodies import with_bodies
 from vision.sticks.detections import Polystick, Stick
 from vision.sticks.lattice import group, nearest_on_segments, segment_distance, snap, touch_matrix
-from vision.sticks.locate import PEAK_THRESHOLD, LocatorReadings, StickLocator
+from vision.sticks.locate import BLURRED_MODEL_PATH, PEAK_THRESHOLD, LocatorReadings, StickLocator
 from vision.sticks.plane import split_runs, table_plane
 from vision.sticks.reread import reread_group
 
@@ -270,10 +270,17 @@ def _read_stick_by_stick(polystick: Polystick, sticks: list[Stick]) -> bool:
 
 
 class StickRecognizer:
-    """Frames in, sticks and polysticks out. Holds the locator network; build one and reuse it."""
+    """Frames in, sticks and polysticks out. Holds the locator network and its copy trained on blurred frames;
+    build one and reuse it."""
 
-    def __init__(self, locator: StickLocator | None = None, focus: FocusGauge | None = None) -> None:
+    def __init__(
+        self,
+        locator: StickLocator | None = None,
+        focus: FocusGauge | None = None,
+        blurred_locator: StickLocator | None = None,
+    ) -> None:
         self.locator = locator or StickLocator()
+        self.blurred_locator = blurred_locator or StickLocator(BLURRED_MODEL_PATH)
         self.focus = focus or FocusGauge()
         self.equaliser = cv2.createCLAHE(clipLimit=EQUALISE_CLIP, tileGridSize=(8, 8))
 
@@ -295,22 +302,39 @@ class StickRecognizer:
         start = time.perf_counter()
         image = self.focus.sharpened_if_soft(image)
         sharpen_ms = (time.perf_counter() - start) * 1000
-        sticks, polysticks, timing, readings = self._look(image, homography, ignore)
+        sticks, polysticks, timing = self._looks(image, homography, ignore, self.locator)
+        t0 = time.perf_counter()
+        if sticks and not any(p.card is not None for p in polysticks):
+            # Sticks but no card: the network trained on blurred frames reads motion-blurred layouts the first
+            # misses. Its reading replaces the first only where it reads a card stick by stick.
+            more, more_polysticks, _ = self._looks(image, homography, ignore, self.blurred_locator)
+            if any(_read_stick_by_stick(p, more) for p in more_polysticks):
+                sticks, polysticks = more, more_polysticks
+        timing["blurred_ms"] = (time.perf_counter() - t0) * 1000
+        return sticks, polysticks, {"sharpen_ms": sharpen_ms, **timing}
+
+    def _looks(
+        self, image: np.ndarray, homography: np.ndarray | None, ignore: list[np.ndarray], locator: StickLocator
+    ) -> tuple[list[Stick], list[Polystick], dict[str, float]]:
+        """Every look `locator` takes at a frame: the first (with its brighter second look), the equalised look
+        of a flat frame and the closer look; the sticks, the polysticks and each stage's milliseconds."""
+        sticks, polysticks, timing, readings = self._look(image, homography, ignore, locator)
         t0 = time.perf_counter()
         if not any(p.card is not None for p in polysticks) and flat_gain(image) > 1.0:
             # A flat frame with no card read: dark sticks on a dark top can stay hidden even brightened, and
             # stand out once the frame is equalised locally. Only the cards read there are taken.
             grey = self.equaliser.apply(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
-            more, more_polysticks, _, _ = self._look(cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR), homography, ignore)
+            more, more_polysticks, _, _ = self._look(
+                cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR), homography, ignore, locator
+            )
             size = image.shape[1::-1]
             sticks, polysticks = self._with_new_cards(sticks, polysticks, more, more_polysticks, size, homography)
         equalised_ms = (time.perf_counter() - t0) * 1000
         t0 = time.perf_counter()
         if not any(p.card is not None for p in polysticks):
-            sticks, polysticks = self._closer(image, readings, sticks, polysticks, homography, ignore)
+            sticks, polysticks = self._closer(image, readings, sticks, polysticks, homography, ignore, locator)
         closer_ms = (time.perf_counter() - t0) * 1000
-        timing = {"sharpen_ms": sharpen_ms, **timing, "equalised_ms": equalised_ms, "closer_ms": closer_ms}
-        return sticks, polysticks, timing
+        return sticks, polysticks, {**timing, "equalised_ms": equalised_ms, "closer_ms": closer_ms}
 
     def _closer(
         self,
@@ -320,6 +344,7 @@ class StickRecognizer:
         polysticks: list[Polystick],
         homography: np.ndarray | None,
         ignore: list[np.ndarray],
+        locator: StickLocator,
     ) -> tuple[list[Stick], list[Polystick]]:
         """A frame with no card read, looked at again closer (closer_window): on a busy held-out table the
         locator marks a small layout's sticks too faintly at the frame's scale and reads them surely a third
@@ -342,6 +367,7 @@ class StickRecognizer:
             np.ascontiguousarray(image[y0 : y0 + h, x0 : x0 + w]),
             None if homography is None else np.asarray(homography, np.float64) @ shift,
             [np.asarray(quad) - offset for quad in ignore],
+            locator,
         )
         if not any(_read_stick_by_stick(p, more) for p in more_polysticks):
             return sticks, polysticks
@@ -353,28 +379,28 @@ class StickRecognizer:
         return sticks, self.polysticks(sticks, plane, square=True)
 
     def _look(
-        self, image: np.ndarray, homography: np.ndarray | None, ignore: list[np.ndarray]
+        self, image: np.ndarray, homography: np.ndarray | None, ignore: list[np.ndarray], locator: StickLocator
     ) -> tuple[list[Stick], list[Polystick], dict[str, float], LocatorReadings]:
         """One look at the frame: the locator, the lattice, and a brighter second look where a layout is short;
         the sticks, the polysticks, each stage's milliseconds and the locator's readings."""
         t0 = time.perf_counter()
-        readings = self._read(image)
+        readings = self._read(image, locator)
         t1 = time.perf_counter()
         size = image.shape[1::-1]
         sticks, polysticks = self._layout(readings, size, homography, ignore)
         t2 = time.perf_counter()
         if _worth_a_brighter_look(polysticks):
-            brighter = self._read(cv2.LUT(image, BRIGHTER))
+            brighter = self._read(cv2.LUT(image, BRIGHTER), locator)
             more, more_polysticks = self._layout(brighter, size, homography, ignore)
             sticks, polysticks = self._with_new_cards(sticks, polysticks, more, more_polysticks, size, homography)
         t3 = time.perf_counter()
         stages = {"locate": t1 - t0, "lattice": t2 - t1, "brighter": t3 - t2}
         return sticks, polysticks, {f"{stage}_ms": seconds * 1000 for stage, seconds in stages.items()}, readings
 
-    def _read(self, image: np.ndarray) -> LocatorReadings:
+    def _read(self, image: np.ndarray, locator: StickLocator) -> LocatorReadings:
         """The locator's readings, of the sticks it read across others from end peaks alone only those whose
         bodies the picture shows (vision/sticks/bodies.py)."""
-        readings = self.locator.read(image)
+        readings = locator.read(image)
         return replace(readings, crossed=with_bodies(image, readings.crossed))
 
     def _layout(
