@@ -354,10 +354,11 @@ class StickRecognizer:
         # layout: every frame without sticks would pay for it (card and tile edges leave faint peaks).
         sure = _outside(readings.sure, ignore)
         faint = _outside(readings.faint, ignore)
+        if not sure and not _could_be_a_layout(faint, image.shape[1::-1]):
+            return sticks, polysticks
         scored = sure + faint
         centres = np.array([ends.mean(axis=0) for _, ends in scored]).reshape(-1, 2)
-        worth = sure or _could_be_a_layout(faint, image.shape[1::-1])
-        window = closer_window(centres, np.array([s for s, _ in scored]), image.shape[1::-1]) if worth else None
+        window = closer_window(centres, np.array([s for s, _ in scored]), image.shape[1::-1])
         if window is None:
             return sticks, polysticks
         x0, y0, w, h = window
