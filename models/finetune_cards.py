@@ -1,6 +1,7 @@
 """Fine-tune the card classifier on the outlines the card reader proposes at run time.
 
     python -m models.finetune_cards [--located-scenes 1200] [--free-scenes 1500] [--streaked-scenes 2000] [--epochs 2]
+        [--inked-scenes N] [--blurred-scenes N] [--out PATH]
 
 models/train_cards.py trains the classifier on true outlines and the edge locator's proposals. At run time it
 is also given the card locator's outlines, put on their corners by the corner network, and it sees dominoes
@@ -8,8 +9,9 @@ and sticks when the table holds them: it read a dark domino's pips as the Starte
 exported classifier on, from its ONNX weights (the batch normalisation folded in), over its own training
 crops plus three cached blocks: the reader's proposals on training scenes (labelled against the truth as
 train_cards labels the edge proposals), the same on scenes with bands across their cards (glare, printed
-sashes), and every proposal on frames with no card (dominoes and sticks) as "not a card". Needs the `train`
-extra (torch, onnx).
+sashes), and every proposal on frames with no card (dominoes and sticks) as "not a card". With
+`--blurred-scenes`, the reader's proposals on frames blurred by motion or defocus too: that run writes the
+second opinion (`vision.cards.classify.BLURRED_MODEL_PATH`). Needs the `train` extra (torch, onnx).
 """
 
 from __future__ import annotations
@@ -21,10 +23,12 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import cv2
 import numpy as np
 import typer
 
 from models.datasets import render_cached
+from models.synth.degrade import motion_kernel
 from models.synth.scenes import render_scene
 from models.train_card_locator import STREAKED_SHARE, card_free_image
 from models.train_cards import (
@@ -45,6 +49,7 @@ from vision.cards.classify import MODEL_PATH, N_FACES, NOT_CARD, crop_card
 from vision.cards.corners import CornerRefiner
 from vision.cards.locate import locate_card_quads
 from vision.geometry import dedupe_quads
+from vision.sharpen import sharpened
 
 LOCATED_SEED = 40_000_000  # training-split card scenes no other trainer renders
 FREE_SEED = 41_000_000
@@ -54,6 +59,8 @@ LOOSE_IOU = 0.55
 INKED_SEED = 49_000_000
 INKED_SHARE = 0.7
 INKED_DARK_PAPER = 0.5
+BLURRED_SEED = 45_000_000
+MOTION_SHARE = 0.7
 
 
 @functools.cache
@@ -70,16 +77,20 @@ def reader_proposals(image: np.ndarray) -> list[np.ndarray]:
     return dedupe_quads(edges + corners.refine(image, loose + edges))
 
 
-def located_crops(seed: int, card_iou: float = 0.8, **scene_changes: object) -> tuple[np.ndarray, np.ndarray]:
+def located_crops(
+    seed: int, card_iou: float = 0.8, blurred: bool = False, **scene_changes: object
+) -> tuple[np.ndarray, np.ndarray]:
     """The reader's proposals on a training scene (its spec changed by `scene_changes`, as `streaks=0.6`),
-    labelled (a card's face over `card_iou`); half the cards' crops half-turned."""
+    labelled (a card's face over `card_iou`); half the cards' crops half-turned. With `blurred`, the frame is
+    blurred first (`blurred_frame`) and then sharpened as the reader sharpens every frame."""
     rng = random.Random(seed)
     scene = render_scene(seed, replace(training_spec(seed, "train"), **scene_changes))
+    image = sharpened(blurred_frame(scene.image, rng)) if blurred else scene.image
     crops, labels = [], []
-    for quad, label in labelled_proposals(reader_proposals(scene.image), scene.cards, card_iou):
+    for quad, label in labelled_proposals(reader_proposals(image), scene.cards, card_iou):
         if label < N_FACES and rng.random() < 0.5:
             quad, label = np.roll(quad, 2, axis=0), label + N_FACES
-        crops.append(crop_card(scene.image, quad))
+        crops.append(crop_card(image, quad))
         labels.append(label)
     return crop_batch(crops, labels)
 
@@ -100,6 +111,20 @@ def inked_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
     """located_crops with half the designs on dark paper and most cards crossed by a sash in the numeral's
     colour: a band of that colour hides the numeral where it crosses, and such cards were read as no card."""
     return located_crops(seed, streaks=INKED_SHARE, inked_streaks=True, dark_paper=INKED_DARK_PAPER)
+
+
+def blurred_frame(image: np.ndarray, rng: random.Random) -> np.ndarray:
+    """The frame as a moving or unfocused camera takes it: in MOTION_SHARE of frames a straight motion blur of
+    5-17 px at any angle, otherwise a defocus blur of sigma 1-2.5 px. Beyond the renders' own blur, which
+    is slight: under 11 px of motion a fifth of the held-out cards went unread."""
+    if rng.random() < MOTION_SHARE:
+        return cv2.filter2D(image, -1, motion_kernel(rng.randrange(5, 19, 2), rng.uniform(0, 180)))
+    return cv2.GaussianBlur(image, (0, 0), rng.uniform(1.0, 2.5))
+
+
+def blurred_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """located_crops on blurred frames."""
+    return located_crops(seed, blurred=True)
 
 
 def card_free_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -126,6 +151,7 @@ def main(
     streaked_scenes: int = typer.Option(2000, help="more training scenes like the first, bands across cards"),
     loose_scenes: int = typer.Option(0, help="more training scenes whose loosely fitting outlines are cards too"),
     inked_scenes: int = typer.Option(0, help="more training scenes, half on dark paper, sashes in the ink's colour"),
+    blurred_scenes: int = typer.Option(0, help="more training scenes, blurred by motion or defocus"),
     scenes: int = typer.Option(2500, help="train_cards' training scenes to keep training on"),
     mat_views: int = typer.Option(300, help="train_cards' mat views to keep training on"),
     negatives: int = typer.Option(30_000, help="most 'not a card' crops kept of each new block"),
@@ -156,6 +182,9 @@ def main(
     if inked_scenes:
         inked = render_cached("cards-located-inked", inked_crops, INKED_SEED, inked_scenes)
         blocks.append(thinned(inked, negatives, rng))
+    if blurred_scenes:
+        blurred = render_cached("cards-located-blurred", blurred_crops, BLURRED_SEED, blurred_scenes)
+        blocks.append(thinned(blurred, negatives, rng))
     train = np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks])
     del blocks
     val = build_dataset(10_000_000, 300, "cards-heldout")
@@ -176,6 +205,8 @@ def main(
             "loose_scenes": loose_scenes,
             "loose_iou": LOOSE_IOU,
             "inked_scenes": inked_scenes,
+            "blurred_scenes": blurred_scenes,
+            "motion_share": MOTION_SHARE,
             "negatives_per_block": negatives,
             "crops": len(train[0]),
             "epochs": epochs,
@@ -183,7 +214,9 @@ def main(
             "seed": seed,
             **augmentation_settings(),
             "data": "train_cards' crops; the reader's proposals on split=train scenes, labelled, and on "
-            "streaked_scenes more with bands across cards; every proposal on domino and stick frames as not a card",
+            "streaked_scenes more with bands across cards, inked_scenes with sashes in the ink's colour and "
+            "blurred_scenes blurred (then sharpened as the reader does); every proposal on domino and stick frames "
+            "as not a card",
             "heldout_crop_accuracy": round(acc, 4),
             "seconds": round(time.time() - started),
         },
