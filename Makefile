@@ -38,6 +38,8 @@ train: $(STAMP)
 	$(BIN)/python -m models.train_cards
 	$(BIN)/python -m models.finetune_cards
 	$(BIN)/python -m models.finetune_cards --inked-scenes 1000
+	$(BIN)/python -m models.finetune_cards --inked-scenes 1000 --blurred-scenes 1500 --threads 2 \
+		--out models/digit_cards_blurred.onnx
 	$(BIN)/python -m models.train_dominoes
 	$(BIN)/python -m models.finetune_dominoes
 	$(BIN)/python -m models.train_dominoes --skip-locator

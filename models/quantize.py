@@ -101,6 +101,7 @@ def main(
     from models.synth.scenes import render_scene
     from models.train_cards import training_spec as card_spec
     from models.train_dominoes import training_spec as domino_spec
+    from vision.cards.classify import BLURRED_MODEL_PATH as CARDS_BLURRED_PATH
     from vision.cards.classify import MODEL_PATH as CARDS_PATH
     from vision.cards.classify import CardClassifier
     from vision.cards.recognize import CardRecognizer
@@ -114,7 +115,9 @@ def main(
     inputs = recorded_inputs(
         cards.classifier, lambda s: cards(render_scene(s, card_spec(s, split="train")).image), seeds
     )
-    quantize(CARDS_PATH, inputs, f"the float classifier's crops over training card scenes, seeds {seeds.start}..")
+    source = f"the float classifier's crops over training card scenes, seeds {seeds.start}.."
+    for model in (CARDS_PATH, CARDS_BLURRED_PATH):
+        quantize(model, inputs, source)
     dominoes = DominoRecognizer(threads=1, reader=PipReader(PIPS_PATH), blurred_reader=PipReader(BLURRED_MODEL_PATH))
     seeds = range(60_000_000, 60_000_000 + domino_scenes)
     inputs = recorded_inputs(dominoes.reader, lambda s: dominoes(render_dominoes(s, domino_spec(s)).image), seeds)

@@ -11,12 +11,13 @@ from models.evaluate import CardScore, evaluate_cards, score_scene
 from models.synth.scenes import Scene, SceneSpec, TruthCard, render_scene
 from models.train_cards import training_spec
 from vision.cards.artwork import FACE_CLASSES, CardFace
-from vision.cards.classify import Reading
+from vision.cards.classify import CardClassifier, Reading
 from vision.cards.recognize import Card, CardRecognizer, select_cards
 
 # The README's held-out set: read once per test run, judged three ways.
 HELDOUT_SCENES, HELDOUT_FIRST_SEED = 120, 20_000_000
 HELDOUT_SEED = 50_000_000  # other held-out renders for the focused tests below
+BLURRED_SEED = 86_000_000  # held-out scenes no evaluation reads
 READ_RIGHT_WHEN_FOUND = 0.98
 RECALL_FLOOR = 0.92  # measured 94.0 % with the committed models
 
@@ -380,6 +381,20 @@ def test_the_closer_look_waits_for_heat_the_cards_read_leave_unexplained(
     low = np.maximum(hot_low, corners.min(axis=0) - 70).astype(int)
     high = np.minimum(hot_high, corners.max(axis=0) + 70).astype(int)
     assert looks[0][1] == (*low, *high)
+
+
+def test_blurred_frames_are_read_better_with_the_second_opinion(recognizer: CardRecognizer) -> None:
+    """40 held-out scenes blurred as by the camera moving 11 px, read with the classifier trained on blurred
+    frames as a second opinion on doubted crops and without: 313 against 305 of 349 cards, 2 false
+    detections either way, when written."""
+    from models.synth.degrade import Degradation
+
+    assert recognizer.classifier.second_opinion is not None
+    alone = CardRecognizer(CardClassifier(), recognizer.locator, recognizer.corners, recognizer.focus)
+    second = evaluate_cards(40, BLURRED_SEED, recognizer, quiet=True, worse=Degradation.blur)
+    first = evaluate_cards(40, BLURRED_SEED, alone, quiet=True, worse=Degradation.blur)
+    assert second.read_right >= first.read_right + 5, (second.read_right, first.read_right)
+    assert second.false_detections <= first.false_detections + 1
 
 
 @pytest.mark.slow

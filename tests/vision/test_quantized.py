@@ -11,6 +11,7 @@ import pytest
 from models.synth.dominoes import render_dominoes
 from models.synth.scenes import SceneSpec, render_scene
 from models.train_dominoes import training_spec
+from vision.cards.classify import BLURRED_MODEL_PATH as CARDS_BLURRED_PATH
 from vision.cards.classify import MODEL_PATH as CARDS_PATH
 from vision.cards.classify import CardClassifier
 from vision.dominoes.pips import BLURRED_MODEL_PATH, PipReader
@@ -19,7 +20,7 @@ from vision.dominoes.tile import TileFrame, crop_tile
 from vision.onnx_session import quantized, quantized_path
 
 
-@pytest.mark.parametrize("model", [CARDS_PATH, PIPS_PATH, BLURRED_MODEL_PATH])
+@pytest.mark.parametrize("model", [CARDS_PATH, CARDS_BLURRED_PATH, PIPS_PATH, BLURRED_MODEL_PATH])
 def test_each_committed_8_bit_model_is_made_from_the_committed_float_one(model: Path) -> None:
     assert quantized(model) == quantized_path(model)
 

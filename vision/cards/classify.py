@@ -26,6 +26,13 @@ N_CLASSES = NOT_CARD + 1
 AMBIGUOUS_ASPECT = 1.3
 
 MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "digit_cards.onnx"
+# The classifier trained on from MODEL_PATH with blurred frames added (models/finetune_cards.py) reads again
+# the crops the first doubts, and the surer answer stands. Alone it read 32 more of 1092 cards in motion-blurred
+# frames but 7 fewer of 4314 in sharp ones; as a second opinion, 37 more blurred and 4 more sharp.
+BLURRED_MODEL_PATH = MODEL_PATH.with_name("digit_cards_blurred.onnx")
+# A crop whose likeliest class has less probability than this is doubted. At 0.9 as many cards were read, at
+# up to 12 ms more a frame (the close-up sample), against 3 ms.
+SECOND_OPINION_BELOW = 0.5
 
 
 def crop_card(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
@@ -43,16 +50,39 @@ class Reading:
 class CardClassifier:
     """The digit-card model, loaded once and run on batches of outlines."""
 
-    def __init__(self, model_path: Path | None = None, threads: int = 1) -> None:
-        """`model_path` defaults to the 8-bit model made from MODEL_PATH (models/quantize.py)."""
+    def __init__(
+        self, model_path: Path | None = None, threads: int = 1, second_opinion: CardClassifier | None = None
+    ) -> None:
+        """`model_path` defaults to the 8-bit model made from MODEL_PATH (models/quantize.py). The crops it
+        doubts are read by `second_opinion` too, if given (`shipped`)."""
         model_path = model_path or quantized(MODEL_PATH)
         self.session = load_session(model_path, threads)
         self.input_name = self.session.get_inputs()[0].name
+        self.second_opinion = second_opinion
         manifest = json.loads(model_path.with_suffix(".json").read_text())
         if manifest["classes"] != class_names():
             raise ValueError(f"{model_path.name} was trained for other classes; run `make train`")
 
+    @classmethod
+    def shipped(cls, threads: int = 1) -> CardClassifier:
+        """The reader's classifier: the 8-bit model, with the 8-bit one trained on blurred frames as its
+        second opinion."""
+        return cls(threads=threads, second_opinion=cls(quantized(BLURRED_MODEL_PATH), threads))
+
     def probabilities(self, crops: list[np.ndarray]) -> np.ndarray:
+        """Class probabilities (n, N_CLASSES) of the crops; a doubted crop takes the second opinion's where
+        that one is surer of its answer."""
+        p = self._probabilities(crops)
+        if self.second_opinion is None:
+            return p
+        doubted = np.flatnonzero(p.max(axis=1) < SECOND_OPINION_BELOW)
+        if len(doubted):
+            second = self.second_opinion.probabilities([crops[i] for i in doubted])
+            surer = second.max(axis=1) > p[doubted].max(axis=1)
+            p[doubted[surer]] = second[surer]
+        return p
+
+    def _probabilities(self, crops: list[np.ndarray]) -> np.ndarray:
         if not crops:
             return np.zeros((0, N_CLASSES), np.float32)
         logits = self.session.run(None, {self.input_name: to_tensor(crops)})[0]

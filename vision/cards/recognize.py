@@ -190,7 +190,7 @@ class CardRecognizer:
         corners: CornerRefiner | None = None,
         focus: FocusGauge | None = None,
     ) -> None:
-        self.classifier = classifier or CardClassifier()
+        self.classifier = classifier or CardClassifier.shipped()
         self.locator = locator or CardLocator()
         self.corners = corners or CornerRefiner()
         self.focus = focus or FocusGauge()
