@@ -31,7 +31,7 @@ MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "digit_cards.onnx"
 # frames but 7 fewer of 4314 in sharp ones; as a second opinion, 37 more blurred and 4 more sharp.
 BLURRED_MODEL_PATH = MODEL_PATH.with_name("digit_cards_blurred.onnx")
 # A crop whose likeliest class has less probability than this is doubted. At 0.9 as many cards were read, at
-# up to 12 ms more a frame (the close-up sample), against 3 ms.
+# 15 ms more a frame on the close-up sample, against 3 ms.
 SECOND_OPINION_BELOW = 0.5
 
 
