@@ -193,27 +193,29 @@ def snap(ends: np.ndarray, square: bool = False) -> tuple[tuple[Edge, ...], bool
 def _walk_steps(junction: np.ndarray, steps: np.ndarray) -> tuple[dict[int, np.ndarray], bool, list[list[int]]]:
     """Lattice points of the junctions, a stick's step from one to the next; whether every walk agreed; and
     the parts the junctions fall into (more than one when sticks touch only through middles)."""
+    # Each junction's sticks, as (other junction, step from here to there).
+    links: dict[int, list[tuple[int, np.ndarray]]] = {}
+    for (p, q), step in zip(junction.tolist(), steps, strict=True):
+        links.setdefault(p, []).append((q, step))
+        links.setdefault(q, []).append((p, -step))
     coords: dict[int, np.ndarray] = {}
     agreed = True
     parts: list[list[int]] = []
-    for start in np.unique(junction):
+    for start in sorted(links):
         if start in coords:
             continue
-        coords[int(start)] = np.zeros(2, int)
-        part, todo = [int(start)], deque([int(start)])
+        coords[start] = np.zeros(2, int)
+        part, todo = [start], deque([start])
         while todo:
             node = todo.popleft()
-            for i, (p, q) in enumerate(junction):
-                for here, there, sign in ((p, q, 1), (q, p, -1)):
-                    if here != node:
-                        continue
-                    want = coords[node] + sign * steps[i]
-                    if int(there) not in coords:
-                        coords[int(there)] = want
-                        part.append(int(there))
-                        todo.append(int(there))
-                    elif not np.array_equal(coords[int(there)], want):
-                        agreed = False
+            for there, step in links[node]:
+                want = coords[node] + step
+                if there not in coords:
+                    coords[there] = want
+                    part.append(there)
+                    todo.append(there)
+                elif not np.array_equal(coords[there], want):
+                    agreed = False
         parts.append(part)
     return coords, agreed, parts
 
@@ -284,17 +286,22 @@ def _ends_off_junctions(ends: np.ndarray, lengths: np.ndarray, junction: np.ndar
 def _residual_ok(ends: np.ndarray, lengths: np.ndarray, junction: np.ndarray, coords: dict[int, np.ndarray]) -> bool:
     """Every junction within RESIDUAL stick lengths of a lattice fitted to them all, in perspective."""
     nodes = sorted(coords)
-    points = ends.reshape(-1, 2)
-    where = {}
-    for k, j in enumerate(junction.reshape(-1)):
-        where.setdefault(int(j), []).append(points[k])
-    image = np.array([np.mean(where[node], axis=0) for node in nodes], np.float64)
     lattice = np.array([coords[node] for node in nodes], np.float64)
-    if len(nodes) < 3 or np.linalg.matrix_rank(lattice - lattice[0]) < 2:
+    steps = lattice - lattice[0]
+    crossed = steps[:, 0, None] * steps[None, :, 1] - steps[:, 1, None] * steps[None, :, 0]
+    if len(nodes) < 3 or not crossed.any():
         return True  # a straight run: nothing to fit beyond the walk
+    # Each junction where the ends meeting there lie, on average.
+    rows = np.searchsorted(nodes, junction.reshape(-1))
+    image = np.zeros((len(nodes), 2))
+    np.add.at(image, rows, ends.reshape(-1, 2))
+    image /= np.bincount(rows, minlength=len(nodes))[:, None]
     ones = np.column_stack([lattice, np.ones(len(nodes))])
     affine, *_ = np.linalg.lstsq(ones, image, rcond=None)
     error = np.linalg.norm(ones @ affine - image, axis=1)
+    bound = RESIDUAL * float(np.min(lengths))
+    if error.max() <= bound:
+        return True  # the perspective fit is taken only where it fits better: no need for it
     if len(nodes) >= 5:
         # Perspective, where the junctions pin it down; where they do not (most on one line) it fits worse.
         matrix, _ = cv2.findHomography(lattice, image, 0)
@@ -302,4 +309,4 @@ def _residual_ok(ends: np.ndarray, lengths: np.ndarray, junction: np.ndarray, co
             fitted = cv2.perspectiveTransform(lattice.reshape(-1, 1, 2), matrix).reshape(-1, 2)
             projective = np.linalg.norm(fitted - image, axis=1)
             error = projective if projective.max() < error.max() else error
-    return bool(error.max() <= RESIDUAL * float(np.min(lengths)))
+    return bool(error.max() <= bound)

@@ -126,6 +126,12 @@ def add_faint_sticks(
     n = len(found)
     if not n:
         return found
+    found_ends = to_plane(plane, np.array([e for _, e in found], np.float64))
+    if not faint or not np.isfinite(found_ends).all():
+        return found
+    groups = group(found_ends)
+    if all(len(g) >= 5 for g in groups):
+        return found
     faint = sorted(faint, key=lambda c: -c[0])
     shares = _covered_shares([e for _, e in faint], [e for _, e in found])
     options = [
@@ -133,16 +139,12 @@ def add_faint_sticks(
         for (score, candidate), share in zip(faint, shares, strict=True)
         if np.linalg.norm(candidate[1] - candidate[0]) >= MIN_STICK_PX and share < COVERED
     ]
-    found_ends = to_plane(plane, np.array([e for _, e in found], np.float64))
-    if not options or not np.isfinite(found_ends).all():
+    if not options:
         return found
     option_ends = to_plane(plane, np.array([c for _, c in options], np.float64))
     seen = np.isfinite(option_ends).all(axis=(1, 2))  # not beyond the table's horizon
     options = [o for o, ok in zip(options, seen, strict=True) if ok]
     if not options:
-        return found
-    groups = group(found_ends)
-    if all(len(g) >= 5 for g in groups):
         return found
     ends = np.concatenate([found_ends, option_ends[seen]])
     touches = touch_matrix(ends)
