@@ -55,6 +55,7 @@ class StickScore:
     lattice_right: int = 0
     illegal: int = 0
     illegal_flagged: int = 0
+    illegal_carded: int = 0  # broken layouts read as a card: the referee would pass a broken move
     pickup: int = 0
     pickup_count_right: int = 0
     pickup_all_found: int = 0
@@ -77,6 +78,7 @@ class StickScore:
             "shape_accuracy": share(self.lattice_right, self.lattice),
             "illegal_scenes": self.illegal,
             "illegal_flagged": share(self.illegal_flagged, self.illegal),
+            "illegal_read_as_card": share(self.illegal_carded, self.illegal),
             "pickup_scenes": self.pickup,
             "pickup_count_right": share(self.pickup_count_right, self.pickup),
             "pickup_all_ends_right": share(self.pickup_all_found, self.pickup),
@@ -116,6 +118,7 @@ def score_scene(score: StickScore, scene: StickScene, sticks: list[Stick], polys
         holder = next((p for p in polysticks if moved in p.sticks), None)
         flagged = holder is not None and not holder.on_lattice and all(p.card is None for p in polysticks)
         score.illegal_flagged += flagged
+        score.illegal_carded += any(p.card is not None for p in polysticks)
         if not flagged:
             score.note(f"{scene.kind}: read as legal")
         return flagged

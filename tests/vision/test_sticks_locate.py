@@ -238,7 +238,7 @@ def test_centre_heat_is_read_at_frame_points_in_either_orientation(x: float, y: 
     seen = turned(centre, size[1]) if portrait else centre  # where the landscape network saw it
     stick = seen * scale + np.array([[-20.0, 0.0], [20.0, 0.0]])
     heat = encode_targets([stick])[0][0]
-    readings = LocatorReadings([], [], [], np.zeros((0, 2)), heat, scale, size[1] if portrait else None)
+    readings = LocatorReadings([], [], [], np.zeros((0, 2)), np.zeros(0), heat, scale, size[1] if portrait else None)
     far = centre + np.array([150.0, 0.0]) * (1 if x < 0.5 else -1)
     assert readings.heat_at(np.array([centre]))[0] > 0.9
     assert readings.heat_at(np.array([far, [np.nan, np.nan], [-500.0, 10.0]])).max() < 0.1

@@ -148,3 +148,26 @@ def test_a_stick_on_an_outline_to_ignore_is_not_added(card: int, missing: int, s
     over = sticks[missing].mean(axis=0) + 0.2 * length * np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]])
     assert len(reread_layouts(found, polysticks, plane, heat_at)) == 5
     assert reread_layouts(found, polysticks, plane, heat_at, [over]) is found
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(st.integers(1, 55), st.integers(0, 4), st.integers(0, 4), st.integers(0, 10_000))
+def test_a_card_that_leaves_out_a_crossing_stick_is_not_taken(card: int, missing: int, crossed: int, seed: int) -> None:
+    """The heat marks a missing stick, but the end peaks show a stick crossing the layout that no reading
+    holds: the layout may be broken, so it is not completed into a card. End peaks at the card's own ends
+    stop nothing."""
+    sticks, read, plane = _one_missing(card, missing, seed)
+    assume(crossed != missing)
+    found = [(0.8, s) for s in read]
+    polysticks = StickRecognizer.polysticks([Stick(e, s) for s, e in found], plane, square=True)
+    assume(len(polysticks) == 1)
+    length = np.linalg.norm(sticks[missing][1] - sticks[missing][0])
+    heat_at = _heat([sticks[missing].mean(axis=0)], 0.15 * length)
+    a, b = sticks[crossed]
+    along, across = (b - a) / np.linalg.norm(b - a), np.array([a[1] - b[1], b[0] - a[0]]) / np.linalg.norm(b - a)
+    slant = 0.5 * np.linalg.norm(b - a) * (0.5 * along + 0.87 * across)  # a stick's half, 60 degrees off
+    crossing = np.array([(a + b) / 2 - slant, (a + b) / 2 + slant])
+    own_ends = np.concatenate(sticks)
+    assume(np.linalg.norm(crossing[:, None] - own_ends[None], axis=2).min() > 0.35 * length)
+    assert len(reread_layouts(found, polysticks, plane, heat_at, strong_ends=own_ends)) == 5
+    assert reread_layouts(found, polysticks, plane, heat_at, strong_ends=crossing) is found

@@ -280,13 +280,15 @@ def _turn(a: np.ndarray, b: np.ndarray) -> float:
 class LocatorReadings:
     """Candidate sticks, (score, ends 2x2) each: at centre peaks over PEAK_THRESHOLD (`sure`) and at fainter
     ones down to FAINT_THRESHOLD (`faint`); sticks that may cross sure ones, read from end peaks alone, each
-    with the ends of the stick it crosses (`crossed`, see `decode`); every end peak (n x 2); and the centre
-    heatmap (GRID cells) with the frame's scale to input px and, for a turned portrait frame, its height."""
+    with the ends of the stick it crosses (`crossed`, see `decode`); every end peak (n x 2) and its score (n,);
+    and the centre heatmap (GRID cells) with the frame's scale to input px and, for a turned portrait frame, its
+    height."""
 
     sure: list[tuple[float, np.ndarray]]
     faint: list[tuple[float, np.ndarray]]
     crossed: list[tuple[float, np.ndarray, np.ndarray]]
     end_points: np.ndarray
+    end_scores: np.ndarray
     heat: np.ndarray
     scale: float = 1.0
     portrait_height: int | None = None
@@ -330,6 +332,7 @@ class StickLocator(LocatorNetwork):
             [(s, in_frame(e)) for s, e, _, _ in faint],
             [(s, in_frame(e), in_frame(other)) for s, e, other in crossed],
             in_frame(ends[1]),
+            ends[0],
             1 / (1 + np.exp(-maps[0])),
             scale,
             portrait_height,
