@@ -6,6 +6,14 @@ import numpy as np
 
 FOCAL = 0.8  # of the picture's width: a typical webcam's 60..80 degree field of view
 TILTS = np.arange(0.0, 72.0, 2.0)  # degrees from straight down that a view's tilt is searched over
+# Corner orders of an outline starting at each of its corners: indexing with one is np.roll(quad, -k, axis=0)
+# at a third of the cost, which counts in helpers called for every outline of every frame.
+_STARTING_AT = tuple(np.array([(i + k) % 4 for i in range(4)]) for k in range(4))
+
+
+def from_corner(quad: np.ndarray, k: int) -> np.ndarray:
+    """The outline's four corners in the same turn, starting at corner `k`."""
+    return quad[_STARTING_AT[k % 4]]
 
 
 def order_clockwise(points: np.ndarray) -> np.ndarray:
@@ -14,8 +22,7 @@ def order_clockwise(points: np.ndarray) -> np.ndarray:
     center = pts.mean(axis=0)
     angles = np.arctan2(pts[:, 1] - center[1], pts[:, 0] - center[0])
     pts = pts[np.argsort(angles)]
-    start = int(np.argmin(pts.sum(axis=1)))
-    return np.roll(pts, -start, axis=0)
+    return from_corner(pts, int(np.argmin(pts.sum(axis=1))))
 
 
 def landscape(image: np.ndarray) -> tuple[np.ndarray, int | None]:
@@ -41,13 +48,13 @@ def turned(points: np.ndarray, height: int) -> np.ndarray:
 
 
 def side_lengths(quad: np.ndarray) -> np.ndarray:
-    return np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    return np.linalg.norm(quad - from_corner(quad, 1), axis=1)
 
 
 def portrait_order(quad: np.ndarray) -> np.ndarray:
     """Rotate a clockwise quad so its first side (top) is one of the two short sides."""
     sides = side_lengths(quad)
-    return quad if sides[0] + sides[2] <= sides[1] + sides[3] else np.roll(quad, -1, axis=0)
+    return quad if sides[0] + sides[2] <= sides[1] + sides[3] else from_corner(quad, 1)
 
 
 def quad_aspect(quad: np.ndarray) -> float:

@@ -7,7 +7,16 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.geometry import centres_inside, landscape, point_in_quad, turned, turned_back
+from vision.geometry import (
+    centres_inside,
+    from_corner,
+    landscape,
+    order_clockwise,
+    point_in_quad,
+    side_lengths,
+    turned,
+    turned_back,
+)
 
 
 @st.composite
@@ -57,3 +66,21 @@ def test_a_landscape_frame_is_left_as_it_is() -> None:
     image = np.zeros((20, 30, 3), np.uint8)
     same, portrait_height = landscape(image)
     assert same is image and portrait_height is None
+
+
+@settings(max_examples=60)
+@given(convex_quads(), st.integers(-8, 8))
+def test_an_outline_from_another_corner_keeps_its_turn_and_sides(quad: np.ndarray, k: int) -> None:
+    turned_quad = from_corner(quad, k)
+    assert np.array_equal(turned_quad, np.roll(quad, -k, axis=0))
+    assert np.allclose(np.sort(side_lengths(turned_quad)), np.sort(side_lengths(quad)))
+
+
+@settings(max_examples=60)
+@given(convex_quads())
+def test_clockwise_order_starts_top_left_and_turns_clockwise(quad: np.ndarray) -> None:
+    ordered = order_clockwise(quad).astype(np.float64)
+    assert int(np.argmin(ordered.sum(axis=1))) == 0
+    edges = from_corner(ordered, 1) - ordered
+    turns = edges[:, 0] * from_corner(edges, 1)[:, 1] - edges[:, 1] * from_corner(edges, 1)[:, 0]
+    assert (turns >= -1e-3 * np.abs(edges).max() ** 2).all()  # y down: clockwise on screen turns positive

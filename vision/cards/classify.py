@@ -14,7 +14,7 @@ import numpy as np
 
 from vision.cards.artwork import FACE_CLASSES, CardFace
 from vision.crops import to_tensor
-from vision.geometry import portrait_order, quad_aspect, warp_quad
+from vision.geometry import from_corner, portrait_order, quad_aspect, warp_quad
 from vision.onnx_session import load_session, quantized
 
 CROP_SIZE = (48, 64)  # width, height: a portrait card
@@ -100,7 +100,7 @@ class CardClassifier:
             upright = portrait_order(quad)
             candidates.append((i, upright))
             if quad_aspect(quad) < AMBIGUOUS_ASPECT:
-                candidates.append((i, np.roll(upright, -1, axis=0)))
+                candidates.append((i, from_corner(upright, 1)))
         probs = self.probabilities([crop_card(image, q) for _, q in candidates])
         best: list[Reading | None] = [None] * len(quads)
         for (i, quad), p in zip(candidates, probs, strict=True):
@@ -112,7 +112,7 @@ class CardClassifier:
             rejected = confidence < max(p[SIDEWAYS], p[NOT_CARD])
             if rejected and (near_misses is None or confidence < near_misses):
                 continue
-            corners = np.roll(quad, -2, axis=0) if turned[face_index] > upright[face_index] else quad
+            corners = from_corner(quad, 2) if turned[face_index] > upright[face_index] else quad
             reading = Reading(FACE_CLASSES[face_index], corners.astype(np.float32), confidence, rejected)
             if best[i] is None or (not rejected, confidence) > (not best[i].rejected, best[i].confidence):
                 best[i] = reading

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.cards.recognize import Card
+from vision.geometry import from_corner
 
 # How far the next card may sit, in the current card's widths along the row and heights across it.
 ROW_STEP = (0.55, 2.4)
@@ -61,7 +62,7 @@ def _aligned(corners: np.ndarray, reference: np.ndarray) -> np.ndarray:
     ref_right, ref_up = _axes(reference)
     best, best_score = corners, -np.inf
     for k in range(4):
-        candidate = np.roll(corners, -k, axis=0)
+        candidate = from_corner(corners, k)
         right, up = _axes(candidate)
         score = right @ ref_right / (np.linalg.norm(right) * np.linalg.norm(ref_right) + 1e-9)
         score += up @ ref_up / (np.linalg.norm(up) * np.linalg.norm(ref_up) + 1e-9)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.geometry import polygon_area, side_lengths
+from vision.geometry import from_corner, polygon_area, side_lengths
 
 SAMPLES_PER_SIDE = 14
 SEARCH = 0.14  # how far to look either side, as a share of the outline's short side
@@ -18,12 +18,12 @@ SEARCH = 0.14  # how far to look either side, as a share of the outline's short 
 
 def _sides(quad: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Each side's two ends and its unit normal pointing out of the outline."""
-    return list(zip(quad, np.roll(quad, -1, axis=0), _outward_normals(quad), strict=True))
+    return list(zip(quad, from_corner(quad, 1), _outward_normals(quad), strict=True))
 
 
 def _outward_normals(quad: np.ndarray) -> np.ndarray:
     """Each side's unit normal (4, 2) pointing out of the outline."""
-    along = np.roll(quad, -1, axis=0) - quad
+    along = from_corner(quad, 1) - quad
     normals = np.stack([along[:, 1], -along[:, 0]], axis=1) / np.maximum(np.linalg.norm(along, axis=1), 1e-6)[:, None]
     outward = np.einsum("ij,ij->i", normals, quad + along / 2 - quad.mean(axis=0)) >= 0
     return np.where(outward[:, None], normals, -normals).astype(np.float32)
@@ -40,7 +40,7 @@ def _across(image: np.ndarray, base: np.ndarray, offsets: np.ndarray, normal: np
 def refine_quad(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """`quad` with each side moved to the nearby rim; the input unchanged when the rim is not clear."""
     quad = np.asarray(quad, np.float32)
-    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    sides = side_lengths(quad)
     reach = max(3.0, SEARCH * float(sides.min()))
     offsets = np.linspace(-reach, reach, int(2 * reach) + 1, dtype=np.float32)
     lines = []
@@ -80,7 +80,7 @@ def rim_contrast(image: np.ndarray, quad: np.ndarray, samples: int = 12, reach: 
     r = max(2.0, reach * float(side_lengths(quad).min()))
     offsets = np.array([-r, -0.6 * r, 0.6 * r, r], np.float32)
     # All four sides sampled in one remap: a call per side cost twice the time (it runs for every reading).
-    along = np.roll(quad, -1, axis=0) - quad
+    along = from_corner(quad, 1) - quad
     normals = _outward_normals(quad)
     t = np.linspace(0.15, 0.85, samples, dtype=np.float32)
     base = quad[:, None] + along[:, None] * t[None, :, None]  # (4 sides, samples, 2)
