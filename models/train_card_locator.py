@@ -1,6 +1,9 @@
 """Train the card locator (vision/cards/centres.py) on synthetic scenes and export it to ONNX with its manifest.
 
     python -m models.train_card_locator [--scenes 2400] [--pattern-scenes 1200] [--free-scenes 800] [--steps 16000]
+    python -m models.train_card_locator --scenes 1200 --pattern-scenes 600 --free-scenes 400 --mat-scenes 300 \
+        --streaked-scenes 600 --start models/card_locate.onnx --steps 4000 --lr 5e-4 --seed 8 --blur-share 0.3 \
+        --checkpoint data/card_locate-blurred.pt --out models/card_locate_blurred.onnx   # for blurred frames
     tableref evaluate cards   # the card reader on held-out renders
 
 Frames are the card scenes of the training split (models/synth/scenes.py: its fonts, designs and tables;
@@ -12,6 +15,7 @@ windows. Needs the `train` extra (torch, onnx).
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import replace
 from pathlib import Path
@@ -28,6 +32,7 @@ from models.synth.sticks import SCENE_KINDS, StickSceneSpec, render_stick_scene
 from models.synth.tables import PATTERN_TRAIN_TABLES
 from models.train_cards import training_spec
 from models.train_dominoes import training_spec as domino_training_spec
+from models.training import load_exported_weights
 from vision.cards.centres import CHANNELS, INPUT_SIZE, MODEL_PATH, STRIDE, encode_targets, letterbox
 
 CHECKPOINT = DATA_DIR / "card_locate.pt"
@@ -136,6 +141,12 @@ def locator_data(
     return locator_frames(blocks, encode_targets)
 
 
+def _exported(path: Path):
+    """The locator holding the weights of its ONNX export at `path` (which folded the batch normalisation
+    into the convolutions, so the network is built without it)."""
+    return load_exported_weights(make_locator(len(CHANNELS), batch_norm=False), path)
+
+
 def train(
     scenes: int = typer.Option(2400, help="training scenes over the training tables (cached in data/)"),
     pattern_scenes: int = typer.Option(1200, help="more scenes over PATTERN_TRAIN_TABLES (cached in data/)"),
@@ -145,6 +156,9 @@ def train(
     steps: int = typer.Option(16000, help="training steps of 16 windows"),
     seed: int = typer.Option(0),
     resume: bool = typer.Option(False, help="fine-tune from the checkpoint"),
+    start: Path | None = typer.Option(None, help="train on from an exported locator (.onnx) instead"),
+    lr: float | None = typer.Option(None, help="the peak learning rate (default: 3e-3 fresh, 1.5e-3 resumed)"),
+    blur_share: float = typer.Option(0.0, help="share of the training windows blurred as by a moving camera"),
     checkpoint: Path = typer.Option(CHECKPOINT, help="the weights, saved every 250 steps (and resumed from)"),
     out: Path = typer.Option(MODEL_PATH, help="the ONNX model to write; its manifest goes beside it"),
 ) -> None:
@@ -155,7 +169,7 @@ def train(
     data = locator_data(scenes, pattern_scenes, free_scenes, mat_scenes, streaked_scenes)
     print(f"{len(data['canvas'])} frames, {int((data['heat'] > 0.999).sum())} cards")
     model, report = fit_locator(
-        lambda: make_locator(len(CHANNELS)),
+        functools.partial(make_locator, len(CHANNELS)) if start is None else functools.partial(_exported, start),
         data,
         steps,
         seed,
@@ -165,12 +179,14 @@ def train(
         window=(256, 160),
         batch=16,
         name="card locator",
+        max_lr=lr,
+        blur_share=blur_share,
     )
     training = {
         "scenes": scenes, "pattern_scenes": pattern_scenes, "free_scenes": free_scenes,
         "mat_scenes": mat_scenes, "streaked_scenes": streaked_scenes, "streaked_share": STREAKED_SHARE,
         "first_seed": FIRST_SEED,
-        "seed": seed, "resumed": resume,
+        "seed": seed, "resumed": resume or start is not None,
         "data": "models/synth/scenes.py renders, split=train (models.train_cards.training_spec), on its tables, "
                 "then pattern_scenes more on PATTERN_TRAIN_TABLES; free_scenes with no card "
                 "(models/synth/dominoes.py without distractors, models/synth/sticks.py); mat_scenes of cards in "
