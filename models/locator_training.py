@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.training import export_onnx, motion_blurred, take_step
+from models.training import export_onnx, load_exported_weights, motion_blurred, take_step
 from vision.locator import to_input
 
 # Blur lengths in input pixels: the renders' 5-9 image pixels, in a 1280x720 frame letterboxed to half or less.
@@ -135,6 +135,14 @@ def make_locator(channels: int, batch_norm: bool = True):
             return self.head(s4)
 
     return Locator()
+
+
+def locator_maker(channels: int, start: Path | None = None) -> Callable[[], object]:
+    """What makes the network to train: a fresh locator answering `channels` maps, or with `start` one holding
+    the weights of that ONNX export (built without batch normalisation, which the export folded away)."""
+    if start is None:
+        return functools.partial(make_locator, channels)
+    return lambda: load_exported_weights(make_locator(channels, batch_norm=False), start)
 
 
 def augment(x, generator, gain: float = 0.3):

@@ -15,7 +15,6 @@ windows. Needs the `train` extra (torch, onnx).
 
 from __future__ import annotations
 
-import functools
 import random
 from dataclasses import replace
 from pathlib import Path
@@ -25,14 +24,13 @@ import numpy as np
 import typer
 
 from models.datasets import DATA_DIR, render_cached
-from models.locator_training import export_locator, fit_locator, locator_frames, make_locator, padded
+from models.locator_training import export_locator, fit_locator, locator_frames, locator_maker, padded
 from models.synth.dominoes import render_dominoes
 from models.synth.scenes import render_scene
 from models.synth.sticks import SCENE_KINDS, StickSceneSpec, render_stick_scene
 from models.synth.tables import PATTERN_TRAIN_TABLES
 from models.train_cards import training_spec
 from models.train_dominoes import training_spec as domino_training_spec
-from models.training import load_exported_weights
 from vision.cards.centres import CHANNELS, INPUT_SIZE, MODEL_PATH, STRIDE, encode_targets, letterbox
 
 CHECKPOINT = DATA_DIR / "card_locate.pt"
@@ -141,12 +139,6 @@ def locator_data(
     return locator_frames(blocks, encode_targets)
 
 
-def _exported(path: Path):
-    """The locator holding the weights of its ONNX export at `path` (which folded the batch normalisation
-    into the convolutions, so the network is built without it)."""
-    return load_exported_weights(make_locator(len(CHANNELS), batch_norm=False), path)
-
-
 def train(
     scenes: int = typer.Option(2400, help="training scenes over the training tables (cached in data/)"),
     pattern_scenes: int = typer.Option(1200, help="more scenes over PATTERN_TRAIN_TABLES (cached in data/)"),
@@ -169,7 +161,7 @@ def train(
     data = locator_data(scenes, pattern_scenes, free_scenes, mat_scenes, streaked_scenes)
     print(f"{len(data['canvas'])} frames, {int((data['heat'] > 0.999).sum())} cards")
     model, report = fit_locator(
-        functools.partial(make_locator, len(CHANNELS)) if start is None else functools.partial(_exported, start),
+        locator_maker(len(CHANNELS), start),
         data,
         steps,
         seed,

@@ -29,8 +29,7 @@ from pathlib import Path
 import numpy as np
 import typer
 
-from models.locator_training import augment, block, fit_locator
-from models.locator_training import make_locator as make_locator_for
+from models.locator_training import augment, block, fit_locator, locator_maker
 from models.synth.dominoes import DominoSpec, render_dominoes
 from models.synth.scenes import SceneSpec, render_scene
 from models.synth.sticks import SCENE_KINDS, StickSceneSpec, render_stick_scene
@@ -276,16 +275,6 @@ def build_proposals(
 # The networks --------------------------------------------------------------------------------------------
 
 
-def make_locator():
-    """The shared locator network (models/locator_training.py) answering the tile maps."""
-    return make_locator_for(len(CHANNELS))
-
-
-def exported_locator(path: Path):
-    """The locator network (without batch normalisation) holding the weights of its ONNX export at `path`."""
-    return load_exported_weights(make_locator_for(len(CHANNELS), batch_norm=False), path)
-
-
 def make_pip_reader(batch_norm: bool = True):
     """A small CNN over the upright crop; each half's counts come from its own half of the last feature
     map through one shared head, and the tile check from the whole map and the band round the divider.
@@ -334,7 +323,7 @@ def train_locator(
 ) -> dict:
     """Train on random 256x192 windows of the letterboxed frames (a fifth of the work of whole frames); from
     the exported locator `start` if given (its ONNX weights), else fresh or resumed from `checkpoint`."""
-    make = make_locator if start is None else functools.partial(exported_locator, start)
+    make = locator_maker(len(CHANNELS), start)
     model, report = fit_locator(
         make, data, steps, seed, checkpoint, STRIDE, resume, max_lr=max_lr, blur_share=blur_share
     )

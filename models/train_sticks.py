@@ -17,7 +17,6 @@ random windows. Needs the `train` extra (torch, onnx).
 
 from __future__ import annotations
 
-import functools
 import random
 from dataclasses import replace
 from pathlib import Path
@@ -26,11 +25,10 @@ import numpy as np
 import typer
 
 from models.datasets import DATA_DIR, render_cached
-from models.locator_training import export_locator, fit_locator, locator_frames, make_locator, padded
+from models.locator_training import export_locator, fit_locator, locator_frames, locator_maker, padded
 from models.synth.scenes import SceneSpec, render_scene
 from models.synth.sticks import StickSceneSpec, render_stick_scene
 from models.synth.tables import EXTRA_TRAIN_TABLES, PATTERN_TRAIN_TABLES, TRAIN_TABLES
-from models.training import load_exported_weights
 from vision.locator import letterbox, letterbox_scale
 from vision.sticks.locate import CHANNELS, INPUT_SIZE, MODEL_PATH, STRIDE, encode_targets
 
@@ -142,12 +140,6 @@ def locator_data(
     return locator_frames(blocks, encode_targets)
 
 
-def _exported(path: Path):
-    """The locator holding the weights of its ONNX export at `path` (which folded the batch normalisation
-    into the convolutions, so the network is built without it)."""
-    return load_exported_weights(make_locator(len(CHANNELS), batch_norm=False), path)
-
-
 def train(
     scenes: int = typer.Option(3600, help="training frames to render over the training tables (cached in data/)"),
     pattern_scenes: int = typer.Option(1800, help="more frames over PATTERN_TRAIN_TABLES (cached in data/)"),
@@ -169,7 +161,7 @@ def train(
     data = locator_data(1, scenes, pattern_scenes, crossing_scenes, shaped_scenes)
     print(f"{len(data['canvas'])} frames, {int((data['heat'][:, 0] > 0.999).sum())} sticks")
     model, report = fit_locator(
-        functools.partial(make_locator, len(CHANNELS)) if start is None else functools.partial(_exported, start),
+        locator_maker(len(CHANNELS), start),
         data,
         steps,
         seed,
