@@ -3,7 +3,8 @@
     python -m models.train_card_locator [--scenes 2400] [--pattern-scenes 1200] [--free-scenes 800] [--steps 16000]
     python -m models.train_card_locator --scenes 1200 --pattern-scenes 600 --free-scenes 400 --mat-scenes 300 \
         --streaked-scenes 600 --start models/card_locate.onnx --steps 4000 --lr 5e-4 --seed 8 --blur-share 0.3 \
-        --checkpoint data/card_locate-blurred.pt --out models/card_locate_blurred.onnx   # for blurred frames
+        --checkpoint data/card_locate-blurred.pt --out data/card_locate_blurred.onnx   # a copy trained on blur
+        # (tried as a second look, not shipped: models/digit_cards.md)
     tableref evaluate cards   # the card reader on held-out renders
 
 Frames are the card scenes of the training split (models/synth/scenes.py: its fonts, designs and tables;
