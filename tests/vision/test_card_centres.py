@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vision.cards.centres import HeatMap, decode, encode_targets, half_axes, outline
+from vision.cards.recognize import hottest
 from vision.geometry import turned_back
 
 
@@ -128,3 +129,19 @@ def test_the_hot_box_holds_every_unread_cell_at_the_level_and_no_more(
     if portrait_height is not None:
         expected = turned_back(expected, portrait_height)
     assert np.allclose(box, np.concatenate([expected.min(axis=0), expected.max(axis=0)]))
+
+
+@settings(deadline=None, max_examples=60)
+@given(st.integers(0, 40), st.integers(1, 30), st.integers(0, 2**32 - 1))
+def test_past_the_cap_the_outlines_kept_are_the_hottest_in_their_order(count: int, most: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    heat = HeatMap(rng.random((20, 30)).astype(np.float32), cell=4.0)
+    quads = [_card(x, y, 8.0, 0.0, 0.0).astype(np.float32) for x, y in rng.uniform(0, 119, (count, 2))]
+    kept = hottest(quads, heat, most)
+    assert len(kept) == min(count, most)
+    index = [next(i for i, q in enumerate(quads) if q is k) for k in kept]
+    assert index == sorted(index)  # the proposers' order stays
+    centre_heat = heat.at(np.array([q.mean(axis=0) for q in quads]).reshape(-1, 2))
+    dropped = sorted(set(range(count)) - set(index))
+    if kept and dropped:
+        assert centre_heat[index].min() >= centre_heat[dropped].max()
