@@ -82,5 +82,6 @@ def test_clockwise_order_starts_top_left_and_turns_clockwise(quad: np.ndarray) -
     ordered = order_clockwise(quad).astype(np.float64)
     assert int(np.argmin(ordered.sum(axis=1))) == 0
     edges = from_corner(ordered, 1) - ordered
-    turns = edges[:, 0] * from_corner(edges, 1)[:, 1] - edges[:, 1] * from_corner(edges, 1)[:, 0]
+    following = from_corner(edges, 1)
+    turns = edges[:, 0] * following[:, 1] - edges[:, 1] * following[:, 0]
     assert (turns >= -1e-3 * np.abs(edges).max() ** 2).all()  # y down: clockwise on screen turns positive
