@@ -147,19 +147,22 @@ def to_plane(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
     return out.reshape(matrix.shape[:-2] + points.shape)
 
 
-def above_view(plane: np.ndarray, shapes: np.ndarray, size: tuple[int, int], reach: float) -> np.ndarray | None:
+def above_view(
+    plane: np.ndarray, shapes: np.ndarray, size: tuple[int, int], reach: float, around: np.ndarray | None = None
+) -> np.ndarray | None:
     """Image px -> px of a view from above of the same size: the table plane (`plane` maps image px to it)
-    round the shapes read (n, k, 2 image px: outlines or sticks) out to `reach` plane units beyond them, within
-    the table in view, the shapes at the size they had in the picture or smaller so that all fit. None if
-    part of the picture lies beyond the horizon."""
+    round the shapes read (n, k, 2 image px: outlines or sticks), or round the outlines `around` if given, out
+    to `reach` plane units beyond them, within the table in view, the shapes read at the size they had in the
+    picture or smaller so that all fit. None if part of the picture lies beyond the horizon."""
     w, h = size
     shapes = np.asarray(shapes, np.float64)
     on_table = to_plane(plane, shapes)
+    region = on_table if around is None else to_plane(plane, np.asarray(around, np.float64))
     seen = to_plane(plane, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64))
-    if not (np.isfinite(seen).all() and np.isfinite(on_table).all()):
+    if not (np.isfinite(seen).all() and np.isfinite(region).all()):
         return None
-    low = np.maximum(on_table.reshape(-1, 2).min(axis=0) - reach, seen.min(axis=0))
-    high = np.minimum(on_table.reshape(-1, 2).max(axis=0) + reach, seen.max(axis=0))
+    low = np.maximum(region.reshape(-1, 2).min(axis=0) - reach, seen.min(axis=0))
+    high = np.minimum(region.reshape(-1, 2).max(axis=0) + reach, seen.max(axis=0))
     scale = float(np.median(rims(shapes) / rims(on_table)))
     scale *= min(1.0, w / ((high[0] - low[0]) * scale), h / ((high[1] - low[1]) * scale))
     middle = (low + high) / 2 * scale
@@ -188,16 +191,21 @@ def rectangle_tilt(outlines: np.ndarray, size: tuple[int, int], aspect: float) -
 
 
 def steep_view(
-    outlines: np.ndarray, size: tuple[int, int], aspect: float, steep: float, margin: float
+    outlines: np.ndarray,
+    size: tuple[int, int],
+    aspect: float,
+    steep: float,
+    margin: float,
+    around: np.ndarray | None = None,
 ) -> np.ndarray | None:
     """Image px -> px of a view from above round rectangles read (n, 4, 2 image px, long side over short
-    `aspect`), `margin` of their long sides beyond them (`above_view`), where the tilt they give
-    (`rectangle_tilt`) is `steep` degrees or more; else None."""
+    `aspect`), or round the outlines `around`, `margin` of their long sides beyond them (`above_view`), where
+    the tilt they give (`rectangle_tilt`) is `steep` degrees or more; else None."""
     tilt, plane = rectangle_tilt(outlines, size, aspect)
     if tilt < steep:
         return None
     long_side = float(np.median(rims(to_plane(plane, np.asarray(outlines, np.float64))))) * aspect / (2 * (1 + aspect))
-    return above_view(plane, outlines, size, margin * long_side)
+    return above_view(plane, outlines, size, margin * long_side, around)
 
 
 def warped(image: np.ndarray, view: np.ndarray) -> np.ndarray:

@@ -64,9 +64,24 @@ def test_a_view_from_near_above_is_read_as_it_is(tilt: float, seed: int) -> None
     assert above.view_from_above(_tiles(seed, 60.0, count=above.MIN_TILES - 1), SIZE) is None
 
 
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.floats(above.STEEP + 4, 64), st.integers(0, 10_000))
+def test_a_view_of_the_unread_holds_them_at_the_read_tiles_scale_or_smaller(tilt: float, seed: int) -> None:
+    tiles = _tiles(seed, tilt, count=8)
+    read, unread = tiles[:5], tiles[5:]
+    matrix = above.view_of_unread(read, unread, SIZE)
+    assert matrix is not None
+    seen = to_plane(matrix, unread)
+    assert (seen >= 0).all() and (seen[..., 0] <= SIZE[0]).all() and (seen[..., 1] <= SIZE[1]).all()
+    rims = lambda quads: np.linalg.norm(np.roll(quads, -1, axis=1) - quads, axis=2).sum(1)  # noqa: E731
+    assert np.median(rims(to_plane(matrix, read)) / rims(read)) <= 1.05
+    assert above.view_of_unread(read, unread[: above.UNREAD_FROM - 1], SIZE) is None
+    assert above.view_of_unread(_tiles(seed, above.STEEP - 6)[:5], unread, SIZE) is None
+
+
 def test_steep_views_are_read_better_from_above(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Held-out scenes seen 50-62 degrees from straight down (steeper than any training view), read with and
-    without the second look."""
+    """Held-out scenes seen 50-62 degrees from straight down (steeper than any training view), read with the
+    second look, without the view of what it leaves unread, and without either."""
     cv2.setNumThreads(1)
     recognizer = DominoRecognizer(threads=1)
     scenes = [render_dominoes(52_000_000 + i, evaluation_spec(i, 52_000_000)[1]) for i in range(3, 32, 4)]
@@ -77,6 +92,9 @@ def test_steep_views_are_read_better_from_above(monkeypatch: pytest.MonkeyPatch)
         return sum(s.tiles for s in scores), sum(s.read_right for s in scores), sum(s.false_detections for s in scores)
 
     tiles, with_above, false_with = read_right()
+    monkeypatch.setattr(above, "UNREAD_FROM", 10**6)
+    _, without_unread, false_without_unread = read_right()
+    assert with_above >= without_unread + 1 and false_with <= false_without_unread, (with_above, without_unread)
     monkeypatch.setattr(above, "STEEP", 90.0)
     _, without, false_without = read_right()
     assert with_above >= without + 0.05 * tiles, (with_above, without, tiles)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from vision.dominoes.above import view_from_above
+from vision.dominoes.above import view_from_above, view_of_unread
 from vision.dominoes.detection import Domino, Half
 from vision.dominoes.locate import BLURRED_MODEL_PATH as BLURRED_LOCATE_PATH
 from vision.dominoes.locate import TileLocator, decode, heat_at, letterbox
@@ -63,6 +63,9 @@ BLURRED_LOOK_FROM = 4
 CLOSER_HEAT = 0.3
 CLOSER_FROM = 2
 CLOSER_MIN = 0.9
+# The view of what a steep view leaves unread (vision.dominoes.above.view_of_unread) is a second chance too; its
+# tiles count from here (0.8 added a false tile on a blurred frame, 0.9 most of the far tiles it reads).
+UNREAD_MIN = 0.85
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +88,13 @@ def _claims(frames: list[TileFrame]) -> np.ndarray:
     claims = (np.abs(coords) <= CLAIM_SHRINK).all(axis=3).any(axis=2)
     claims[:, flat] = False
     return claims
+
+
+def _unexplained(proposals: list[tuple[float, TileFrame]], kept: list[Candidate]) -> list[tuple[float, TileFrame]]:
+    """The proposals (heat, frame) of CLOSER_HEAT or more that clash with no tile `kept`."""
+    hot = [(heat, frame) for heat, frame in proposals if heat >= CLOSER_HEAT]
+    clash = _clashing([frame for _, frame in hot], [c.frame for c in kept])
+    return [(heat, frame) for (heat, frame), c in zip(hot, clash, strict=True) if not c]
 
 
 def _clashing(frames: list[TileFrame], others: list[TileFrame]) -> np.ndarray:
@@ -234,9 +244,7 @@ class DominoRecognizer:
         """The tiles a closer look finds that clash with none `kept`, where the locator's `proposals` (heat,
         frame) hold CLOSER_FROM or more that no tile read explains: small tiles on a busy cloth, proposed at the
         frame's scale with the wrong size or not at all."""
-        hot = [(heat, frame) for heat, frame in proposals if heat >= CLOSER_HEAT]
-        clash = _clashing([frame for _, frame in hot], [c.frame for c in kept])
-        unexplained = [(heat, frame) for (heat, frame), c in zip(hot, clash, strict=True) if not c]
+        unexplained = _unexplained(proposals, kept)
         if len(unexplained) < CLOSER_FROM:
             return []
         centres = np.array([frame.center for _, frame in unexplained])
@@ -265,18 +273,31 @@ class DominoRecognizer:
         locator's proposals on the frame (heat, frame in its pixels)."""
         kept, timing, in_doubt, proposals = self._look(image, ignore, locator)
         t1 = time.perf_counter()
-        above = view_from_above(np.array([c.frame.corners() for c in kept]), image.shape[1::-1]) if kept else None
+        size = image.shape[1::-1]
+        above = view_from_above(np.array([c.frame.corners() for c in kept]), size) if kept else None
         if above is not None:
-            below = np.linalg.inv(above)
-            ignored = [to_plane(above, np.asarray(quad, np.float64)) for quad in ignore]
-            seen, _, _, _ = self._look(warped(image, above), ignored, locator)
-            back = [
-                replace(c, frame=TileFrame.from_corners(to_plane(below, c.frame.corners().astype(np.float64))))
-                for c in seen
-            ]
-            kept = select_tiles(kept + back)
+            kept = select_tiles(kept + self._seen_from(image, ignore, locator, above))
+            unread = [frame.corners() for _, frame in _unexplained(proposals, kept)]
+            beyond = view_of_unread(np.array([c.frame.corners() for c in kept]), np.array(unread), size)
+            if beyond is not None:
+                known = [*ignore, *(c.frame.corners() for c in kept)]
+                seen = [c for c in self._seen_from(image, known, locator, beyond) if c.confidence >= UNREAD_MIN]
+                kept = kept + _unclaimed(seen, kept)
         timing["dominoes_above_ms"] = (time.perf_counter() - t1) * 1000
         return kept, timing, in_doubt, proposals
+
+    def _seen_from(
+        self, image: np.ndarray, ignore: Sequence[np.ndarray], locator: TileLocator, view: np.ndarray
+    ) -> list[Candidate]:
+        """The tiles a look at the frame warped to `view` (image px -> view px) reads, mapped back to the
+        frame."""
+        below = np.linalg.inv(view)
+        ignored = [to_plane(view, np.asarray(quad, np.float64)) for quad in ignore]
+        seen, _, _, _ = self._look(warped(image, view), ignored, locator)
+        return [
+            replace(c, frame=TileFrame.from_corners(to_plane(below, c.frame.corners().astype(np.float64))))
+            for c in seen
+        ]
 
     def _look(
         self, image: np.ndarray, ignore: Sequence[np.ndarray], locator: TileLocator
