@@ -64,7 +64,7 @@ CLOSER_HEAT = 0.3
 CLOSER_FROM = 2
 CLOSER_MIN = 0.9
 # The view of what a steep view leaves unread (vision.dominoes.above.view_of_unread) is a second chance too; its
-# tiles count from here (0.8 added a false tile on a blurred frame, 0.9 most of the far tiles it reads).
+# tiles count from here (from 0.8 it added a false tile on a blurred frame; from 0.9 it lost most far tiles).
 UNREAD_MIN = 0.85
 
 
@@ -268,9 +268,10 @@ class DominoRecognizer:
     def _read(
         self, image: np.ndarray, ignore: Sequence[np.ndarray], locator: TileLocator
     ) -> tuple[list[Candidate], dict[str, float], bool, list[tuple[float, TileFrame]]]:
-        """A landscape frame read with `locator`: its look, and a steep view's second look from above. The
-        tiles read, each stage's milliseconds, whether the look's proposals were read mostly in doubt, and the
-        locator's proposals on the frame (heat, frame in its pixels)."""
+        """A landscape frame read with `locator`: its look, and a steep view's second look from above (and a
+        third at what the second leaves unread, `view_of_unread`). The tiles read, each stage's milliseconds,
+        whether the look's proposals were read mostly in doubt, and the locator's proposals on the frame
+        (heat, frame in its pixels)."""
         kept, timing, in_doubt, proposals = self._look(image, ignore, locator)
         t1 = time.perf_counter()
         size = image.shape[1::-1]
