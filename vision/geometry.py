@@ -159,7 +159,7 @@ def above_view(
     on_table = to_plane(plane, shapes)
     region = on_table if around is None else to_plane(plane, np.asarray(around, np.float64))
     seen = to_plane(plane, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64))
-    if not (np.isfinite(seen).all() and np.isfinite(region).all()):
+    if not all(np.isfinite(points).all() for points in (seen, on_table, region)):
         return None
     low = np.maximum(region.reshape(-1, 2).min(axis=0) - reach, seen.min(axis=0))
     high = np.minimum(region.reshape(-1, 2).max(axis=0) + reach, seen.max(axis=0))
