@@ -109,7 +109,16 @@ def test_timed_reports_each_stage() -> None:
     s = scene(SEED + 2, "lattice", table="birch")
     sticks, polysticks, times = recognizer().timed(s.image)
     assert sticks and polysticks
-    stages = {"sharpen_ms", "locate_ms", "lattice_ms", "brighter_ms", "equalised_ms", "closer_ms", "blurred_ms"}
+    stages = {
+        "sharpen_ms",
+        "locate_ms",
+        "lattice_ms",
+        "brighter_ms",
+        "equalised_ms",
+        "closer_ms",
+        "blurred_ms",
+        "mirrored_ms",
+    }
     assert set(times) == stages
     assert all(ms >= 0 for ms in times.values())
 
