@@ -393,8 +393,7 @@ class StickRecognizer:
                 [mirrored_points(quad, size, mirror) for quad in ignore],
             )
             back = [Stick(mirrored_points(s.ends, size, mirror), s.confidence) for s in more]
-            plane = self.plane(np.array([s.ends for s in back]), size, homography) if back else None
-            readings.append((back, self.polysticks(back, plane, square=True)))
+            readings.append((back, self._snapped(back, size, homography)))
             if len(readings) == 2 and _cards(readings[1][1]) == _cards(polysticks):
                 break
         return readings[most_agreed([_cards(p) for _, p in readings])]
@@ -462,8 +461,7 @@ class StickRecognizer:
         inside = np.all((centres >= offset) & (centres < offset + np.array([w, h])), axis=1)
         sticks = [s for s, i in zip(sticks, inside, strict=True) if not i]
         sticks += [Stick(s.ends + offset, s.confidence) for s in more]
-        plane = self.plane(np.array([s.ends for s in sticks]), image.shape[1::-1], homography)
-        return sticks, self.polysticks(sticks, plane, square=True)
+        return sticks, self._snapped(sticks, image.shape[1::-1], homography)
 
     def _look(
         self, image: np.ndarray, homography: np.ndarray | None, ignore: list[np.ndarray], locator: StickLocator
@@ -538,12 +536,18 @@ class StickRecognizer:
         for new in (p for p in more_polysticks if p.card is not None and p.card not in known):
             card = [(more[i].confidence, more[i].ends) for i in new.sticks]
             merged = [Stick(e, score) for score, e in _distinct([(s.confidence, s.ends) for s in sticks], card)]
-            plane = self.plane(np.array([s.ends for s in merged]), size, homography)
-            merged_polysticks = self.polysticks(merged, plane, square=True)
+            merged_polysticks = self._snapped(merged, size, homography)
             if any(p.card == new.card for p in merged_polysticks):
                 sticks, polysticks = merged, merged_polysticks
                 known.add(new.card)
         return sticks, polysticks
+
+    def _snapped(self, sticks: list[Stick], size: tuple[int, int], homography: np.ndarray | None) -> list[Polystick]:
+        """The polysticks of sticks gathered from several looks, snapped in the plane they give together (or
+        calibration's)."""
+        if not sticks:
+            return []
+        return self.polysticks(sticks, self.plane(np.array([s.ends for s in sticks]), size, homography), square=True)
 
     @staticmethod
     def plane(ends: np.ndarray, size: tuple[int, int], homography: np.ndarray | None) -> np.ndarray:
