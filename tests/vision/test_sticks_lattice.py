@@ -152,6 +152,12 @@ def test_a_run_in_a_crooked_group_is_cut_only_where_its_joint_is_marked(slanted:
         assert np.allclose(cut[0], [[0, 0], [100, 0]]) and np.allclose(cut[1], [[100, 0], [200, 0]])
 
 
+@pytest.mark.parametrize("shortest", [0.0, 99.0, 101.0])
+def test_a_run_is_not_cut_into_pieces_too_short_to_read(shortest: float) -> None:
+    pieces = split_runs(np.array([RUN, SQUARE]), np.eye(3), shortest=shortest)
+    assert len([e for i, e in pieces if i == 0]) == (1 if shortest > 100 else 2)
+
+
 @st.composite
 def _segments(draw) -> np.ndarray:
     """Sticks on a small patch, so that many pairs touch, cross or nearly do."""

@@ -9,6 +9,8 @@ from rules.digit_game import Status
 from rules.sticks import PENTASTICKS, Edge
 from vision.sticks import Polystick, Stick, StickRecognizer
 from vision.sticks.layout import table_layout
+from vision.sticks.locate import GRID, LocatorReadings
+from vision.sticks.recognize import MIN_STICK_PX
 
 
 def sticks(n: int) -> list[Stick]:
@@ -41,3 +43,13 @@ def test_sticks_inside_ignored_outlines_are_not_read() -> None:
     outline = np.array([box[0], box[1], ends.max(axis=0) + 20, [box[0][0], ends.max(axis=0)[1] + 20]])
     hidden, _ = recognizer(scene.image, ignore=[outline])
     assert found and not hidden
+
+
+def test_two_short_sticks_at_a_corner_are_read_not_cut_to_nothing() -> None:
+    """Two readings at a corner, 56 and 36 px (as a locator once gave on a held-out frame): their common
+    length would cut them into pieces under the shortest readable stick, which read nothing at all."""
+    sure = [(0.39, np.array([[452.7, 182.4], [500.9, 211.3]])), (0.38, np.array([[481.3, 241.8], [500.9, 211.3]]))]
+    readings = LocatorReadings(sure, [], [], np.zeros((0, 2)), np.zeros(0), np.zeros(GRID[::-1], np.float32), 0.5)
+    found, _ = StickRecognizer()._layout(readings, (960, 540), None, [])
+    assert sorted(len(s.ends) for s in found) == [2, 2]
+    assert all(np.linalg.norm(s.ends[1] - s.ends[0]) >= MIN_STICK_PX for s in found)

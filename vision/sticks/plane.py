@@ -86,14 +86,15 @@ def square_fit(vectors: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np
 
 
 def split_runs(
-    ends: np.ndarray, plane: np.ndarray, end_points: np.ndarray | None = None
+    ends: np.ndarray, plane: np.ndarray, end_points: np.ndarray | None = None, shortest: float = 0.0
 ) -> list[tuple[int, np.ndarray]]:
     """Each stick (n x 2 x 2 image px) with its index, a run of k sticks end to end replaced by k equal
     pieces (equal on the table plane `plane` maps the picture to). The unit is each touching group's own;
     a stick touching none is left whole, as it may be no stick at all, and so are the sticks of a group
     that does not lie along two square directions (a heap of pick-up sticks, read in part, holds no run).
     Given the locator's `end_points` (image px), a run is cut only where an end peak marks every joint:
-    where sticks meet end to end the network marks their ends, along one whole stick it marks none."""
+    where sticks meet end to end the network marks their ends, along one whole stick it marks none. A run is
+    not cut into pieces shorter than `shortest` image px, which would be too short to read as sticks."""
     plane_ends = to_plane(plane, ends)
     lengths = np.linalg.norm(plane_ends[:, 1] - plane_ends[:, 0], axis=1)
     if not np.all(np.isfinite(lengths)):
@@ -114,7 +115,7 @@ def split_runs(
             continue
         cuts = stick[0] + (stick[1] - stick[0]) * np.linspace(0, 1, k + 1)[:, None]
         points = to_plane(inverse, cuts)
-        if (
+        if np.linalg.norm(np.diff(points, axis=0), axis=1).min() < shortest or (
             crooked[i]
             and end_points is not None
             and not _joints_marked(points[1:-1], end_points, np.linalg.norm(ends[i, 1] - ends[i, 0]) / k)

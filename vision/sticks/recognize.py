@@ -501,7 +501,7 @@ class StickRecognizer:
         plane = None
         if found:
             plane = self.plane(np.array([e for _, e in found]), size, homography)
-            pieces = split_runs(np.array([e for _, e in found]), plane, readings.end_points)
+            pieces = split_runs(np.array([e for _, e in found]), plane, readings.end_points, MIN_STICK_PX)
             if len(pieces) > len(found):
                 # A run read whole may also have been read stick by stick; the plane is chosen again.
                 found = _distinct([(found[i][0], e) for i, e in pieces])
