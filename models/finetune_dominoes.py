@@ -76,6 +76,7 @@ def finetune(
     out: Path = typer.Option(LOCATE_PATH, help="the ONNX model to write; its manifest goes beside it"),
     lr: float = typer.Option(1.5e-3, help="peak learning rate"),
     blur_share: float = typer.Option(0.0, help="share of the windows blurred as by a moving camera"),
+    mirror: bool = typer.Option(False, help="mirror the training windows at random (left-right, top-bottom)"),
 ) -> None:
     """Render (or load) the frames, fine-tune the locator from `start`, export it with its manifest."""
     import torch
@@ -88,10 +89,12 @@ def finetune(
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     if start.suffix == ".onnx":
-        report = train_locator(data, steps, seed, out, False, checkpoint, start, lr, blur_share)
+        report = train_locator(data, steps, seed, out, False, checkpoint, start, lr, blur_share, mirror)
     else:
         shutil.copyfile(start, checkpoint)  # fit_locator resumes from and saves to one path: keep `start` as it is
-        report = train_locator(data, steps, seed, out, True, checkpoint, max_lr=lr, blur_share=blur_share)
+        report = train_locator(
+            data, steps, seed, out, True, checkpoint, max_lr=lr, blur_share=blur_share, mirror=mirror
+        )
     write_locator_manifest(
         out,
         {"resumed_from": f"{start.name} (how it was trained: models/dominoes.md)",

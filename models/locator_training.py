@@ -159,6 +159,31 @@ def augment(x, generator, gain: float = 0.3):
     return x * scale + 0.08 * torch.randn(x.shape, generator=generator)
 
 
+def mirror_signs(regressed: tuple[str, ...]) -> np.ndarray:
+    """Each regressed map's sign in a window mirrored left to right (row 0) and top to bottom (row 1), by the
+    maps' names: x offsets turn over one way, y offsets the other, and doubled angles' sines both ways."""
+    return np.array(
+        [[-1.0 if name.endswith((axis, "_sin")) else 1.0 for name in regressed] for axis in ("dx", "dy")],
+        np.float32,
+    )
+
+
+def mirrored_window(
+    window: tuple[np.ndarray, ...], signs: np.ndarray, rng: np.random.Generator
+) -> tuple[np.ndarray, ...]:
+    """A training window (image, heatmaps, regressed maps, weights) mirrored left to right, top to bottom,
+    both or neither, at even odds. Windows start and end on cell edges, so mirroring the image mirrors the
+    grid exactly and only the offsets' and angles' signs change (`signs`, from `mirror_signs`)."""
+    image, heat, reg, weight = window
+    if rng.random() < 0.5:
+        image, heat, weight = image[:, ::-1], heat[..., ::-1], weight[..., ::-1]
+        reg = reg[..., ::-1] * signs[0][:, None, None]
+    if rng.random() < 0.5:
+        image, heat, weight = image[::-1], heat[..., ::-1, :], weight[..., ::-1, :]
+        reg = reg[..., ::-1, :] * signs[1][:, None, None]
+    return image, heat, reg, weight
+
+
 def focal(logits, target):
     """CenterNet's penalty-reduced focal loss over the heatmap."""
     import torch
@@ -183,11 +208,13 @@ def fit_locator(
     name: str = "locator",
     max_lr: float | None = None,
     blur_share: float = 0.0,
+    mirrored: tuple[str, ...] = (),
 ):
     """Train on random `window`-sized crops of the frames (a fifth of the work of whole frames), saving
     `checkpoint` every 250 steps; `resume` starts from it at half the learning rate, unless `max_lr` sets the
     one-cycle schedule's peak. A `blur_share` of the windows is blurred as by a moving camera
-    (BLUR_LENGTHS input pixels). Returns the model and a report for its manifest."""
+    (BLUR_LENGTHS input pixels). With `mirrored` (the regressed maps' names) windows are mirrored at random.
+    Returns the model and a report for its manifest."""
     import torch
     import torch.nn.functional as F
     from rich.progress import Progress
@@ -205,6 +232,7 @@ def fit_locator(
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=steps)
     started = time.time()
     running = None
+    signs = mirror_signs(mirrored) if mirrored else None
     with Progress() as progress:
         task = progress.add_task(f"training the {name}", total=steps)
         for step in range(steps):
@@ -214,10 +242,17 @@ def fit_locator(
                 x0 = int(rng.integers(0, (width - win_w) // 16 + 1)) * 16
                 y0 = int(rng.integers(0, (height - win_h) // 16 + 1)) * 16
                 gx, gy, gw, gh = x0 // stride, y0 // stride, win_w // stride, win_h // stride
-                xs.append(data["canvas"][i, y0 : y0 + win_h, x0 : x0 + win_w])
-                heats.append(data["heat"][i, ..., gy : gy + gh, gx : gx + gw])
-                regs.append(data["reg"][i, :, gy : gy + gh, gx : gx + gw])
-                weights.append(data["weight"][i, ..., gy : gy + gh, gx : gx + gw])
+                grid = (..., slice(gy, gy + gh), slice(gx, gx + gw))
+                one = (
+                    data["canvas"][i, y0 : y0 + win_h, x0 : x0 + win_w],
+                    data["heat"][i][grid],
+                    data["reg"][i][grid],
+                    data["weight"][i][grid],
+                )
+                if signs is not None:
+                    one = mirrored_window(one, signs, rng)
+                for array, part in zip((xs, heats, regs, weights), one, strict=True):
+                    array.append(part)
             windows = np.stack(xs)
             if blur_share:
                 windows = motion_blurred(windows, rng, blur_share, BLUR_LENGTHS)
@@ -241,4 +276,5 @@ def fit_locator(
                 progress.console.print(f"{name} step {step + 1}: mean loss {running:.3f}")
     report = {"frames": n, "steps": steps, "batch": batch, "window": [win_w, win_h], "max_lr": max_lr}
     report |= {"blur_share": blur_share, "blur_lengths": list(BLUR_LENGTHS)} if blur_share else {}
+    report |= {"mirrored": "left-right and top-bottom, each at even odds"} if mirrored else {}
     return model, {**report, "seconds": round(time.time() - started)}

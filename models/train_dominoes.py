@@ -320,12 +320,15 @@ def train_locator(
     start: Path | None = None,
     max_lr: float | None = None,
     blur_share: float = 0.0,
+    mirror: bool = False,
 ) -> dict:
-    """Train on random 256x192 windows of the letterboxed frames (a fifth of the work of whole frames); from
-    the exported locator `start` if given (its ONNX weights), else fresh or resumed from `checkpoint`."""
+    """Train on random 256x192 windows of the letterboxed frames (a fifth of the work of whole frames), with
+    `mirror` mirrored at random; from the exported locator `start` if given (its ONNX weights), else fresh or
+    resumed from `checkpoint`."""
     make = locator_maker(len(CHANNELS), start)
+    mirrored = CHANNELS[1:] if mirror else ()
     model, report = fit_locator(
-        make, data, steps, seed, checkpoint, STRIDE, resume, max_lr=max_lr, blur_share=blur_share
+        make, data, steps, seed, checkpoint, STRIDE, resume, max_lr=max_lr, blur_share=blur_share, mirrored=mirrored
     )
     export_onnx(model, (1, 3, INPUT_SIZE[1], INPUT_SIZE[0]), out, "frames", "maps")
     return report
