@@ -294,7 +294,7 @@ def _worth_a_brighter_look(polysticks: list[Polystick]) -> bool:
 def _read_stick_by_stick(polystick: Polystick, sticks: list[Stick]) -> bool:
     """Whether a polystick is a card read mostly at sure centre peaks, and all but one of its sticks each on
     a peak of its own: the pieces of a run read whole and cut at the common length share its score."""
-    scores = [sticks[i].confidence for i in polystick.sticks]
+    scores = _scores(polystick, sticks)
     sure = sum(score >= PEAK_THRESHOLD for score in scores)
     return polystick.card is not None and 2 * sure > len(scores) and len(set(scores)) >= len(scores) - 1
 
@@ -302,9 +302,13 @@ def _read_stick_by_stick(polystick: Polystick, sticks: list[Stick]) -> bool:
 def _settled(sticks: list[Stick], polysticks: list[Polystick]) -> bool:
     """Whether a reading needs no mirrored look: it reads a card, and every card it reads has each of its sticks
     at a sure centre peak of its own. On the two 330-layout held-out sets no such reading was wrong."""
-    cards = [p for p in polysticks if p.card is not None]
-    scores = [[sticks[i].confidence for i in p.sticks] for p in cards]
-    return bool(cards) and all(min(s) >= PEAK_THRESHOLD and len(set(s)) == len(s) for s in scores)
+    scores = [_scores(p, sticks) for p in polysticks if p.card is not None]
+    return bool(scores) and all(min(s) >= PEAK_THRESHOLD and len(set(s)) == len(s) for s in scores)
+
+
+def _scores(polystick: Polystick, sticks: list[Stick]) -> list[float]:
+    """The confidence of each of a polystick's sticks, in its order."""
+    return [sticks[i].confidence for i in polystick.sticks]
 
 
 def _heap(polysticks: list[Polystick]) -> bool:
