@@ -7,7 +7,7 @@ import random
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from models.evaluate_dominoes import DominoScore, evaluate_dominoes, evaluation_spec, score_scene
@@ -19,7 +19,7 @@ from vision.cards.recognize import CardRecognizer
 from vision.dominoes import Domino, DominoRecognizer, Half, InvalidDominoError
 from vision.dominoes.locate import CHANNELS, GRID, STRIDE, decode, encode_targets, letterbox
 from vision.dominoes.recognize import MIN_CONFIDENCE, Candidate, select_tiles
-from vision.dominoes.tile import CROP_MARGIN, CROP_SIZE, TileFrame, crop_matrices
+from vision.dominoes.tile import CROP_MARGIN, CROP_SIZE, CUT_SAMPLES, MIN_CUT, TileFrame, crop_matrices
 from vision.geometry import point_in_quad
 
 ACCURACY_FLOOR = 0.85  # 0.93 measured on these twelve scenes, less a margin; the bar (99%) is the slow test's
@@ -115,6 +115,27 @@ def test_each_nudge_changes_one_thing_by_one_step(x: float, y: float, angle: flo
     assert sorted(
         abs(math.atan2(frame.u[0] * n.u[1] - frame.u[1] * n.u[0], frame.u @ n.u)) for n in turns
     ) == pytest.approx([0.12 * step] * 2)
+
+
+@given(frames, st.floats(-0.95, 0.95), st.sampled_from([-1.0, 1.0]))
+def test_a_frame_run_into_a_tile_is_cut_back_to_its_edge(frame: TileFrame, edge: float, end: float) -> None:
+    """The other tile covers the frame's axis from `edge` (in half-lengths from its centre) past the `end`:
+    the cut keeps the other end where it was and stops at the edge, or gives up if under MIN_CUT is left."""
+    u, v = frame.u * end, frame.v
+    other = np.array([frame.center + u * t + v * w for t, w in ((edge, -2), (edge, 2), (1.5, 2), (1.5, -2))])
+    sample = 2 / (CUT_SAMPLES - 1)  # the axis is looked at in steps of this many half-lengths
+    assume(abs(edge + 1 - 2 * MIN_CUT) > sample)
+    cut = frame.cut_at(other)
+    if edge + 1 < 2 * MIN_CUT:  # the part left, edge + 1 half-lengths, is under MIN_CUT of the frame's two
+        assert cut is None
+        return
+    assert cut is not None
+    step = sample * np.linalg.norm(u)
+    assert np.allclose(cut.center - cut.u * end, frame.center - u, atol=1e-6 * (1 + np.abs(frame.center).max()))
+    assert np.linalg.norm(cut.center + cut.u * end - (frame.center + u * edge)) <= step + 1e-6
+    assert np.allclose(cut.v, frame.v) and np.sign(cut.u @ frame.u) == 1
+    assert frame.cut_at(other + 1e6) is None  # no end inside: nothing to cut
+    assert frame.cut_at(TileFrame(frame.center, 2 * frame.u, 2 * frame.v).corners()) is None  # both ends inside
 
 
 @st.composite
@@ -312,6 +333,44 @@ def test_refining_reads_tiles_whose_frames_are_off(recognizer: DominoRecognizer)
             wrong += b.confidence >= MIN_CONFIDENCE and b.pips not in (truth.pips, truth.pips[::-1])
     assert total > 60
     assert after >= before + total // 10
+    assert after >= 0.9 * total
+    assert wrong == 0
+
+
+def test_a_frame_run_on_into_a_touching_tile_reads_once_cut_back(recognizer: DominoRecognizer) -> None:
+    """Each tile of held-out pis under a frame run on by 40 % of its length into the tile it touches end on
+    (as the locator gives a pi's leg that meets the back): cut back at that tile's outline, more of them read
+    surely and right, and none surely wrong. Measured: 53 of 116 before, 116 after."""
+    run_on = 0.4
+    total = before = after = wrong = 0
+    for i in (0, 2, 4, 6):  # the pis scenes
+        _, spec = evaluation_spec(i, 73_000_000)
+        scene = render_dominoes(73_000_000 + i, spec)
+        canvas, scale = letterbox(scene.image)
+        truths = [TileFrame.from_corners(t.corners) for t in scene.tiles]
+        outlines = [f.corners() for f in truths]
+        long_frames, cut_frames, pips = [], [], []
+        for k, (tile, frame) in enumerate(zip(scene.tiles, truths, strict=True)):
+            for end in (1, -1):
+                long = TileFrame(frame.center + frame.u * end * run_on, frame.u * (1 + run_on), frame.v)
+                tip = long.center + long.u * end
+                into = [j for j, outline in enumerate(outlines) if j != k and point_in_quad(tip, outline)]
+                cut = long.cut_at(outlines[into[0]]) if len(into) == 1 else None
+                if cut is not None:
+                    long_frames.append(long)
+                    cut_frames.append(cut)
+                    pips.append(tile.pips)
+        if not cut_frames:
+            continue
+        readings = recognizer.read_frames(scene.image, canvas, scale, long_frames + cut_frames)
+        n = len(pips)
+        for truth, a, b in zip(pips, readings[:n], readings[n:], strict=True):
+            total += 1
+            before += a.confidence >= MIN_CONFIDENCE and a.pips in (truth, truth[::-1])
+            after += b.confidence >= MIN_CONFIDENCE and b.pips in (truth, truth[::-1])
+            wrong += b.confidence >= MIN_CONFIDENCE and b.pips not in (truth, truth[::-1])
+    assert total > 100
+    assert after >= before + total // 3
     assert after >= 0.9 * total
     assert wrong == 0
 

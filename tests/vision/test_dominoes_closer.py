@@ -12,7 +12,9 @@ from vision.dominoes.tile import TileFrame
 
 # A stretch of `tableref evaluate dominoes`'s frames (seed 50000000), whose gains from the look are on the
 # checkered cloth: small tiles proposed with the wrong size at the frame's scale. Measured when written:
-# 555 tiles, 506 read right without the look and 514 with it, 5 false detections both ways.
+# 555 tiles, 506 read right without the look and 514 with it, 5 false detections both ways. Since frames run on
+# into a touching tile are cut back (thirty-second session), the first look reads some of what the look added:
+# 513 without it, 517 with it, 4 false both ways.
 EVALUATION_FRAMES = range(50_000_008, 50_000_036)
 
 
@@ -33,7 +35,7 @@ def test_the_closer_look_reads_more_tiles_and_no_more_false_ones() -> None:
         a, b = score_scene(scene, reader(scene.image)), score_scene(scene, without(scene.image))
         closer, first = closer + a.read_right, first + b.read_right
         closer_false, first_false = closer_false + a.false_detections, first_false + b.false_detections
-    assert closer >= first + 5
+    assert closer >= first + 3
     assert closer_false <= first_false
 
 

@@ -15,7 +15,7 @@ from vision.dominoes.locate import TileLocator, decode, heat_at, letterbox
 from vision.dominoes.pips import BLURRED_MODEL_PATH as BLURRED_PIPS_PATH
 from vision.dominoes.pips import PipReader
 from vision.dominoes.tile import TileFrame, crop_tiles
-from vision.geometry import landscape, point_in_quad, to_plane, turned, warped
+from vision.geometry import landscape, point_in_quad, points_in_quads, to_plane, turned, warped
 from vision.locator import closer_window
 from vision.onnx_session import quantized
 from vision.sharpen import FocusGauge
@@ -130,6 +130,32 @@ def neighbours(frame: TileFrame) -> list[TileFrame]:
     for a, b in ((0.5, 3), (0.5, -3), (-0.5, 3), (-0.5, -3), (1.5, 0), (-1.5, 0), (1.5, 1), (1.5, -1), (-1.5, 1),
                  (-1.5, -1)):  # fmt: skip
         out.append(TileFrame(c + a * u + b * v, *across_axes))
+    return out
+
+
+def _cut_back(candidates: list[Candidate], kept: list[Candidate], maps: np.ndarray, scale: float) -> list[TileFrame]:
+    """The frames of unsure readings (as refinement picks them) with one end inside a tile `kept`, cut back
+    to its edge (`TileFrame.cut_at`): where tiles touch, the locator can run a tile's frame on into its
+    neighbour, as a pi's leg into the back it meets."""
+    unsure = [c.frame for c in candidates if REFINE_FROM <= c.confidence < MIN_CONFIDENCE]
+    if not unsure or not kept:
+        return []
+    heat = heat_at(maps, np.array([f.center for f in unsure]) * scale)
+    unsure = [f for f, h in zip(unsure, heat, strict=True) if h >= REFINE_HEAT]
+    if not unsure:
+        return []
+    outlines = [c.frame.corners() for c in kept]
+    ends = np.array([[f.center - f.u, f.center + f.u] for f in unsure]).reshape(-1, 2)
+    inside = points_in_quads(ends, outlines).reshape(len(unsure), 2, len(outlines))  # [frame, end, tile]
+    out = []
+    for frame, (first, second) in zip(unsure, inside, strict=True):
+        if first.any() == second.any():
+            continue  # neither end ran into a tile, or both did: there is no end to keep
+        cut: TileFrame | None = frame
+        for j in np.flatnonzero(first | second):
+            cut = cut.cut_at(outlines[j]) if cut is not None else None
+        if cut is not None:
+            out.append(cut)
     return out
 
 
@@ -319,6 +345,9 @@ class DominoRecognizer:
         t2 = time.perf_counter()
         candidates, searched = self.refined(image, canvas, scale, maps, candidates)
         kept = select_tiles(candidates)
+        cut = _cut_back(candidates, kept, maps, scale)
+        if cut:
+            kept = select_tiles(kept + self.read_frames(image, canvas, scale, cut))
         t3 = time.perf_counter()
         spawned = off(ignore, self._spawn(kept, maps, scale))
         if spawned:

@@ -11,10 +11,12 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.geometry import turned_back
+from vision.geometry import points_in_quads, turned_back
 
 CROP_SIZE = (32, 64)  # width, height: an upright tile, first half on top
 CROP_MARGIN = 64 / 56  # the crop shows a rim of table round the tile, so the tile's own edges are seen
+CUT_SAMPLES = 65  # points along a frame's axis where `cut_at` looks for the other tile's edge
+MIN_CUT = 0.5  # least share of a frame's length `cut_at` keeps
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +47,22 @@ class TileFrame:
 
     def scaled(self, factor: float) -> TileFrame:
         return TileFrame(self.center * factor, self.u * factor, self.v * factor)
+
+    def cut_at(self, outline: np.ndarray) -> TileFrame | None:
+        """The frame cut back to where its axis enters `outline` (another tile's), keeping the end outside
+        it: a frame that ran on into a touching tile. None if neither end alone lies inside, or if less than
+        MIN_CUT of the frame would be left."""
+        ts = np.linspace(-1, 1, CUT_SAMPLES)
+        inside = points_in_quads(self.center + ts[:, None] * self.u, [outline])[:, 0]
+        if inside[0] == inside[-1]:
+            return None
+        if inside[0]:  # walk from the outside end, so `ts` runs from it
+            ts, inside = ts[::-1], inside[::-1]
+        edge = ts[np.argmax(inside)]  # the first sample inside
+        far = ts[0]
+        if abs(edge - far) < 2 * MIN_CUT:
+            return None
+        return TileFrame(self.center + (far + edge) / 2 * self.u, self.u * abs(edge - far) / 2, self.v)
 
     def nudged(self, step: float) -> list[TileFrame]:
         """Ten frames one small step away, one change each: shifted along either axis, lengthened or
