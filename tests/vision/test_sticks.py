@@ -118,6 +118,7 @@ def test_timed_reports_each_stage() -> None:
         "closer_ms",
         "blurred_ms",
         "mirrored_ms",
+        "seams_ms",
     }
     assert set(times) == stages
     assert all(ms >= 0 for ms in times.values())

@@ -24,7 +24,7 @@ CLEAR = 0.12  # of the length: samples this near the point where the other stick
 _NEAR = np.array([(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)])
 
 
-def _colours(image: np.ndarray, points: np.ndarray) -> np.ndarray:
+def colours(image: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Mean colours (n, channels) of the 3x3 pixels round each point, clamped to the picture."""
     h, w = image.shape[:2]
     near = np.rint(points).astype(int)[:, None, :] + _NEAR[None]
@@ -46,8 +46,8 @@ def body_step(image: np.ndarray, ends: np.ndarray, other: np.ndarray) -> float:
         ts = ts[np.abs(ts - hit[0]) > CLEAR]
     points = ends[0] + ts[:, None] * along
     beside = SIDE * np.array([-along[1], along[0]])
-    axis = _colours(image, points)
-    steps = [np.linalg.norm(axis - _colours(image, points + side), axis=1) for side in (beside, -beside)]
+    axis = colours(image, points)
+    steps = [np.linalg.norm(axis - colours(image, points + side), axis=1) for side in (beside, -beside)]
     return float(np.median(np.minimum(*steps)))
 
 

@@ -40,6 +40,7 @@ from vision.sticks.locate import BLURRED_MODEL_PATH, PEAK_THRESHOLD, LocatorRead
 from vision.sticks.mirrored import MIRRORS, mirrored, mirrored_homography, mirrored_points, most_agreed
 from vision.sticks.plane import split_runs, table_plane
 from vision.sticks.reread import reread_group
+from vision.sticks.seams import is_seam
 
 MIN_STICK_PX = 20.0  # a stick shorter than this in the picture is not read
 COVERED = 0.7  # a reading lying this much of its length along better ones reads nothing new
@@ -359,7 +360,21 @@ class StickRecognizer:
         if sticks and not _settled(sticks, polysticks) and not _heap(polysticks):
             sticks, polysticks = self._mirrored(image, homography, ignore, sticks, polysticks)
         timing["mirrored_ms"] = (time.perf_counter() - t0) * 1000
+        t0 = time.perf_counter()
+        sticks, polysticks = self._without_seams(image, homography, sticks, polysticks)
+        timing["seams_ms"] = (time.perf_counter() - t0) * 1000
         return sticks, polysticks, {"sharpen_ms": sharpen_ms, **timing}
+
+    def _without_seams(
+        self, image: np.ndarray, homography: np.ndarray | None, sticks: list[Stick], polysticks: list[Polystick]
+    ) -> tuple[list[Stick], list[Polystick]]:
+        """The reading without the groups that are a line of the table's own (vision/sticks/seams.py)."""
+        ends = np.array([s.ends for s in sticks], np.float64)
+        seams = {i for p in polysticks if is_seam(image, ends[list(p.sticks)]) for i in p.sticks}
+        if not seams:
+            return sticks, polysticks
+        sticks = [s for i, s in enumerate(sticks) if i not in seams]
+        return sticks, self._snapped(sticks, image.shape[1::-1], homography)
 
     def _both_networks(
         self, image: np.ndarray, homography: np.ndarray | None, ignore: list[np.ndarray]
