@@ -74,9 +74,10 @@ def _look(
 
 
 def row_line(ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, float] | None:
-    """The two outer ends of sticks (n, 2, 2) lying in one straight row, and their median length; None if
-    they do not lie in one row."""
-    points = np.asarray(ends, np.float64).reshape(-1, 2)
+    """The outer ends of sticks (n, 2, 2) lying in one straight row, the row's direction and the sticks'
+    median length; None if they do not lie in one row."""
+    ends = np.asarray(ends, np.float64)
+    points = ends.reshape(-1, 2)
     length = float(np.median(np.linalg.norm(ends[:, 1] - ends[:, 0], axis=1)))
     centre = points.mean(axis=0)
     _, _, axes = np.linalg.svd(points - centre)
