@@ -133,15 +133,24 @@ def neighbours(frame: TileFrame) -> list[TileFrame]:
     return out
 
 
+def _worth_refining(candidates: list[Candidate], maps: np.ndarray, scale: float) -> list[int]:
+    """The indices of the unsure readings (REFINE_FROM to MIN_CONFIDENCE) where the heatmap has REFINE_HEAT or
+    more: those a better frame may turn into tiles."""
+    if not candidates:
+        return []
+    heat = heat_at(maps, np.array([c.frame.center for c in candidates]) * scale)
+    return [
+        i for i, c in enumerate(candidates) if REFINE_FROM <= c.confidence < MIN_CONFIDENCE and heat[i] >= REFINE_HEAT
+    ]
+
+
 def _cut_back(candidates: list[Candidate], kept: list[Candidate], maps: np.ndarray, scale: float) -> list[TileFrame]:
     """The frames of unsure readings (as refinement picks them) with one end inside a tile `kept`, cut back
     to its edge (`TileFrame.cut_at`): where tiles touch, the locator can run a tile's frame on into its
     neighbour, as a pi's leg into the back it meets."""
-    unsure = [c.frame for c in candidates if REFINE_FROM <= c.confidence < MIN_CONFIDENCE]
-    if not unsure or not kept:
+    if not kept:
         return []
-    heat = heat_at(maps, np.array([f.center for f in unsure]) * scale)
-    unsure = [f for f, h in zip(unsure, heat, strict=True) if h >= REFINE_HEAT]
+    unsure = [candidates[i].frame for i in _worth_refining(candidates, maps, scale)]
     if not unsure:
         return []
     outlines = [c.frame.corners() for c in kept]
@@ -390,12 +399,7 @@ class DominoRecognizer:
         one holds; and how many were searched."""
         if not candidates or limit <= 0:
             return candidates, 0
-        heat = heat_at(maps, np.array([c.frame.center for c in candidates]) * scale)
-        unsure = [
-            i
-            for i, c in enumerate(candidates)
-            if REFINE_FROM <= c.confidence < MIN_CONFIDENCE and heat[i] >= REFINE_HEAT
-        ]
+        unsure = _worth_refining(candidates, maps, scale)
         # A refined reading yields to any reading as proposed (select_tiles): one that clashes with a sure
         # proposed reading could never be kept, so it is not searched.
         sure = [c.frame for c in candidates if c.confidence >= MIN_CONFIDENCE]
