@@ -44,8 +44,9 @@ NEIGHBOUR_HEAT = 0.1  # least locator heat at a neighbour's centre worth a look
 REREAD_FROM = 0.05  # face confidence of a near miss worth a second read
 SURE = 0.9  # a reading this confident settles its card: outlines inside it are not read
 RIM_MIN = 10.0  # least colour step across the outline of a reading the classifier is not SURE of
-# A card read with less confidence than this, often on a loose outline taken straight from the edges, is read
-# again on the corners the corner network puts it on, and the surer reading stands. On the three held-out
+# A card read with less confidence than this, often on an outline a little off the card (from the edges, the
+# rim search beside a neighbour, or the corner network's own rounds), is read again on the corners the corner
+# network puts it on, and the surer reading stands. On the three held-out
 # sets it read 3, 2 and 0 cards more, with 0, 1 and 0 false fewer; from 0.9, 3, 3 and -1 more.
 POLISH_BELOW = 0.7
 # Of two outlines of one card read alike, the outer one is the card (a panel is printed inside it) unless
