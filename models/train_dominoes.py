@@ -330,7 +330,7 @@ def train_locator(
     model, report = fit_locator(
         make, data, steps, seed, checkpoint, STRIDE, resume, max_lr=max_lr, blur_share=blur_share, mirrored=mirrored
     )
-    export_onnx(model, (1, 3, INPUT_SIZE[1], INPUT_SIZE[0]), out, "frames", "maps")
+    export_onnx(model, (1, 3, INPUT_SIZE[1], INPUT_SIZE[0]), out, "frames", "maps", any_size=True)
     return report
 
 

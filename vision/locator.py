@@ -48,6 +48,15 @@ def letterbox(image: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, flo
     return canvas, scale
 
 
+def scaled_canvas(image: np.ndarray, scale: float, interpolation: int = cv2.INTER_AREA) -> np.ndarray:
+    """`image` scaled by `scale` onto the top-left of a black canvas whose sides are multiples of 16, as the
+    networks' four halvings need: a fully convolutional locator read on a region at a scale of its own."""
+    size = (max(1, round(image.shape[1] * scale)), max(1, round(image.shape[0] * scale)))
+    canvas = np.zeros((-(-size[1] // 16) * 16, -(-size[0] // 16) * 16, 3), np.uint8)
+    canvas[: size[1], : size[0]] = cv2.resize(image, size, interpolation=interpolation)
+    return canvas
+
+
 def to_input(canvases: np.ndarray, out: np.ndarray | None = None, lift_flat: bool = False) -> np.ndarray:
     """uint8 BGR (N, H, W, 3) -> float32 (N, 3, H, W), each frame's mean taken out and a fixed scale; with
     `lift_flat`, a flat frame's gain raised (`flat_gain`). Written into `out` if given.

@@ -3,12 +3,24 @@ holding them is read again a third larger."""
 
 import cv2
 import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from models.evaluate_dominoes import evaluation_spec, score_scene
 from models.synth.dominoes import render_dominoes
 from vision.dominoes import DominoRecognizer
-from vision.dominoes.recognize import CLOSER_FROM, CLOSER_HEAT, Candidate
+from vision.dominoes.locate import INPUT_SIZE
+from vision.dominoes.recognize import (
+    CLOSER_FROM,
+    CLOSER_HEAT,
+    CLOSER_REACH,
+    CLOSER_REACH_PX,
+    Candidate,
+    _closer_region,
+)
 from vision.dominoes.tile import TileFrame
+from vision.locator import closer_window, letterbox_scale
 
 # A stretch of `tableref evaluate dominoes`'s frames (seed 50000000), whose gains from the look are on the
 # checkered cloth: small tiles proposed with the wrong size at the frame's scale. Measured when written:
@@ -40,12 +52,13 @@ def test_the_closer_look_reads_more_tiles_and_no_more_false_ones() -> None:
 
 
 class LookCounter(DominoRecognizer):
-    """Counts the looks it takes."""
+    """Counts the looks it takes, and keeps the last one's picture and canvas scale."""
 
     looks = 0
 
-    def _looks(self, image, ignore):
+    def _looks(self, image, ignore, canvas_of):
         self.looks += 1
+        self.seen, self.scale = image.shape[:2], canvas_of(image)[1]
         return [], {}, []
 
 
@@ -62,3 +75,35 @@ def test_a_closer_look_only_where_hot_proposals_are_left_unexplained() -> None:
     assert reader.looks == 0
     reader._closer(image, [], [(0.9, f) for f in elsewhere], kept)
     assert reader.looks == 1
+
+
+def test_the_closer_look_reads_the_part_of_its_window_round_what_it_looks_for() -> None:
+    """Two unexplained tiles near each other: the look reads their surroundings, not three quarters of the frame,
+    at the scale it would read that window at (a third larger than the frame's own look)."""
+    reader = LookCounter(threads=1)
+    image = np.zeros((720, 1280, 3), np.uint8)
+    u, v = np.array([0.0, 20.0]), np.array([10.0, 0.0])
+    hot = [(0.9, TileFrame(np.array([600.0 + 40 * k, 360.0]), u, v)) for k in range(2)]
+    reader._closer(image, [], hot, [])
+    reach = max(CLOSER_REACH * 40, CLOSER_REACH_PX)
+    assert reader.seen == (round(2 * reach), round(40 + 2 * reach))
+    assert reader.scale == pytest.approx(letterbox_scale(960, 540, INPUT_SIZE))
+
+
+@given(
+    centres=st.lists(st.tuples(st.floats(0, 1279), st.floats(0, 719)), min_size=2, max_size=8),
+    length=st.floats(4, 200),
+)
+def test_the_closer_region_holds_its_window_s_proposals_with_room_round_them(centres, length) -> None:
+    u, v = np.array([length / 2, 0.0]), np.array([0.0, length / 4])
+    unexplained = [(0.5, TileFrame(np.array(c), u, v)) for c in centres]
+    points = np.array(centres)
+    window = closer_window(points, np.full(len(points), 0.5), (1280, 720))
+    x0, y0, x1, y1 = _closer_region(window, unexplained)
+    wx, wy, w, h = window
+    assert wx <= x0 < x1 <= wx + w and wy <= y0 < y1 <= wy + h
+    held = np.all((points >= (wx, wy)) & (points < (wx + w, wy + h)), axis=1)
+    reach = max(CLOSER_REACH * length, CLOSER_REACH_PX)
+    for x, y in points[held]:
+        assert x0 <= max(wx, x - reach) + 1 and min(wx + w, x + reach) - 1 <= x1
+        assert y0 <= max(wy, y - reach) + 1 and min(wy + h, y + reach) - 1 <= y1

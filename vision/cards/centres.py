@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import landscape, turned, turned_back
-from vision.locator import LocatorNetwork, cell_of, doubled, encode, letterbox_scale, read_axes
+from vision.locator import LocatorNetwork, cell_of, doubled, encode, letterbox_scale, read_axes, scaled_canvas
 from vision.locator import letterbox as letterbox_into
 
 INPUT_SIZE = (480, 272)  # width, height; a multiple of 16 for the network's four halvings
@@ -142,12 +142,8 @@ class CardLocator(LocatorNetwork):
         """The proposed loose outlines, with their scores, in the `region` (x0, y0, x1, y1) of the image read at
         `scale` input pixels per frame pixel, in the image's pixels."""
         x0, y0, x1, y1 = region
-        size = (max(1, round((x1 - x0) * scale)), max(1, round((y1 - y0) * scale)))
         # Linear, not area, resampling: the area resize is slow by factors other than halves.
-        resized = cv2.resize(image[y0:y1, x0:x1], size, interpolation=cv2.INTER_LINEAR)
-        canvas = np.zeros((-(-size[1] // 16) * 16, -(-size[0] // 16) * 16, 3), np.uint8)
-        canvas[: size[1], : size[0]] = resized
-        output = self.maps(canvas)
+        output = self.maps(scaled_canvas(image[y0:y1, x0:x1], scale, cv2.INTER_LINEAR))
         return [(score, quad / scale + (x0, y0)) for score, quad in decode(output, FAINT_THRESHOLD)]
 
     def read(self, image: np.ndarray) -> tuple[list[tuple[float, np.ndarray]], HeatMap]:

@@ -70,7 +70,7 @@ class TileLocator(LocatorNetwork):
 def heat_at(output: np.ndarray, points: np.ndarray) -> np.ndarray:
     """The centre heatmap's value at points given in input pixels (0 outside the grid)."""
     cells = np.round(_cell_of(np.asarray(points, np.float64).reshape(-1, 2))).astype(int)
-    inside = (cells >= 0).all(axis=1) & (cells[:, 0] < GRID[0]) & (cells[:, 1] < GRID[1])
+    inside = (cells >= 0).all(axis=1) & (cells[:, 0] < output.shape[2]) & (cells[:, 1] < output.shape[1])
     values = np.zeros(len(cells))
     x, y = cells[inside].T
     values[inside] = 1 / (1 + np.exp(-output[0, y, x]))

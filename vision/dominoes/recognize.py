@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -11,12 +11,12 @@ import numpy as np
 from vision.dominoes.above import view_from_above, view_of_unread
 from vision.dominoes.detection import Domino, Half
 from vision.dominoes.locate import BLURRED_MODEL_PATH as BLURRED_LOCATE_PATH
-from vision.dominoes.locate import TileLocator, decode, heat_at, letterbox
+from vision.dominoes.locate import INPUT_SIZE, TileLocator, decode, heat_at, letterbox
 from vision.dominoes.pips import BLURRED_MODEL_PATH as BLURRED_PIPS_PATH
 from vision.dominoes.pips import PipReader
 from vision.dominoes.tile import TileFrame, crop_tiles
 from vision.geometry import landscape, point_in_quad, points_in_quads, to_plane, turned, warped
-from vision.locator import closer_window
+from vision.locator import closer_window, letterbox_scale, scaled_canvas
 from vision.onnx_session import quantized
 from vision.sharpen import FocusGauge
 
@@ -63,9 +63,18 @@ BLURRED_LOOK_FROM = 4
 CLOSER_HEAT = 0.3
 CLOSER_FROM = 2
 CLOSER_MIN = 0.9
+# The closer look reads only the part of its window round the proposals it is taken for, this many of their
+# longest tile lengths (at least CLOSER_REACH_PX) beyond them, at the window's scale: the locator costs as much
+# as the pixels it reads.
+CLOSER_REACH = 2.5
+CLOSER_REACH_PX = 48
 # The view of what a steep view leaves unread (vision.dominoes.above.view_of_unread) is a second chance too; its
 # tiles count from here (from 0.8 it added a false tile on a blurred frame; from 0.9 it lost most far tiles).
 UNREAD_MIN = 0.85
+
+
+# A frame (image px) -> the locator's input canvas and its input px per image px.
+CanvasOf = Callable[[np.ndarray], tuple[np.ndarray, float]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +104,24 @@ def _unexplained(proposals: list[tuple[float, TileFrame]], kept: list[Candidate]
     hot = [(heat, frame) for heat, frame in proposals if heat >= CLOSER_HEAT]
     clash = _clashing([frame for _, frame in hot], [c.frame for c in kept])
     return [(heat, frame) for (heat, frame), c in zip(hot, clash, strict=True) if not c]
+
+
+def _closer_region(
+    window: tuple[int, int, int, int], unexplained: list[tuple[float, TileFrame]]
+) -> tuple[int, int, int, int]:
+    """x0, y0, x1, y1 of the part of the closer look's `window` (x, y, width, height) that the `unexplained`
+    proposals (heat, frame) in it need: CLOSER_REACH of their longest tile length round them."""
+    x0, y0, w, h = window
+    lo, hi = np.array([x0, y0]), np.array([x0 + w, y0 + h])
+    centres = np.array([frame.center for _, frame in unexplained])
+    held = np.all((centres >= lo) & (centres < hi), axis=1)
+    if not held.any():  # the window was centred again on what it held; rounding can leave it holding none
+        return x0, y0, x0 + w, y0 + h
+    lengths = np.array([2 * np.linalg.norm(frame.u) for _, frame in unexplained])
+    reach = max(CLOSER_REACH * float(lengths[held].max()), CLOSER_REACH_PX)
+    first = np.maximum(lo, np.floor(centres[held].min(axis=0) - reach)).astype(int)
+    last = np.minimum(hi, np.ceil(centres[held].max(axis=0) + reach)).astype(int)
+    return int(first[0]), int(first[1]), int(last[0]), int(last[1])
 
 
 def _clashing(frames: list[TileFrame], others: list[TileFrame]) -> np.ndarray:
@@ -256,16 +283,17 @@ class DominoRecognizer:
         return [to_domino(c) for c in kept], timing
 
     def _looks(
-        self, image: np.ndarray, ignore: Sequence[np.ndarray]
+        self, image: np.ndarray, ignore: Sequence[np.ndarray], canvas_of: CanvasOf = letterbox
     ) -> tuple[list[Candidate], dict[str, float], list[tuple[float, TileFrame]]]:
-        """A landscape frame read with the locator and, where that look is mostly in doubt, the blurred one:
-        the tiles, each stage's milliseconds, and the first locator's proposals (heat, frame)."""
-        kept, timing, in_doubt, proposals = self._read(image, ignore, self.locator)
+        """A landscape frame read with the locator and, where that look is mostly in doubt, the blurred one,
+        each on the canvases `canvas_of` makes: the tiles, each stage's milliseconds, and the first locator's
+        proposals (heat, frame)."""
+        kept, timing, in_doubt, proposals = self._read(image, ignore, self.locator, canvas_of)
         t0 = time.perf_counter()
         if in_doubt:
             # Blurred frames are read mostly in doubt: look again with the locator trained on them, and add
             # what clashes with nothing read (the first look's tiles stay, as it is the surer one elsewhere).
-            kept = kept + _unclaimed(self._read(image, ignore, self.blurred_locator)[0], kept)
+            kept = kept + _unclaimed(self._read(image, ignore, self.blurred_locator, canvas_of)[0], kept)
         timing["dominoes_blurred_ms"] = (time.perf_counter() - t0) * 1000
         return kept, timing, proposals
 
@@ -286,12 +314,15 @@ class DominoRecognizer:
         window = closer_window(centres, np.array([heat for heat, _ in unexplained]), image.shape[1::-1])
         if window is None:
             return []
-        x0, y0, w, h = window
+        x0, y0, x1, y1 = _closer_region(window, unexplained)
+        zoom = letterbox_scale(window[2], window[3], INPUT_SIZE)
         offset = np.array([x0, y0], np.float64)
         # The tiles read are ignored there as cards are: the look reads only what they leave unexplained.
         known = [*ignore, *(c.frame.corners() for c in kept)]
         seen, _, _ = self._looks(
-            np.ascontiguousarray(image[y0 : y0 + h, x0 : x0 + w]), [np.asarray(q) - offset for q in known]
+            np.ascontiguousarray(image[y0:y1, x0:x1]),
+            [np.asarray(q) - offset for q in known],
+            lambda frame: (scaled_canvas(frame, zoom), zoom),
         )
         seen = [
             replace(c, frame=TileFrame(c.frame.center + offset, c.frame.u, c.frame.v))
@@ -301,48 +332,55 @@ class DominoRecognizer:
         return _unclaimed(seen, kept)
 
     def _read(
-        self, image: np.ndarray, ignore: Sequence[np.ndarray], locator: TileLocator
+        self, image: np.ndarray, ignore: Sequence[np.ndarray], locator: TileLocator, canvas_of: CanvasOf
     ) -> tuple[list[Candidate], dict[str, float], bool, list[tuple[float, TileFrame]]]:
         """A landscape frame read with `locator`: its look, and a steep view's second look from above (and a
         third at what the second leaves unread, `view_of_unread`). The tiles read, each stage's milliseconds,
         whether the look's proposals were read mostly in doubt, and the locator's proposals on the frame
         (heat, frame in its pixels)."""
-        kept, timing, in_doubt, proposals = self._look(image, ignore, locator)
+        kept, timing, in_doubt, proposals = self._look(image, ignore, locator, canvas_of)
         t1 = time.perf_counter()
         size = image.shape[1::-1]
         above = view_from_above(np.array([c.frame.corners() for c in kept]), size) if kept else None
         if above is not None:
-            kept = select_tiles(kept + self._seen_from(image, ignore, locator, above))
+            kept = select_tiles(kept + self._seen_from(image, ignore, locator, above, canvas_of))
             unread = [frame.corners() for _, frame in _unexplained(proposals, kept)]
             beyond = view_of_unread(np.array([c.frame.corners() for c in kept]), np.array(unread), size)
             if beyond is not None:
                 known = [*ignore, *(c.frame.corners() for c in kept)]
-                seen = [c for c in self._seen_from(image, known, locator, beyond) if c.confidence >= UNREAD_MIN]
+                seen = [
+                    c for c in self._seen_from(image, known, locator, beyond, canvas_of) if c.confidence >= UNREAD_MIN
+                ]
                 kept = kept + _unclaimed(seen, kept)
         timing["dominoes_above_ms"] = (time.perf_counter() - t1) * 1000
         return kept, timing, in_doubt, proposals
 
     def _seen_from(
-        self, image: np.ndarray, ignore: Sequence[np.ndarray], locator: TileLocator, view: np.ndarray
+        self,
+        image: np.ndarray,
+        ignore: Sequence[np.ndarray],
+        locator: TileLocator,
+        view: np.ndarray,
+        canvas_of: CanvasOf,
     ) -> list[Candidate]:
         """The tiles a look at the frame warped to `view` (image px -> view px) reads, mapped back to the
         frame."""
         below = np.linalg.inv(view)
         ignored = [to_plane(view, np.asarray(quad, np.float64)) for quad in ignore]
-        seen, _, _, _ = self._look(warped(image, view), ignored, locator)
+        seen, _, _, _ = self._look(warped(image, view), ignored, locator, canvas_of)
         return [
             replace(c, frame=TileFrame.from_corners(to_plane(below, c.frame.corners().astype(np.float64))))
             for c in seen
         ]
 
     def _look(
-        self, image: np.ndarray, ignore: Sequence[np.ndarray], locator: TileLocator
+        self, image: np.ndarray, ignore: Sequence[np.ndarray], locator: TileLocator, canvas_of: CanvasOf
     ) -> tuple[list[Candidate], dict[str, float], bool, list[tuple[float, TileFrame]]]:
         """One look at a landscape frame with `locator`: the tiles read (frames in its pixels), each stage's
         milliseconds, whether its proposals were read mostly in doubt (BLURRED_LOOK_FROM), and the proposals
         (heat, frame)."""
         t0 = time.perf_counter()
-        canvas, scale = letterbox(image)
+        canvas, scale = canvas_of(image)
         maps = locator.maps(canvas)
         proposals = [(heat, frame.scaled(1 / scale)) for heat, frame in decode(maps)]
         proposals = [(heat, frame) for heat, frame in proposals if _on_none(ignore, frame.center)]
