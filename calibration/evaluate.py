@@ -18,8 +18,9 @@ import cv2
 import numpy as np
 
 from calibration.homography import MatNotFoundError, TableHomography, estimate_homography
-from calibration.lanes import lanes_of, read_lanes
+from calibration.lanes import Lane, lanes_of, read_lanes
 from calibration.mat import MatLayout, render_mat
+from calibration.sweep import swept_cards
 from calibration.synth import SHEET_PX_PER_MM, LaidCard, RaceView, View, camera_homography, race_view, render_view
 from calibration.topdown import TopDownView
 from calibration.zones import Zones, mat_zones
@@ -120,16 +121,18 @@ def race_lines(seed: int, lanes: int = 2, cards: int = 3) -> list[list[CardFace]
 def measure_lanes(
     frames: int = 40, seed: int = 0, max_tilt_deg: float = 45.0, on_frame: Callable[[], None] | None = None
 ) -> dict:
-    """Cards in lanes, read three ways: on the raw frame, on the top-down view, and both merged.
+    """Cards in lanes, read four ways: on the raw frame, on the top-down view, both merged, and both merged
+    with the lanes' free stretches swept.
 
     Per way: the share of laid cards found and read right, cards reported where none lies, and the share
     of lanes whose whole line (Starter and every card, in order) came out exactly right. "both" is what
-    `topdown.read_cards` does for `judge tempus --calibration`.
+    `topdown.read_cards` does for `recognize --calibration`, "swept" what `sweep.read_lane_cards` does for
+    `judge tempus --calibration`.
     """
     layout, zones = MatLayout(), race_zones()
     lanes = lanes_of(zones)
     recognizer = CardRecognizer()
-    ways = ("raw", "topdown", "both")
+    ways = ("raw", "topdown", "both", "swept")
     right = dict.fromkeys(ways, 0)
     false = dict.fromkeys(ways, 0)
     exact = dict.fromkeys(ways, 0)
@@ -143,7 +146,9 @@ def measure_lanes(
         except MatNotFoundError:
             table = None
             not_found += 1
-        for way, (cards, took_ms) in (_read_three_ways(recognizer, view.frame, table, layout) if table else {}).items():
+        for way, (cards, took_ms) in (
+            _read_ways(recognizer, view.frame, table, layout, lanes) if table else {}
+        ).items():
             ms[way].append(took_ms)
             matched = [_laid_under(view, c) for c in cards]
             right[way] += sum(m is not None and m.face == c.face for m, c in zip(matched, cards, strict=True))
@@ -176,10 +181,11 @@ def measure_lanes(
     }
 
 
-def _read_three_ways(
-    recognizer: CardRecognizer, frame: np.ndarray, table: TableHomography, layout: MatLayout
+def _read_ways(
+    recognizer: CardRecognizer, frame: np.ndarray, table: TableHomography, layout: MatLayout, lanes: list[Lane]
 ) -> dict[str, tuple[list[Card], float]]:
-    """The cards read on the raw frame, on the top-down view, and both merged, each with its milliseconds."""
+    """The cards read on the raw frame, on the top-down view, both merged, and both merged with the `lanes`
+    swept, each with its milliseconds."""
     top = TopDownView(table, layout=layout)
     start = time.perf_counter()
     raw = recognizer(frame)
@@ -190,7 +196,15 @@ def _read_three_ways(
     ]
     top_ms = (time.perf_counter() - start) * 1000
     both = select_cards([Reading(c.face, c.corners, c.confidence) for c in raw + above])
-    return {"raw": (raw, raw_ms), "topdown": (above, top_ms), "both": (both, raw_ms + top_ms)}
+    start = time.perf_counter()
+    swept = both + swept_cards(recognizer.classifier, frame, table, lanes, both)
+    swept_ms = (time.perf_counter() - start) * 1000
+    return {
+        "raw": (raw, raw_ms),
+        "topdown": (above, top_ms),
+        "both": (both, raw_ms + top_ms),
+        "swept": (swept, raw_ms + top_ms + swept_ms),
+    }
 
 
 def _laid_under(view: RaceView, card: Card) -> LaidCard | None:

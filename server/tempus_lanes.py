@@ -17,7 +17,8 @@ import typer
 
 from calibration.lanes import LaneLine, lanes_of, read_lanes
 from calibration.profile import CalibrationProfile
-from calibration.topdown import TopDownView, read_cards
+from calibration.sweep import read_lane_cards
+from calibration.topdown import TopDownView
 from rules.tempus import RaceEntry, RaceResult, TempusOptions, TempusVerdict, judge, rank
 from server.app import fail, load_photo
 from vision.cards.artwork import CARD_MM
@@ -203,8 +204,8 @@ def run_lane_race(
         w, h = profile.table.image_size
         fail(f"{photo}: is {image.shape[1]}x{image.shape[0]} but {calibration} was made at {w}x{h}; calibrate again")
         raise typer.Exit(code=1)
-    # Read on the raw frame and on the top-down view: together they find the most cards (calibration/topdown.py).
-    cards = read_cards(CardRecognizer(), image, TopDownView(profile.table))
+    # Read on the raw frame and the top-down view, then where the lanes say the cards lie (calibration/sweep.py).
+    cards = read_lane_cards(CardRecognizer(), image, TopDownView(profile.table), lanes_of(profile.zones))
     try:
         race = judge_lanes(cards, profile, options, times)
     except LaneRaceError as exc:

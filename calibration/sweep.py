@@ -1,0 +1,83 @@
+"""Cards looked for where a lane says they lie: the free stretches of each lane, read card by card.
+
+On a calibrated mat a lane one card tall holds its line in one row along its centre, each card upright
+across it. A card the recogniser's proposers miss (a light card on the light mat, an outlined numeral) is
+often read surely on its true outline. So every card-sized window along a lane's centre line that no card
+read covers is given to the classifier, and the surest readings that do not overlap are kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from calibration.homography import TableHomography
+from calibration.lanes import Lane
+from calibration.topdown import TopDownView, read_cards
+from vision.cards.artwork import CARD_MM
+from vision.cards.classify import CardClassifier
+from vision.cards.recognize import Card, CardRecognizer
+
+STEP_MM = 3.0  # between windows along a lane
+# A window this close (along the lane, in card widths) to a card read or kept overlaps it: not looked at.
+APART = 0.9
+# A lane this much wider than a card is tall may hold its cards anywhere across it: not swept.
+MAX_LANE_SLACK = 1.3
+SWEPT_MIN = 0.8  # a window's reading is a card from this confidence
+
+
+def lane_windows(lane: Lane, taken: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """The positions along `lane` (mm from its start) of the card-sized windows on its centre line that keep
+    APART from every card at the positions `taken`, and their outlines (n, 4, 2 table mm): each card upright
+    across the lane, corners in order round it."""
+    width, height = CARD_MM
+    along = np.arange(width / 2, lane.length - width / 2 + 1e-9, STEP_MM)
+    if len(taken):
+        along = along[np.min(np.abs(along[:, None] - np.asarray(taken)[None]), axis=1) >= APART * width]
+    corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * [width / 2, height / 2]  # (along, across)
+    centres = lane.start + along[:, None] * lane.along
+    outlines = centres[:, None] + corners[None, :, :1] * lane.along + corners[None, :, 1:] * lane.across
+    return along, outlines
+
+
+def swept_cards(
+    classifier: CardClassifier, frame: np.ndarray, table: TableHomography, lanes: Sequence[Lane], cards: Sequence[Card]
+) -> list[Card]:
+    """The cards read in the free stretches of the `lanes` (one card tall) of a calibrated mat, apart from the
+    `cards` already read: per lane, the surest window reading of SWEPT_MIN or more first, then the next that
+    keeps APART from it, and so on."""
+    positions = np.array([table.pixel_to_mm(c.corners).mean(axis=0) for c in cards]).reshape(-1, 2)
+    found: list[Card] = []
+    for lane in lanes:
+        if lane.width > MAX_LANE_SLACK * CARD_MM[1]:
+            continue
+        local = (positions - lane.start) @ np.column_stack([lane.along, lane.across])
+        inside = np.abs(local[:, 1]) <= lane.width / 2
+        along, outlines = lane_windows(lane, local[inside, 0])
+        if not len(along):
+            continue
+        quads = [table.mm_to_pixel(outline).astype(np.float32) for outline in outlines]
+        readings = classifier.read(frame, quads)
+        kept: list[float] = []
+        for k in sorted(range(len(along)), key=lambda k: -(readings[k].confidence if readings[k] else 0.0)):
+            reading = readings[k]
+            if reading is None or reading.confidence < SWEPT_MIN:
+                break
+            if all(abs(along[k] - t) >= APART * CARD_MM[0] for t in kept):
+                kept.append(float(along[k]))
+                found.append(Card(reading.face, reading.corners, reading.confidence))
+    return found
+
+
+def read_lane_cards(
+    recognizer: CardRecognizer,
+    frame: np.ndarray,
+    view: TopDownView,
+    lanes: Sequence[Lane],
+    raw: list[Card] | None = None,
+) -> list[Card]:
+    """The cards of a calibrated frame as a lane race reads them: on the raw frame (`raw`, if already read)
+    and the top-down `view` (`read_cards`), then in the free stretches of the `lanes` (`swept_cards`)."""
+    cards = read_cards(recognizer, frame, view, raw)
+    return cards + swept_cards(recognizer.classifier, frame, view.table, lanes, cards)
