@@ -8,15 +8,16 @@ read covers is given to the classifier, and the surest readings that do not over
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import numpy as np
 
 from calibration.homography import TableHomography
 from calibration.lanes import Lane
 from calibration.topdown import TopDownView, read_cards
-from vision.cards.artwork import CARD_MM
+from vision.cards.artwork import CARD_MM, CardFace
 from vision.cards.classify import CardClassifier
+from vision.cards.lines import TEMPUS_FACES, as_tempus_cards
 from vision.cards.recognize import Card, CardRecognizer
 
 STEP_MM = 3.0  # between windows along a lane
@@ -42,11 +43,16 @@ def lane_windows(lane: Lane, taken: Sequence[float]) -> tuple[np.ndarray, np.nda
 
 
 def swept_cards(
-    classifier: CardClassifier, frame: np.ndarray, table: TableHomography, lanes: Sequence[Lane], cards: Sequence[Card]
+    classifier: CardClassifier,
+    frame: np.ndarray,
+    table: TableHomography,
+    lanes: Sequence[Lane],
+    cards: Sequence[Card],
+    faces: Collection[CardFace] | None = None,
 ) -> list[Card]:
     """The cards read in the free stretches of the `lanes` (one card tall) of a calibrated mat, apart from the
-    `cards` already read: per lane, the surest window reading of SWEPT_MIN or more first, then the next that
-    keeps APART from it, and so on."""
+    `cards` already read, among `faces` if given: per lane, the surest window reading of SWEPT_MIN or more
+    first, then the next that keeps APART from it, and so on."""
     positions = np.array([table.pixel_to_mm(c.corners).mean(axis=0) for c in cards]).reshape(-1, 2)
     found: list[Card] = []
     for lane in lanes:
@@ -58,7 +64,7 @@ def swept_cards(
         if not len(along):
             continue
         quads = [table.mm_to_pixel(outline).astype(np.float32) for outline in outlines]
-        readings = classifier.read(frame, quads)
+        readings = classifier.read(frame, quads, faces=faces)
         kept: list[float] = []
         for k in sorted(range(len(along)), key=lambda k: -(readings[k].confidence if readings[k] else 0.0)):
             reading = readings[k]
@@ -78,6 +84,7 @@ def read_lane_cards(
     raw: list[Card] | None = None,
 ) -> list[Card]:
     """The cards of a calibrated frame as a lane race reads them: on the raw frame (`raw`, if already read)
-    and the top-down `view` (`read_cards`), then in the free stretches of the `lanes` (`swept_cards`)."""
-    cards = read_cards(recognizer, frame, view, raw)
-    return cards + swept_cards(recognizer.classifier, frame, view.table, lanes, cards)
+    and the top-down `view` (`read_cards`), then in the free stretches of the `lanes` (`swept_cards`), all
+    among the faces of a Tempus deck (`as_tempus_cards`)."""
+    cards = as_tempus_cards(recognizer.classifier, frame, read_cards(recognizer, frame, view, raw))
+    return cards + swept_cards(recognizer.classifier, frame, view.table, lanes, cards, TEMPUS_FACES)

@@ -80,11 +80,12 @@ def judge_tempus(
 
 def _read_tempus_photo(photo: Path, annotate: Path | None) -> tuple[list[int], dict]:
     from vision.annotate import annotate_cards
-    from vision.cards.lines import NoStarterError, read_line
+    from vision.cards.lines import NoStarterError, as_tempus_cards, read_line
     from vision.cards.recognize import CardRecognizer
 
     image = load_photo(photo)
-    cards = CardRecognizer()(image)
+    recognizer = CardRecognizer()
+    cards = as_tempus_cards(recognizer.classifier, image, recognizer(image))
     try:
         line = read_line(cards)
     except NoStarterError as exc:

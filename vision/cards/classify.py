@@ -7,6 +7,7 @@ The model answers face and orientation at once: each face upright, each face hal
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,10 +92,16 @@ class CardClassifier:
         return p / p.sum(axis=1, keepdims=True)
 
     def read(
-        self, image: np.ndarray, quads: list[np.ndarray], near_misses: float | None = None
+        self,
+        image: np.ndarray,
+        quads: list[np.ndarray],
+        near_misses: float | None = None,
+        faces: Collection[CardFace] | None = None,
     ) -> list[Reading | None]:
         """One reading per outline, or None where the outline is not a card. With `near_misses`, an outline
-        judged not a card whose likeliest face still has that much confidence comes back `rejected`."""
+        judged not a card whose likeliest face still has that much confidence comes back `rejected`. With
+        `faces`, only those are read, as a game whose deck holds no others would: the probabilities are
+        taken as given that the card is none of the rest."""
         candidates: list[tuple[int, np.ndarray]] = []
         for i, quad in enumerate(quads):
             upright = portrait_order(quad)
@@ -102,6 +109,10 @@ class CardClassifier:
             if quad_aspect(quad) < AMBIGUOUS_ASPECT:
                 candidates.append((i, from_corner(upright, 1)))
         probs = self.probabilities([crop_card(image, q) for _, q in candidates])
+        if faces is not None:
+            allowed = np.array([f in faces for f in FACE_CLASSES])
+            probs = probs * np.concatenate([allowed, allowed, [True, True]])  # sideways and not-a-card stay
+            probs /= probs.sum(axis=1, keepdims=True)
         best: list[Reading | None] = [None] * len(quads)
         for (i, quad), p in zip(candidates, probs, strict=True):
             # Which face it is and which way up it lies are separate questions: doubt about the turn (a blurred

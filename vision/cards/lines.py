@@ -7,12 +7,17 @@ angle: under perspective the far cards are smaller and their axes turn, and so d
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from vision.cards.artwork import FACE_CLASSES
+from vision.cards.classify import CardClassifier
 from vision.cards.recognize import Card
 from vision.geometry import from_corner
+
+# Wild cards are not part of Tempus decks (rulebooks/NOTES.md): a race is read among these faces alone.
+TEMPUS_FACES = frozenset(face for face in FACE_CLASSES if face.kind != "wild")
 
 # How far the next card may sit, in the current card's widths along the row and heights across it.
 ROW_STEP = (0.55, 2.4)
@@ -20,6 +25,22 @@ ROW_DRIFT = 0.5
 # The next row's first card: below the current row's first card, in card heights.
 NEXT_ROW_STEP = (0.55, 2.6)
 NEXT_ROW_DRIFT = 0.5
+
+
+def as_tempus_cards(classifier: CardClassifier, image: np.ndarray, cards: list[Card]) -> list[Card]:
+    """`cards`, those read as Wilds read again among TEMPUS_FACES on their outlines: in a Tempus line a "3/8"
+    is most likely the Starter "3.", and any Wild a misread digit. One the classifier then takes for no card
+    stays as it was read."""
+    wild = [i for i, card in enumerate(cards) if card.face not in TEMPUS_FACES]
+    if not wild:
+        return cards
+    out = list(cards)
+    for i, reading in zip(
+        wild, classifier.read(image, [cards[i].corners for i in wild], faces=TEMPUS_FACES), strict=True
+    ):
+        if reading is not None:
+            out[i] = replace(cards[i], face=reading.face, corners=reading.corners, confidence=reading.confidence)
+    return out
 
 
 class NoStarterError(ValueError):
