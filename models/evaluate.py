@@ -15,6 +15,7 @@ from rich.table import Table
 from models.synth.degrade import Degradation, degrade, worsened
 from models.synth.scenes import Scene, render_scene, split_fonts
 from models.train_cards import training_spec
+from vision.cards.lines import NoStarterError, as_tempus_cards, read_line
 from vision.cards.recognize import Card, CardRecognizer
 from vision.geometry import quad_iou
 
@@ -28,6 +29,8 @@ class CardScore:
     detections: int = 0
     false_detections: int = 0
     confusions: dict[str, int] = field(default_factory=dict)
+    lines: int = 0  # Tempus lines laid (rows and grids from the Starter)
+    lines_exact: int = 0  # read as `judge tempus PHOTO` reads them: every card, in order, right
 
     def add(self, other: CardScore) -> None:
         self.cards += other.cards
@@ -36,6 +39,8 @@ class CardScore:
         self.turned += other.turned
         self.detections += other.detections
         self.false_detections += other.false_detections
+        self.lines += other.lines
+        self.lines_exact += other.lines_exact
         for k, v in other.confusions.items():
             self.confusions[k] = self.confusions.get(k, 0) + v
 
@@ -70,6 +75,16 @@ def score_scene(scene: Scene, cards: list[Card]) -> CardScore:
             score.confusions[key] = score.confusions.get(key, 0) + 1
     score.false_detections = len(unmatched)
     return score
+
+
+def line_read_exactly(scene: Scene, cards: list[Card]) -> bool:
+    """Whether the Tempus line read from `cards` holds the scene's cards, Starter first, in the order they
+    were laid."""
+    try:
+        read = read_line(cards)
+    except NoStarterError:
+        return False
+    return [read.starter.face, *(card.face for card in read.cards)] == [truth.face for truth in scene.cards]
 
 
 def heldout_fonts() -> str:
@@ -109,13 +124,18 @@ def _evaluate_cards(
         spec = training_spec(s, split="heldout")
         kind = spec.layout if spec.layout != "scatter" else ("close-up" if spec.card_px[0] >= 120 else "scatter")
         scene = render_scene(s, spec)
-        result = score_scene(scene, recognizer(degrade(scene.image, worse, s)))
+        image = degrade(scene.image, worse, s)
+        cards = recognizer(image)
+        result = score_scene(scene, cards)
+        if spec.faces is not None:  # a Tempus line: judged as `judge tempus PHOTO` reads it
+            result.lines = 1
+            result.lines_exact = line_read_exactly(scene, as_tempus_cards(recognizer.classifier, image, cards))
         total.add(result)
         kinds.setdefault(kind, CardScore()).add(result)
     if not quiet:
         seeds = f"seeds {seed}..{seed + scenes - 1}{worsened(worse)}"
         table = Table(title=f"Digit cards, {scenes} held-out scenes ({seeds})")
-        for column in ("scenes", "cards", "found", "read right", "turned", "false detections"):
+        for column in ("scenes", "cards", "found", "read right", "turned", "false detections", "lines exact"):
             table.add_column(column, justify="right")
         for name, sc in [*sorted(kinds.items()), ("all", total)]:
             table.add_row(
@@ -125,6 +145,7 @@ def _evaluate_cards(
                 f"{sc.accuracy:.2%}",
                 str(sc.turned),
                 f"{sc.false_detections} ({sc.false_rate:.2%})",
+                f"{sc.lines_exact} of {sc.lines}" if sc.lines else "",
             )
         console = Console()
         console.print(table)
