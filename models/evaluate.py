@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +17,7 @@ from rich.table import Table
 from models.synth.degrade import Degradation, degrade, worsened
 from models.synth.scenes import Scene, render_scene, split_fonts
 from models.train_cards import training_spec
-from vision.cards.lines import NoStarterError, as_tempus_cards, read_line
+from vision.cards.lines import CardLine, NoStarterError, read_tempus_line
 from vision.cards.recognize import Card, CardRecognizer
 from vision.geometry import quad_iou
 
@@ -77,11 +79,11 @@ def score_scene(scene: Scene, cards: list[Card]) -> CardScore:
     return score
 
 
-def line_read_exactly(scene: Scene, cards: list[Card]) -> bool:
-    """Whether the Tempus line read from `cards` holds the scene's cards, Starter first, in the order they
-    were laid."""
+def line_read_exactly(scene: Scene, line: Callable[[], CardLine]) -> bool:
+    """Whether the Tempus `line` read (raising NoStarterError where none is) holds the scene's cards,
+    Starter first, in the order they were laid."""
     try:
-        read = read_line(cards)
+        read = line()
     except NoStarterError:
         return False
     return [read.starter.face, *(card.face for card in read.cards)] == [truth.face for truth in scene.cards]
@@ -129,7 +131,9 @@ def _evaluate_cards(
         result = score_scene(scene, cards)
         if spec.faces is not None:  # a Tempus line: judged as `judge tempus PHOTO` reads it
             result.lines = 1
-            result.lines_exact = line_read_exactly(scene, as_tempus_cards(recognizer.classifier, image, cards))
+            result.lines_exact = line_read_exactly(
+                scene, functools.partial(read_tempus_line, recognizer.classifier, image, cards)
+            )
         total.add(result)
         kinds.setdefault(kind, CardScore()).add(result)
     if not quiet:

@@ -80,14 +80,14 @@ def judge_tempus(
 
 def _read_tempus_photo(photo: Path, annotate: Path | None) -> tuple[list[int], dict]:
     from vision.annotate import annotate_cards
-    from vision.cards.lines import NoStarterError, as_tempus_cards, read_line
+    from vision.cards.lines import NoStarterError, read_tempus_line
     from vision.cards.recognize import CardRecognizer
 
     image = load_photo(photo)
     recognizer = CardRecognizer()
-    cards = as_tempus_cards(recognizer.classifier, image, recognizer(image))
+    cards = recognizer(image)
     try:
-        line = read_line(cards)
+        line = read_tempus_line(recognizer.classifier, image, cards)
     except NoStarterError as exc:
         fail(f"{photo}: {exc}")
         raise typer.Exit(code=1) from exc

@@ -3,10 +3,12 @@
 import pytest
 
 from models.synth.scenes import SceneSpec, render_scene
+from models.train_cards import training_spec
 from vision.cards.artwork import CardFace
 from vision.cards.classify import CardClassifier
-from vision.cards.lines import TEMPUS_FACES, as_tempus_cards
+from vision.cards.lines import TEMPUS_FACES, as_tempus_cards, read_as_laid, read_line
 from vision.cards.recognize import Card
+from vision.geometry import from_corner
 
 STARTER = CardFace("starter", (3,))
 SURE = 0.7
@@ -45,3 +47,33 @@ def test_only_the_cards_read_as_wilds_are_read_again(starters, classifier) -> No
     out = as_tempus_cards(classifier, scene.image, wilds + kept)
     assert out[3:] == kept  # the same objects, untouched
     assert all(card.face == STARTER for card in out[:3])
+
+
+@pytest.fixture(scope="module")
+def rows() -> list:
+    """Held-out Tempus rows and grids of digits after the Starter, one deck design each."""
+    scenes = []
+    for seed in range(40):
+        spec = training_spec(70_500_000 + seed, split="heldout")
+        if spec.faces is not None:
+            scenes.append(render_scene(70_500_000 + seed, spec))
+    return scenes
+
+
+def test_a_card_read_the_other_way_up_from_its_line_is_read_as_laid(rows, classifier) -> None:
+    """One card of each line given as read half-turned (its outline's corners turned two places, its face
+    what the classifier reads that way up): read as the line lies, it comes back right; the rest stay."""
+    restored = changed = 0
+    for scene in rows:
+        cards = [Card(truth.face, truth.corners, 1.0) for truth in scene.cards]
+        k = len(cards) // 2
+        turned = from_corner(cards[k].corners, 2)
+        misread = classifier.read(scene.image, [turned], faces=TEMPUS_FACES, either_way=False)[0]
+        cards[k] = Card(misread.face if misread else cards[k].face, turned, 0.5)
+        line = read_as_laid(classifier, scene.image, read_line(cards))
+        faces = [line.starter.face, *(card.face for card in line.cards)]
+        restored += faces[k] == scene.cards[k].face
+        changed += sum(a != b.face for i, (a, b) in enumerate(zip(faces, scene.cards, strict=True)) if i != k)
+    assert len(rows) >= 10
+    assert restored >= 0.9 * len(rows)
+    assert changed <= 1

@@ -97,21 +97,24 @@ class CardClassifier:
         quads: list[np.ndarray],
         near_misses: float | None = None,
         faces: Collection[CardFace] | None = None,
+        either_way: bool = True,
     ) -> list[Reading | None]:
         """One reading per outline, or None where the outline is not a card. With `near_misses`, an outline
         judged not a card whose likeliest face still has that much confidence comes back `rejected`. With
-        `faces`, only those are read, as a game whose deck holds no others would: the probabilities are
-        taken as given that the card is none of the rest."""
+        `faces`, only those are read, as a game whose deck holds no others would; without `either_way`, the
+        card is read only as lying the way its outline's corners say (the first at its top-left), as a card
+        in a line laid facing one way does. The probabilities are then taken as given that the card is none
+        of the rest."""
         candidates: list[tuple[int, np.ndarray]] = []
         for i, quad in enumerate(quads):
             upright = portrait_order(quad)
             candidates.append((i, upright))
-            if quad_aspect(quad) < AMBIGUOUS_ASPECT:
+            if either_way and quad_aspect(quad) < AMBIGUOUS_ASPECT:
                 candidates.append((i, from_corner(upright, 1)))
         probs = self.probabilities([crop_card(image, q) for _, q in candidates])
-        if faces is not None:
-            allowed = np.array([f in faces for f in FACE_CLASSES])
-            probs = probs * np.concatenate([allowed, allowed, [True, True]])  # sideways and not-a-card stay
+        if faces is not None or not either_way:
+            allowed = np.array([faces is None or f in faces for f in FACE_CLASSES])
+            probs = probs * np.concatenate([allowed, allowed & either_way, [True, True]])  # sideways, not a card stay
             probs /= probs.sum(axis=1, keepdims=True)
         best: list[Reading | None] = [None] * len(quads)
         for (i, quad), p in zip(candidates, probs, strict=True):

@@ -18,6 +18,7 @@ from vision.geometry import from_corner
 
 # Wild cards are not part of Tempus decks (rulebooks/NOTES.md): a race is read among these faces alone.
 TEMPUS_FACES = frozenset(face for face in FACE_CLASSES if face.kind != "wild")
+DIGIT_FACES = frozenset(face for face in FACE_CLASSES if face.kind == "digit")
 
 # How far the next card may sit, in the current card's widths along the row and heights across it.
 ROW_STEP = (0.55, 2.4)
@@ -53,6 +54,7 @@ class CardLine:
     cards: list[Card]  # after the Starter, in reading order
     rows: list[list[Card]]  # the same cards by row; the first row starts right after the Starter
     stray: list[Card]  # cards that are not part of the line
+    frames: list[np.ndarray]  # each card's outline turned to face the way the line runs from the Starter
 
 
 def _axes(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -116,12 +118,13 @@ def read_line(cards: list[Card]) -> CardLine:
     rows: list[list[Card]] = []
     head_frame = frame = starter.corners
     row: list[Card] = []
+    frames: dict[int, np.ndarray] = {}
     while True:
         following = _nearest(frame, pool, ROW_STEP, ROW_DRIFT, axis=0)
         if following is not None:
             pool.remove(following)
             row.append(following)
-            frame = _aligned(following.corners, frame)
+            frame = frames[id(following)] = _aligned(following.corners, frame)
             continue
         if row:
             rows.append(row)
@@ -129,7 +132,42 @@ def read_line(cards: list[Card]) -> CardLine:
         if below is None:
             break
         pool.remove(below)
-        head_frame = frame = _aligned(below.corners, head_frame)
+        head_frame = frame = frames[id(below)] = _aligned(below.corners, head_frame)
         row = [below]
     ordered = [c for r in rows for c in r]
-    return CardLine(starter, ordered, rows, pool)
+    return CardLine(starter, ordered, rows, pool, [frames[id(c)] for c in ordered])
+
+
+def read_tempus_line(classifier: CardClassifier, image: np.ndarray, cards: list[Card]) -> CardLine:
+    """The Tempus line the `cards` read on `image` make, as `judge tempus PHOTO` reads it: among a Tempus
+    deck's faces (`as_tempus_cards`), ordered from the Starter (`read_line`), each card the way up the line
+    lies (`read_as_laid`). NoStarterError where no Starter is read."""
+    return read_as_laid(classifier, image, read_line(as_tempus_cards(classifier, image, cards)))
+
+
+def read_as_laid(classifier: CardClassifier, image: np.ndarray, line: CardLine) -> CardLine:
+    """The line with every card after the Starter read facing the way most of the line faces, as a digit: a
+    card read the other way up from the rest is read again on its outline turned to match. A 6 read
+    half-turned is a 9, a 0 an 8 or a 4 a 7; the line tells which way up each card lies."""
+    cards, frames = [line.starter, *line.cards], [line.starter.corners, *line.frames]
+    along = [_same_way(card.corners, frame) for card, frame in zip(cards, frames, strict=True)]
+    if 2 * sum(along) < len(along):  # most cards read the other way up: the Starter was
+        frames, along = [from_corner(frame, 2) for frame in frames], [not a for a in along]
+    against = [i for i, a in enumerate(along) if not a and i > 0]
+    if not against:
+        return line
+    readings = classifier.read(image, [frames[i] for i in against], faces=DIGIT_FACES, either_way=False)
+    read = {id(cards[i]): reading for i, reading in zip(against, readings, strict=True) if reading is not None}
+
+    def again(card: Card) -> Card:
+        reading = read.get(id(card))
+        if reading is None:
+            return card
+        return replace(card, face=reading.face, corners=reading.corners, confidence=reading.confidence)
+
+    return read_line([again(card) for card in cards + line.stray])
+
+
+def _same_way(corners: np.ndarray, frame: np.ndarray) -> bool:
+    """Whether an outline starts at the corner of `frame` (the same card turned) that it lies nearest."""
+    return int(np.argmin(np.linalg.norm(frame - corners[0], axis=1))) == 0
