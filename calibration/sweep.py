@@ -3,7 +3,8 @@
 On a calibrated mat a lane one card tall holds its line in one row along its centre, each card upright
 across it. A card the recogniser's proposers miss (a light card on the light mat, an outlined numeral) is
 often read surely on its true outline. So every card-sized window along a lane's centre line that no card
-read covers is given to the classifier, and the surest readings that do not overlap are kept.
+read covers is given to the classifier, and the surest readings that do not overlap are kept. A card read
+unsurely in a lane is read again on the outline the lane gives it where it lies (`lane_aligned`).
 """
 
 from __future__ import annotations
@@ -26,20 +27,25 @@ APART = 0.9
 # A lane this much wider than a card is tall may hold its cards anywhere across it: not swept.
 MAX_LANE_SLACK = 1.3
 SWEPT_MIN = 0.8  # a window's reading is a card from this confidence
+ALIGN_BELOW = 0.9  # a card in a lane read less surely than this is read again on the lane's outline
+
+
+def upright_outlines(lane: Lane, centres: np.ndarray) -> np.ndarray:
+    """Outlines (n, 4, 2 table mm) of cards at `centres` (n, 2 table mm) lying upright across `lane`,
+    their corners in order round them."""
+    corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * [CARD_MM[0] / 2, CARD_MM[1] / 2]  # along, across
+    return centres[:, None] + corners[None, :, :1] * lane.along + corners[None, :, 1:] * lane.across
 
 
 def lane_windows(lane: Lane, taken: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
     """The positions along `lane` (mm from its start) of the card-sized windows on its centre line that keep
     APART from every card at the positions `taken`, and their outlines (n, 4, 2 table mm): each card upright
     across the lane, corners in order round it."""
-    width, height = CARD_MM
+    width = CARD_MM[0]
     along = np.arange(width / 2, lane.length - width / 2 + 1e-9, STEP_MM)
     if len(taken):
         along = along[np.min(np.abs(along[:, None] - np.asarray(taken)[None]), axis=1) >= APART * width]
-    corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * [width / 2, height / 2]  # (along, across)
-    centres = lane.start + along[:, None] * lane.along
-    outlines = centres[:, None] + corners[None, :, :1] * lane.along + corners[None, :, 1:] * lane.across
-    return along, outlines
+    return along, upright_outlines(lane, lane.start + along[:, None] * lane.along)
 
 
 def swept_cards(
@@ -76,6 +82,36 @@ def swept_cards(
     return found
 
 
+def lane_aligned(
+    classifier: CardClassifier,
+    frame: np.ndarray,
+    table: TableHomography,
+    lanes: Sequence[Lane],
+    cards: Sequence[Card],
+    faces: Collection[CardFace] | None = None,
+) -> list[Card]:
+    """`cards`, each one in a lane (one card tall) read less surely than ALIGN_BELOW read again on the outline
+    the lane gives a card at its centre (upright across it), among `faces` if given: the surer reading
+    stands. An outline found in the picture can sit a little off the card; the lane's is square to it."""
+    out = list(cards)
+    for lane in lanes:
+        if lane.width > MAX_LANE_SLACK * CARD_MM[1]:
+            continue
+        unsure = []
+        for i, card in enumerate(out):
+            centre = table.pixel_to_mm(card.corners).mean(axis=0)
+            if card.confidence < ALIGN_BELOW and abs((centre - lane.start) @ lane.across) <= lane.width / 2:
+                unsure.append((i, centre))
+        if not unsure:
+            continue
+        outlines = upright_outlines(lane, np.array([centre for _, centre in unsure]))
+        quads = [table.mm_to_pixel(outline).astype(np.float32) for outline in outlines]
+        for (i, _), reading in zip(unsure, classifier.read(frame, quads, faces=faces), strict=True):
+            if reading is not None and reading.confidence > out[i].confidence:
+                out[i] = Card(reading.face, reading.corners, reading.confidence)
+    return out
+
+
 def read_lane_cards(
     recognizer: CardRecognizer,
     frame: np.ndarray,
@@ -84,7 +120,10 @@ def read_lane_cards(
     raw: list[Card] | None = None,
 ) -> list[Card]:
     """The cards of a calibrated frame as a lane race reads them: on the raw frame (`raw`, if already read)
-    and the top-down `view` (`read_cards`), then in the free stretches of the `lanes` (`swept_cards`), all
-    among the faces of a Tempus deck (`as_tempus_cards`)."""
-    cards = as_tempus_cards(recognizer.classifier, frame, read_cards(recognizer, frame, view, raw))
-    return cards + swept_cards(recognizer.classifier, frame, view.table, lanes, cards, TEMPUS_FACES)
+    and the top-down `view` (`read_cards`), the unsure ones in the `lanes` again on the lanes' outlines
+    (`lane_aligned`), then in the lanes' free stretches (`swept_cards`), all among the faces of a Tempus deck
+    (`as_tempus_cards`)."""
+    classifier = recognizer.classifier
+    cards = as_tempus_cards(classifier, frame, read_cards(recognizer, frame, view, raw))
+    cards = lane_aligned(classifier, frame, view.table, lanes, cards, TEMPUS_FACES)
+    return cards + swept_cards(classifier, frame, view.table, lanes, cards, TEMPUS_FACES)
