@@ -80,7 +80,7 @@ def judge_tempus(
 
 def _read_tempus_photo(photo: Path, annotate: Path | None) -> tuple[list[int], dict]:
     from vision.annotate import annotate_cards
-    from vision.cards.lines import NoStarterError, read_tempus_line
+    from vision.cards.lines import NoStarterError, read_tempus_line, short_rows
     from vision.cards.recognize import CardRecognizer
 
     image = load_photo(photo)
@@ -97,14 +97,20 @@ def _read_tempus_photo(photo: Path, annotate: Path | None) -> tuple[list[int], d
         warnings.append(f"{len(wilds)} non-digit card(s) in the line; Tempus decks hold digits only")
     if line.stray:
         warnings.append(f"{len(line.stray)} card(s) lie apart from the line and were not judged")
+    short = short_rows(line)
+    if short:
+        rows = ", ".join(map(str, short))
+        warnings.append(f"row(s) {rows} hold fewer cards than the longest row: a card there may be unread")
     if annotate:
-        cv2.imwrite(str(annotate), annotate_cards(image, cards, [line.starter, *line.cards]))
+        order = [line.starter, *line.cards]
+        cv2.imwrite(str(annotate), annotate_cards(image, [*order, *line.stray], order))
     # A non-digit card breaks the sequence where it lies: -1 can match no digit of pi.
     sequence = [c.face.digits[0] if c.face.kind == "digit" else -1 for c in line.cards]
     sequence = sequence[: sequence.index(-1)] if -1 in sequence else sequence
     return sequence, {
         "rows": [len(r) for r in line.rows],
         "stray_cards": len(line.stray),
+        "short_rows": short,
         "warnings": warnings,
     }
 

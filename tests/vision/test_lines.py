@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from models.synth.scenes import Camera, card_outline_mm
 from vision.cards.artwork import CardFace
-from vision.cards.lines import NoStarterError, read_line
+from vision.cards.lines import NoStarterError, read_line, short_rows
 from vision.cards.recognize import Card
 from vision.geometry import polygon_area
 
@@ -97,11 +97,33 @@ def test_misread_orientations_do_not_derail_the_line(n, per_row, tilt, seed) -> 
     outlines = lay_grid(n, per_row, 8, rng.uniform(-math.pi, math.pi), 1.0, rng)
     camera = Camera.looking_at((1280, 720), card_px=100, tilt_deg=tilt, yaw_deg=rng.uniform(-180, 180), fov_deg=60)
     center = np.mean([o.mean(axis=0) for o in outlines], axis=0)
-    cards = []
+    cards, laid = [], []
     for i, outline in enumerate(outlines):
-        corners = camera.project(outline - center).astype(np.float32)
+        corners = laid_corners = camera.project(outline - center).astype(np.float32)
         if i:
             corners = np.roll(corners, rng.randint(0, 3), axis=0)
         cards.append(Card(STARTER if i == 0 else CardFace("digit", (0,)), corners, 0.9))
+        laid.append(laid_corners)
     line = read_line(cards[::-1])
     assert [cards.index(c) for c in line.cards] == list(range(1, n + 1))
+    # Each card's frame is its outline as laid, whichever way its reading turned it.
+    for frame, corners in zip(line.frames, laid[1:], strict=True):
+        assert np.allclose(frame, corners)
+
+
+@settings(max_examples=80, deadline=None)
+@given(rows=st.integers(2, 4), per_row=st.integers(3, 8), seed=st.integers(0, 1000))
+def test_a_card_missing_inside_a_grid_shows_as_a_short_row(rows, per_row, seed) -> None:
+    """A full grid (its last row as long as the rest) with one card taken out of any row but the last."""
+    rng = random.Random(seed)
+    outlines = lay_grid(rows * per_row - 1, per_row, 8, rng.uniform(-math.pi, math.pi), 1.0, rng)
+    cards = [
+        Card(STARTER if i == 0 else CardFace("digit", (1,)), o.astype(np.float32), 0.9) for i, o in enumerate(outlines)
+    ]
+    assert short_rows(read_line(cards)) == []
+    row = rng.randrange(rows - 1)
+    missing = row * per_row + rng.randrange(1 if row == 0 else 0, per_row)  # never the Starter
+    line = read_line([c for i, c in enumerate(cards) if i != missing])
+    if line.stray:  # a row's first card missing ends the walk there: the stray cards tell it instead
+        return
+    assert short_rows(line) == [row + 1]

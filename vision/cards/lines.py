@@ -138,6 +138,15 @@ def read_line(cards: list[Card]) -> CardLine:
     return CardLine(starter, ordered, rows, pool, [frames[id(c)] for c in ordered])
 
 
+def short_rows(line: CardLine) -> list[int]:
+    """The rows (numbered from 1) before the last that hold fewer cards than the longest, the Starter counted
+    in the first: a grid is laid row by row, so a card there was most likely not read. The line reads on
+    over such a gap, so the verdict alone would not show it."""
+    lengths = [len(row) + (i == 0) for i, row in enumerate(line.rows)]
+    longest = max(lengths, default=0)
+    return [i + 1 for i, length in enumerate(lengths[:-1]) if length < longest]
+
+
 def read_tempus_line(classifier: CardClassifier, image: np.ndarray, cards: list[Card]) -> CardLine:
     """The Tempus line the `cards` read on `image` make, as `judge tempus PHOTO` reads it: among a Tempus
     deck's faces (`as_tempus_cards`), ordered from the Starter (`read_line`), each card the way up the line
