@@ -121,8 +121,8 @@ def race_lines(seed: int, lanes: int = 2, cards: int = 3) -> list[list[CardFace]
 def measure_lanes(
     frames: int = 40, seed: int = 0, max_tilt_deg: float = 45.0, on_frame: Callable[[], None] | None = None
 ) -> dict:
-    """Cards in lanes, read four ways: on the raw frame, on the top-down view, both merged, and both merged
-    with the lanes' free stretches swept.
+    """Cards in lanes, read four ways: on the raw frame, on the top-down view, both merged, and as a lane race
+    reads them (both merged, among a Tempus deck's faces, then looked for where the lanes say they lie).
 
     Per way: the share of laid cards found and read right, cards reported where none lies, and the share
     of lanes whose whole line (Starter and every card, in order) came out exactly right. "both" is what
@@ -184,8 +184,8 @@ def measure_lanes(
 def _read_ways(
     recognizer: CardRecognizer, frame: np.ndarray, table: TableHomography, layout: MatLayout, lanes: list[Lane]
 ) -> dict[str, tuple[list[Card], float]]:
-    """The cards read on the raw frame, on the top-down view, both merged, and both merged with the `lanes`
-    swept among a Tempus deck's faces (what `judge tempus --calibration` reads), each with its milliseconds."""
+    """The cards read on the raw frame, on the top-down view, both merged, and as a lane race in the `lanes`
+    reads them (`sweep.read_lane_cards`, what `judge tempus --calibration` reads), each with its milliseconds."""
     top = TopDownView(table, layout=layout)
     start = time.perf_counter()
     raw = recognizer(frame)

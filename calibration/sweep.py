@@ -30,6 +30,11 @@ SWEPT_MIN = 0.8  # a window's reading is a card from this confidence
 ALIGN_BELOW = 0.9  # a card in a lane read less surely than this is read again on the lane's outline
 
 
+def _one_card_tall(lane: Lane) -> bool:
+    """A lane too wide (MAX_LANE_SLACK) may hold its cards anywhere across it, or in several rows."""
+    return lane.width <= MAX_LANE_SLACK * CARD_MM[1]
+
+
 def upright_outlines(lane: Lane, centres: np.ndarray) -> np.ndarray:
     """Outlines (n, 4, 2 table mm) of cards at `centres` (n, 2 table mm) lying upright across `lane`,
     their corners in order round them."""
@@ -61,9 +66,7 @@ def swept_cards(
     first, then the next that keeps APART from it, and so on."""
     positions = np.array([table.pixel_to_mm(c.corners).mean(axis=0) for c in cards]).reshape(-1, 2)
     found: list[Card] = []
-    for lane in lanes:
-        if lane.width > MAX_LANE_SLACK * CARD_MM[1]:
-            continue
+    for lane in filter(_one_card_tall, lanes):
         local = (positions - lane.start) @ np.column_stack([lane.along, lane.across])
         inside = np.abs(local[:, 1]) <= lane.width / 2
         along, outlines = lane_windows(lane, local[inside, 0])
@@ -94,9 +97,7 @@ def lane_aligned(
     the lane gives a card at its centre (upright across it), among `faces` if given: the surer reading
     stands. An outline found in the picture can sit a little off the card; the lane's is square to it."""
     out = list(cards)
-    for lane in lanes:
-        if lane.width > MAX_LANE_SLACK * CARD_MM[1]:
-            continue
+    for lane in filter(_one_card_tall, lanes):
         unsure = []
         for i, card in enumerate(out):
             centre = table.pixel_to_mm(card.corners).mean(axis=0)

@@ -161,7 +161,8 @@ def read_as_laid(classifier: CardClassifier, image: np.ndarray, line: CardLine) 
     cards, frames = [line.starter, *line.cards], [line.starter.corners, *line.frames]
     along = [_same_way(card.corners, frame) for card, frame in zip(cards, frames, strict=True)]
     if 2 * sum(along) < len(along):  # most cards read the other way up: the Starter was
-        frames, along = [from_corner(frame, 2) for frame in frames], [not a for a in along]
+        frames = [from_corner(frame, 2) for frame in frames]
+        along = [_same_way(card.corners, frame) for card, frame in zip(cards, frames, strict=True)]
     against = [i for i, a in enumerate(along) if not a and i > 0]
     if not against:
         return line
