@@ -7,6 +7,7 @@ angle: under perspective the far cards are smaller and their axes turn, and so d
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -20,6 +21,11 @@ from vision.geometry import from_corner
 TEMPUS_FACES = frozenset(face for face in FACE_CLASSES if face.kind != "wild")
 DIGIT_FACES = frozenset(face for face in FACE_CLASSES if face.kind == "digit")
 
+# A hole in a line (`holes_filled`): no card within HOLE_CLEAR card widths of it, cards of the line within
+# HOLE_NEAR of where its neighbours on both sides should be; its reading counts from HOLE_MIN.
+HOLE_CLEAR = 0.5
+HOLE_NEAR = 0.35
+HOLE_MIN = 0.7
 # How far the next card may sit, in the current card's widths along the row and heights across it.
 ROW_STEP = (0.55, 2.4)
 ROW_DRIFT = 0.5
@@ -150,8 +156,54 @@ def short_rows(line: CardLine) -> list[int]:
 def read_tempus_line(classifier: CardClassifier, image: np.ndarray, cards: list[Card]) -> CardLine:
     """The Tempus line the `cards` read on `image` make, as `judge tempus PHOTO` reads it: among a Tempus
     deck's faces (`as_tempus_cards`), ordered from the Starter (`read_line`), each card the way up the line
-    lies (`read_as_laid`). NoStarterError where no Starter is read."""
-    return read_as_laid(classifier, image, read_line(as_tempus_cards(classifier, image, cards)))
+    lies (`read_as_laid`), and the holes in it looked at (`holes_filled`). NoStarterError where no Starter is
+    read."""
+    line = read_as_laid(classifier, image, read_line(as_tempus_cards(classifier, image, cards)))
+    return holes_filled(classifier, image, line)
+
+
+def holes_filled(classifier: CardClassifier, image: np.ndarray, line: CardLine) -> CardLine:
+    """The line with the cards read that fill its holes: a place one step from a card of the line, along its
+    row or across to the next, that no card covers and that has cards of the line one step away on both
+    sides, or along the row and across it (the end of a row shorter than the next). Read as a digit lying
+    the way the line lies, from HOLE_MIN. The line reads on over a card nothing found, so a hole read is a
+    digit the verdict would have skipped."""
+    cards, frames = [line.starter, *line.cards], [line.starter.corners, *line.frames]
+    steps = _typical_steps(line)
+    centres = np.array([card.center for card in [*cards, *line.stray]])
+    holes: list[np.ndarray] = []
+    for frame in frames:
+        right, up = _axes(frame)
+        width = float(np.linalg.norm(right))
+        moves = (steps[0] * right, -steps[0] * right, -steps[1] * up, steps[1] * up)  # right, left, down, up
+        for move in moves:
+            hole = frame + move
+            centre = hole.mean(axis=0)
+            taken = [*centres, *(h.mean(axis=0) for h in holes)]
+            if min(np.linalg.norm(np.array(taken) - centre, axis=1)) < HOLE_CLEAR * width:
+                continue
+            near = [np.linalg.norm(centres - (centre + m), axis=1).min() < HOLE_NEAR * width for m in moves]
+            right_, left, down, up_ = near
+            if (right_ and left) or (down and up_) or ((right_ or left) and (down or up_)):
+                holes.append(hole.astype(np.float32))
+    if not holes:
+        return line
+    readings = classifier.read(image, holes, faces=DIGIT_FACES, either_way=False)
+    found = [Card(r.face, r.corners, r.confidence) for r in readings if r is not None and r.confidence >= HOLE_MIN]
+    return read_line([*cards, *line.stray, *found]) if found else line
+
+
+def _typical_steps(line: CardLine) -> tuple[float, float]:
+    """The line's median step from a card to the next in its row (in card widths) and from a row's first card
+    to the next row's (in card heights); a card and a tenth where the line has none."""
+    frames = iter([line.starter.corners, *line.frames])
+    along, across, heads = [], [], []
+    for row_index, row in enumerate(line.rows):
+        row_frames = [next(frames) for _ in range(len(row) + (row_index == 0))]
+        along += [_local(a, b.mean(axis=0))[0] for a, b in itertools.pairwise(row_frames)]
+        heads.append(row_frames[0])
+    across = [_local(a, b.mean(axis=0))[1] for a, b in itertools.pairwise(heads)]
+    return (float(np.median(along)) if along else 1.1, float(np.median(across)) if across else 1.1)
 
 
 def read_as_laid(classifier: CardClassifier, image: np.ndarray, line: CardLine) -> CardLine:
