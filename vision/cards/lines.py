@@ -26,6 +26,7 @@ DIGIT_FACES = frozenset(face for face in FACE_CLASSES if face.kind == "digit")
 HOLE_CLEAR = 0.5
 HOLE_NEAR = 0.35
 HOLE_MIN = 0.7
+NEIGHBOURS_BELOW = 0.8  # a card of a line read less surely is read again where its neighbours put it
 # How far the next card may sit, in the current card's widths along the row and heights across it.
 ROW_STEP = (0.55, 2.4)
 ROW_DRIFT = 0.5
@@ -156,10 +157,40 @@ def short_rows(line: CardLine) -> list[int]:
 def read_tempus_line(classifier: CardClassifier, image: np.ndarray, cards: list[Card]) -> CardLine:
     """The Tempus line the `cards` read on `image` make, as `judge tempus PHOTO` reads it: among a Tempus
     deck's faces (`as_tempus_cards`), ordered from the Starter (`read_line`), each card the way up the line
-    lies (`read_as_laid`), and the holes in it looked at (`holes_filled`). NoStarterError where no Starter is
-    read."""
+    lies (`read_as_laid`), unsure ones again where their neighbours put them (`read_from_neighbours`), and the
+    holes in it looked at (`holes_filled`). NoStarterError where no Starter is read."""
     line = read_as_laid(classifier, image, read_line(as_tempus_cards(classifier, image, cards)))
-    return holes_filled(classifier, image, line)
+    return holes_filled(classifier, image, read_from_neighbours(classifier, image, line))
+
+
+def read_from_neighbours(classifier: CardClassifier, image: np.ndarray, line: CardLine) -> CardLine:
+    """The line with each card after the Starter read less surely than NEIGHBOURS_BELOW read again, as a digit
+    lying the way the line lies, on the outlines its neighbours in the line put it on (one typical step on
+    from the card before it, back from the card after it): the surest reading stands. An outline found in
+    the picture can sit a little off the card; its neighbours' steps are square to the line."""
+    cards, frames = [line.starter, *line.cards], [line.starter.corners, *line.frames]
+    step = _typical_steps(line)[0]
+    places: list[tuple[int, np.ndarray]] = []
+    for i in range(1, len(cards)):
+        if cards[i].confidence >= NEIGHBOURS_BELOW:
+            continue
+        for j, sign in ((i - 1, 1), (i + 1, -1)):
+            if j < len(cards):
+                right = _axes(frames[j])[0]
+                place = frames[j] + sign * step * right
+                # A neighbour in another row, or across a hole, puts it elsewhere.
+                if np.linalg.norm(place.mean(axis=0) - cards[i].center) < HOLE_NEAR * np.linalg.norm(right):
+                    places.append((i, place.astype(np.float32)))
+    if not places:
+        return line
+    readings = classifier.read(image, [place for _, place in places], faces=DIGIT_FACES, either_way=False)
+    better = list(cards)
+    for (i, _), reading in zip(places, readings, strict=True):
+        if reading is not None and reading.confidence > better[i].confidence:
+            better[i] = replace(cards[i], face=reading.face, corners=reading.corners, confidence=reading.confidence)
+    if all(b is c for b, c in zip(better, cards, strict=True)):
+        return line
+    return read_line([*better, *line.stray])
 
 
 def holes_filled(classifier: CardClassifier, image: np.ndarray, line: CardLine) -> CardLine:
