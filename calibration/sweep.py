@@ -28,6 +28,12 @@ APART = 0.9
 MAX_LANE_SLACK = 1.3
 SWEPT_MIN = 0.8  # a window's reading is a card from this confidence
 ALIGN_BELOW = 0.9  # a card in a lane read less surely than this is read again on the lane's outline
+# Windows read at least NUDGE_FROM but under SWEPT_MIN (at most NUDGED_MOST a lane, surest first) are read
+# again turned and shifted a little: cards are laid by hand.
+NUDGE_FROM = 0.3
+NUDGED_MOST = 3
+NUDGE_TURNS = (-0.16, -0.08, 0.08, 0.16)  # radians
+NUDGE_ACROSS_MM = (-5.0, 5.0)
 
 
 def _one_card_tall(lane: Lane) -> bool:
@@ -75,14 +81,41 @@ def swept_cards(
         quads = [table.mm_to_pixel(outline).astype(np.float32) for outline in outlines]
         readings = classifier.read(frame, quads, faces=faces)
         kept: list[float] = []
+        nudged = 0
         for k in sorted(range(len(along)), key=lambda k: -(readings[k].confidence if readings[k] else 0.0)):
             reading = readings[k]
-            if reading is None or reading.confidence < SWEPT_MIN:
+            if reading is None or reading.confidence < NUDGE_FROM:
                 break
-            if all(abs(along[k] - t) >= APART * CARD_MM[0] for t in kept):
-                kept.append(float(along[k]))
-                found.append(Card(reading.face, reading.corners, reading.confidence))
+            if any(abs(along[k] - t) < APART * CARD_MM[0] for t in kept):
+                continue
+            if reading.confidence < SWEPT_MIN:
+                # A card laid askew or off the centre line reads unsurely in its upright window: try it turned
+                # and shifted a little.
+                if nudged == NUDGED_MOST:
+                    continue
+                nudged += 1
+                nudges = [table.mm_to_pixel(outline).astype(np.float32) for outline in _nudged(lane, outlines[k])]
+                reading = max(
+                    (r for r in classifier.read(frame, nudges, faces=faces) if r is not None),
+                    key=lambda r: r.confidence,
+                    default=reading,
+                )
+                if reading.confidence < SWEPT_MIN:
+                    continue
+            kept.append(float(along[k]))
+            found.append(Card(reading.face, reading.corners, reading.confidence))
     return found
+
+
+def _nudged(lane: Lane, outline: np.ndarray) -> list[np.ndarray]:
+    """The window `outline` (table mm) turned by NUDGE_TURNS about its centre, and shifted across the lane by
+    NUDGE_ACROSS_MM."""
+    centre = outline.mean(axis=0)
+    out = [outline + lane.across * shift for shift in NUDGE_ACROSS_MM]
+    for turn in NUDGE_TURNS:
+        c, s = np.cos(turn), np.sin(turn)
+        out.append((outline - centre) @ np.array([[c, s], [-s, c]]) + centre)
+    return out
 
 
 def lane_aligned(

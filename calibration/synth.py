@@ -186,11 +186,13 @@ def race_view(
     lines: list[list[CardFace]],
     max_tilt_deg: float = 45.0,
     heldout: bool = True,
+    sloppiness: float = 1.0,
 ) -> RaceView:
     """The mat with each lane's cards laid along it from its start, photographed by a random camera.
 
     Each lane gets its own deck design (every player brings a deck), cards a finger or so apart with a
-    hand's jitter, all facing along the lane. Lines must fit their lanes; no marker is covered by a hand.
+    hand's jitter (turned by 1.7 degrees and off the lane's centre line by 1.5 mm, times `sloppiness`, at one
+    standard deviation), all facing along the lane. Lines must fit their lanes; no marker is covered by a hand.
     """
     rng = np.random.default_rng([seed, 1])
     prng = random.Random(seed)
@@ -205,8 +207,8 @@ def race_view(
         at = prng.uniform(2, 6) + CARD_MM[0] / 2
         row = []
         for face in faces:
-            center = lane.start + lane.along * at + lane.across * prng.gauss(0, 1.5)
-            row.append((face, card_outline_mm(center, angle + prng.gauss(0, 0.03))))
+            center = lane.start + lane.along * at + lane.across * prng.gauss(0, 1.5 * sloppiness)
+            row.append((face, card_outline_mm(center, angle + prng.gauss(0, 0.03 * sloppiness))))
             at += CARD_MM[0] + gap + prng.gauss(0, 1.0)
         if at - gap - CARD_MM[0] / 2 > lane.length:
             raise ValueError(f"{len(faces)} cards do not fit {lane.zone.name} ({lane.length:.0f} mm long)")
