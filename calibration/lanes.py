@@ -79,13 +79,15 @@ class LaneLine:
     """One lane's reading. Indices point into the positions given to `read_lanes`.
 
     `starter` is None when the lane holds cards but no Starter; `stray` are cards in the lane that are
-    not in the line: before the Starter, in a row before its row, or Starters beyond the first."""
+    not in the line: before the Starter, in a row before its row, or Starters beyond the first. With
+    `stand_in`, no Starter was read and the line starts at a card that stands for it."""
 
     lane: Lane
     starter: int | None
     cards: tuple[int, ...]
     rows: tuple[tuple[int, ...], ...]
     stray: tuple[int, ...]
+    stand_in: bool = False
 
     @property
     def empty(self) -> bool:
@@ -104,16 +106,20 @@ def read_lanes(
     zones: Zones,
     confidences: Sequence[float] | None = None,
     row_split_mm: float = ROW_SPLIT_MM,
+    stand_ins: Sequence[bool] | None = None,
 ) -> LaneReading:
     """Split cards (table mm centres; which are Starters) among the lanes and order each lane's line.
 
     A card belongs to the zone it lies in, the topmost where zones overlap (as `recognize --calibration`
     reports it), when that zone is a lane; a card in no zone goes to the lane it continues past the far
-    end of. With several Starters in a lane, the most confident one (else the first along) starts it.
+    end of. With several Starters in a lane, the most confident one (else the first along) starts it. In a
+    lane with no Starter, a card flagged in `stand_ins` that comes first along the lane starts it instead:
+    a Starter ("3.") misread as a 3 still begins the line, and a 3 there could begin no other.
     """
     if len(starters) != len(positions):
         raise ValueError("starters: expected one flag per position")
     confidences = confidences if confidences is not None else [1.0] * len(positions)
+    stand_ins = stand_ins if stand_ins is not None else [False] * len(positions)
     lanes = lanes_of(zones)
     members: dict[str, list[int]] = {lane.zone.name: [] for lane in lanes}
     outside = []
@@ -127,7 +133,8 @@ def read_lanes(
         else:
             outside.append(i)
     lines = tuple(
-        _order(lane, members[lane.zone.name], positions, starters, confidences, row_split_mm) for lane in lanes
+        _order(lane, members[lane.zone.name], positions, starters, confidences, row_split_mm, stand_ins)
+        for lane in lanes
     )
     return LaneReading(lines, tuple(outside))
 
@@ -139,9 +146,14 @@ def _order(
     starters: Sequence[bool],
     confidences: Sequence[float],
     row_split_mm: float,
+    stand_ins: Sequence[bool],
 ) -> LaneLine:
     local = {i: lane.local(positions[i]) for i in members}
     lane_starters = sorted((i for i in members if starters[i]), key=lambda i: (-confidences[i], local[i][0]))
+    first = min(members, key=lambda i: local[i][0], default=None)
+    stand_in = not lane_starters and first is not None and stand_ins[first]
+    if stand_in:
+        lane_starters = [first]
     if not lane_starters:
         return LaneLine(lane, None, (), (), tuple(sorted(members, key=lambda i: local[i])))
     starter = lane_starters[0]
@@ -162,7 +174,7 @@ def _order(
     line_rows.sort(key=lambda r: np.median([local[i][1] for i in r]) if r else start_across)
     line_rows = [r for r in line_rows if r]
     cards = tuple(i for r in line_rows for i in r)
-    return LaneLine(lane, starter, cards, tuple(line_rows), tuple(sorted(stray, key=lambda i: local[i])))
+    return LaneLine(lane, starter, cards, tuple(line_rows), tuple(sorted(stray, key=lambda i: local[i])), stand_in)
 
 
 def _rows(by_across: list[int], local: dict[int, tuple[float, float]], split: float) -> list[list[int]]:

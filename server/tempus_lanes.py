@@ -22,6 +22,7 @@ from calibration.topdown import TopDownView
 from rules.tempus import RaceEntry, RaceResult, TempusOptions, TempusVerdict, judge, rank
 from server.app import fail, load_photo
 from vision.cards.artwork import CARD_MM
+from vision.cards.lines import STARTER_STAND_INS
 from vision.cards.recognize import Card, CardRecognizer
 
 
@@ -96,7 +97,8 @@ def judge_lanes(
     # A card's outline, not its pixel centre, is mapped: under perspective the two centres differ.
     positions = [tuple(profile.table.pixel_to_mm(c.corners).mean(axis=0)) for c in cards]
     starters = [c.face.kind == "starter" for c in cards]
-    reading = read_lanes(positions, starters, profile.zones, [c.confidence for c in cards])
+    stand_ins = [c.face in STARTER_STAND_INS for c in cards]
+    reading = read_lanes(positions, starters, profile.zones, [c.confidence for c in cards], stand_ins=stand_ins)
     verdicts, entries = [], []
     for line in reading.lines:
         if line.empty:
@@ -132,6 +134,8 @@ def _judge_line(line: LaneLine, cards: list[Card], options: TempusOptions) -> tu
     warnings = []
     if line.starter is None:
         return None, [f"{len(line.stray)} card(s) but no Starter (3.): not judged"]
+    if line.stand_in:
+        warnings.append(f"no Starter read: the line starts at the {cards[line.starter].face.label} where it begins")
     faces = [cards[i].face for i in line.cards]
     if any(f.kind != "digit" for f in faces):
         warnings.append("a non-digit card in the line ends it there; Tempus decks hold digits only")

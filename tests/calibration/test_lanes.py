@@ -112,6 +112,29 @@ def test_a_lane_without_a_starter_keeps_its_cards_as_strays():
     assert read_lanes([], [], zones).lines[0].empty
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_in_a_lane_without_a_starter_a_stand_in_first_along_starts_the_line(seed):
+    """A card flagged as a stand-in (a 3, where the Starter was misread) starts a lane with no Starter when it
+    comes first along the lane; not when another card comes before it, nor where a Starter was read."""
+    rng = random.Random(seed)
+    zones = Zones([lane_zone("lane-1", (0, 0), 0.0, 400, 95)])
+    positions = [(40 + 70 * k, rng.uniform(-2, 2)) for k in range(5)]
+    order = list(range(5))
+    rng.shuffle(order)
+    shuffled = [positions[i] for i in order]
+    first = order.index(0)
+    flags = [i == first for i in range(5)]
+    line = read_lanes(shuffled, [False] * 5, zones, stand_ins=flags).lines[0]
+    assert line.stand_in and line.starter == first
+    assert [order[i] for i in line.cards] == [1, 2, 3, 4]
+    second = order.index(1)
+    line = read_lanes(shuffled, [False] * 5, zones, stand_ins=[i == second for i in range(5)]).lines[0]
+    assert line.starter is None and not line.stand_in
+    starters = [i == order.index(2) for i in range(5)]
+    line = read_lanes(shuffled, starters, zones, stand_ins=flags).lines[0]
+    assert line.starter == order.index(2) and not line.stand_in
+
+
 def test_the_topmost_zone_decides_as_recognize_reports_it():
     printed = lane_zone("lane-1", (0, 0), 0.0, 400, 30)
     drawn = lane_zone("wide", (0, 0), 0.0, 400, 95, 2)

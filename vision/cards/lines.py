@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from vision.cards.artwork import FACE_CLASSES
+from vision.cards.artwork import FACE_CLASSES, CardFace
 from vision.cards.classify import CardClassifier
 from vision.cards.recognize import Card
 from vision.geometry import from_corner
@@ -20,6 +20,10 @@ from vision.geometry import from_corner
 # Wild cards are not part of Tempus decks (rulebooks/NOTES.md): a race is read among these faces alone.
 TEMPUS_FACES = frozenset(face for face in FACE_CLASSES if face.kind != "wild")
 DIGIT_FACES = frozenset(face for face in FACE_CLASSES if face.kind == "digit")
+STARTER = CardFace("starter", (3,))
+# What a Starter ("3.") is misread as, when it is: where the line's start is known (a lane), one of these
+# there stands for it.
+STARTER_STAND_INS = frozenset({CardFace("digit", (3,)), CardFace("wild", (3, 8))})
 
 # A hole in a line (`holes_filled`): no card within HOLE_CLEAR card widths of it, cards of the line within
 # HOLE_NEAR of where its neighbours on both sides should be; its reading counts from HOLE_MIN.
