@@ -41,6 +41,21 @@ def _one_card_tall(lane: Lane) -> bool:
     return lane.width <= MAX_LANE_SLACK * CARD_MM[1]
 
 
+def _centres_mm(table: TableHomography, cards: Sequence[Card]) -> np.ndarray:
+    """The cards' centres on the table (n, 2 mm): their outlines mapped, as perspective moves a pixel centre."""
+    return np.array([table.pixel_to_mm(card.corners).mean(axis=0) for card in cards]).reshape(-1, 2)
+
+
+def _in_lane(lane: Lane, centres: np.ndarray) -> np.ndarray:
+    """Which of the `centres` (table mm) lie within the lane's width, on its line or past its ends."""
+    return np.abs((centres - lane.start) @ lane.across) <= lane.width / 2
+
+
+def _in_frame(table: TableHomography, outlines: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Table-mm outlines as frame-pixel quads the classifier reads."""
+    return [table.mm_to_pixel(outline).astype(np.float32) for outline in outlines]
+
+
 def upright_outlines(lane: Lane, centres: np.ndarray) -> np.ndarray:
     """Outlines (n, 4, 2 table mm) of cards at `centres` (n, 2 table mm) lying upright across `lane`,
     their corners in order round them."""
@@ -70,16 +85,14 @@ def swept_cards(
     """The cards read in the free stretches of the `lanes` (one card tall) of a calibrated mat, apart from the
     `cards` already read, among `faces` if given: per lane, the surest window reading of SWEPT_MIN or more
     first, then the next that keeps APART from it, and so on."""
-    positions = np.array([table.pixel_to_mm(c.corners).mean(axis=0) for c in cards]).reshape(-1, 2)
+    centres = _centres_mm(table, cards)
     found: list[Card] = []
     for lane in filter(_one_card_tall, lanes):
-        local = (positions - lane.start) @ np.column_stack([lane.along, lane.across])
-        inside = np.abs(local[:, 1]) <= lane.width / 2
-        along, outlines = lane_windows(lane, local[inside, 0])
+        inside = _in_lane(lane, centres)
+        along, outlines = lane_windows(lane, (centres[inside] - lane.start) @ lane.along)
         if not len(along):
             continue
-        quads = [table.mm_to_pixel(outline).astype(np.float32) for outline in outlines]
-        readings = classifier.read(frame, quads, faces=faces)
+        readings = classifier.read(frame, _in_frame(table, outlines), faces=faces)
         kept: list[float] = []
         nudged = 0
         for k in sorted(range(len(along)), key=lambda k: -(readings[k].confidence if readings[k] else 0.0)):
@@ -94,7 +107,7 @@ def swept_cards(
                 if nudged == NUDGED_MOST:
                     continue
                 nudged += 1
-                nudges = [table.mm_to_pixel(outline).astype(np.float32) for outline in _nudged(lane, outlines[k])]
+                nudges = _in_frame(table, _nudged(lane, outlines[k]))
                 reading = max(
                     (r for r in classifier.read(frame, nudges, faces=faces) if r is not None),
                     key=lambda r: r.confidence,
@@ -130,17 +143,14 @@ def lane_aligned(
     the lane gives a card at its centre (upright across it), among `faces` if given: the surer reading
     stands. An outline found in the picture can sit a little off the card; the lane's is square to it."""
     out = list(cards)
+    centres = _centres_mm(table, cards)
+    sure = np.array([card.confidence >= ALIGN_BELOW for card in cards], bool)
     for lane in filter(_one_card_tall, lanes):
-        unsure = []
-        for i, card in enumerate(out):
-            centre = table.pixel_to_mm(card.corners).mean(axis=0)
-            if card.confidence < ALIGN_BELOW and abs((centre - lane.start) @ lane.across) <= lane.width / 2:
-                unsure.append((i, centre))
-        if not unsure:
+        unsure = np.flatnonzero(_in_lane(lane, centres) & ~sure)
+        if not len(unsure):
             continue
-        outlines = upright_outlines(lane, np.array([centre for _, centre in unsure]))
-        quads = [table.mm_to_pixel(outline).astype(np.float32) for outline in outlines]
-        for (i, _), reading in zip(unsure, classifier.read(frame, quads, faces=faces), strict=True):
+        quads = _in_frame(table, upright_outlines(lane, centres[unsure]))
+        for i, reading in zip(unsure, classifier.read(frame, quads, faces=faces), strict=True):
             if reading is not None and reading.confidence > out[i].confidence:
                 out[i] = Card(reading.face, reading.corners, reading.confidence)
     return out
