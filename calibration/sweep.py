@@ -27,7 +27,9 @@ APART = 0.9
 # A lane this much wider than a card is tall may hold its cards anywhere across it: not swept.
 MAX_LANE_SLACK = 1.3
 SWEPT_MIN = 0.8  # a window's reading is a card from this confidence
-ALIGN_BELOW = 0.9  # a card in a lane read less surely than this is read again on the lane's outline
+ALIGN_BELOW = 0.9  # a card in a lane read less surely than this is read again on the lane's outline,
+ALIGN_SHIFTS_MM = (-9.0, -6.0, -3.0, 0.0, 3.0, 6.0, 9.0)  # at its centre and shifted along the lane
+ALIGN_MIN = 0.5  # ... where the surest of those readings is surer than the card's and than this
 # Windows read at least NUDGE_FROM but under SWEPT_MIN (at most NUDGED_MOST a lane, surest first) are read
 # again turned and shifted a little: cards are laid by hand.
 NUDGE_FROM = 0.3
@@ -139,9 +141,10 @@ def lane_aligned(
     cards: Sequence[Card],
     faces: Collection[CardFace] | None = None,
 ) -> list[Card]:
-    """`cards`, each one in a lane (one card tall) read less surely than ALIGN_BELOW read again on the outline
-    the lane gives a card at its centre (upright across it), among `faces` if given: the surer reading
-    stands. An outline found in the picture can sit a little off the card; the lane's is square to it."""
+    """`cards`, each one in a lane (one card tall) read less surely than ALIGN_BELOW read again on the outlines
+    the lane gives a card at its centre and ALIGN_SHIFTS_MM along the lane from it (upright across it), among
+    `faces` if given: the surest reading stands, if it reaches ALIGN_MIN. An outline found in the picture can
+    sit a little off the card, or along the lane over the mat's print; the lane's is square to it."""
     out = list(cards)
     centres = _centres_mm(table, cards)
     sure = np.array([card.confidence >= ALIGN_BELOW for card in cards], bool)
@@ -149,10 +152,14 @@ def lane_aligned(
         unsure = np.flatnonzero(_in_lane(lane, centres) & ~sure)
         if not len(unsure):
             continue
-        quads = _in_frame(table, upright_outlines(lane, centres[unsure]))
-        for i, reading in zip(unsure, classifier.read(frame, quads, faces=faces), strict=True):
-            if reading is not None and reading.confidence > out[i].confidence:
-                out[i] = Card(reading.face, reading.corners, reading.confidence)
+        shifts = np.array(ALIGN_SHIFTS_MM)
+        places = centres[unsure][:, None] + shifts[None, :, None] * lane.along  # (unsure, shifts, 2)
+        quads = _in_frame(table, upright_outlines(lane, places.reshape(-1, 2)))
+        readings = classifier.read(frame, quads, faces=faces)
+        for n, i in enumerate(unsure):
+            for reading in readings[n * len(shifts) : (n + 1) * len(shifts)]:
+                if reading is not None and reading.confidence > max(out[i].confidence, ALIGN_MIN):
+                    out[i] = Card(reading.face, reading.corners, reading.confidence)
     return out
 
 

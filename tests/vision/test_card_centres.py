@@ -1,13 +1,11 @@
 """The card locator's targets decode back to the cards they were made from."""
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vision.cards.centres import HeatMap, decode, encode_targets, half_axes, outline
 from vision.cards.recognize import hottest
-from vision.geometry import turned_back
 
 
 def _card(cx: float, cy: float, height: float, turn: float, skew: float) -> np.ndarray:
@@ -73,62 +71,6 @@ def test_a_closer_look_puts_its_outlines_back_in_the_frame() -> None:
             cards += 1
             found += any(np.linalg.norm(c - card.corners.mean(axis=0)) < 0.15 * height for c in centres)
     assert cards >= 30 and found >= 0.9 * cards, (found, cards)
-
-
-@settings(deadline=None, max_examples=60)
-@given(
-    st.integers(10, 45),
-    st.integers(10, 28),
-    st.integers(-3, 3),
-    st.integers(-3, 3),
-    st.integers(0, 3),
-    st.floats(0.05, 1.0),
-)
-def test_heat_beyond_the_cards_read_is_the_heat_they_leave_unexplained(
-    cx: int, cy: int, dx: int, dy: int, side: int, value: float
-) -> None:
-    """A heat spot inside a read card's outline explains nothing new; one clear of it, past the margin, is
-    what the closer look's gate sees."""
-    cell, margin = 4.0, 2
-    card = (np.array([[-8, -10], [8, -10], [8, 10], [-8, 10]]) + np.array([cx, cy])) * cell  # 16 x 20 cells
-    inside = HeatMap(np.zeros((40, 64), np.float32), cell)
-    inside.heat[cy + dy, cx + dx] = value
-    assert inside.beyond([card], margin) == 0.0
-    beside = HeatMap(np.zeros((40, 64), np.float32), cell)
-    away = 8 + margin + 1 + side  # cells right of the card's centre: past its side and the margin
-    beside.heat[cy, cx + away] = value
-    assert beside.beyond([card], margin) == pytest.approx(value)
-    assert beside.beyond([], margin) == pytest.approx(value)
-
-
-@settings(deadline=None, max_examples=60)
-@given(
-    st.lists(st.tuples(st.integers(0, 24), st.integers(0, 39), st.floats(0.0, 1.0)), min_size=1, max_size=8),
-    st.floats(0.05, 0.5),
-    st.sampled_from([None, 300]),
-)
-def test_the_hot_box_holds_every_unread_cell_at_the_level_and_no_more(
-    spots: list[tuple[int, int, float]], level: float, portrait_height: int | None
-) -> None:
-    """The closer look's region: the card on the right half hides its spots; the box is the tightest round
-    the others at `level` or more, in the frame's own pixels (a portrait frame's turned back)."""
-    cell, margin = 4.0, 2
-    heat = HeatMap(np.zeros((40, 64), np.float32), cell, portrait_height)
-    for col, row, value in spots:
-        heat.heat[row, col] = value
-        heat.heat[row, col + 36] = 1.0  # under the card
-    card_cells = np.array([[34, -1], [65, -1], [65, 41], [34, 41]], np.float32) * cell
-    card = card_cells if portrait_height is None else turned_back(card_cells, portrait_height)
-    hot = [(c, r) for c, r, v in spots if v >= level]
-    box = heat.hot_box([card], level, margin)
-    if not hot:
-        assert box is None
-        return
-    cols, rows = np.array(hot).T
-    expected = np.array([[cols.min(), rows.min()], [cols.max() + 1, rows.max() + 1]], np.float32) * cell
-    if portrait_height is not None:
-        expected = turned_back(expected, portrait_height)
-    assert np.allclose(box, np.concatenate([expected.min(axis=0), expected.max(axis=0)]))
 
 
 @settings(deadline=None, max_examples=60)

@@ -353,34 +353,28 @@ def test_small_cards_on_busy_cloths_are_found_by_a_closer_look(recognizer: CardR
     assert closer.false_detections <= without.false_detections + 1
 
 
-def test_the_closer_look_waits_for_heat_the_cards_read_leave_unexplained(
+def test_the_closer_look_reads_the_whole_frame_where_the_cards_are_small_or_none(
     recognizer: CardRecognizer, monkeypatch
 ) -> None:
-    """Small cards alone call for a closer look only where the first look's heat map saw something else near
-    them, and the look covers that heat, not the whole stretch of the cards."""
-    from vision.cards.centres import HeatMap
-
+    """Small cards call for one closer look over the whole frame at ZOOM times the locator's scale; large
+    cards, or none, for none."""
     looks = []
-    monkeypatch.setattr(recognizer.locator, "read_closer", lambda *args: looks.append(args) or [])
+    monkeypatch.setattr(recognizer.locator, "read_closer", lambda *args: looks.append(args[1:]) or [])
     image = np.zeros((720, 1280, 3), np.uint8)
-    corners = np.array([[600, 300], [650, 300], [650, 370], [600, 370]], np.float32)  # 70 px tall: small
-    cards = [recognize.Card(FACE_CLASSES[3], corners, 0.95)]
-    cell = 1280 / 120
-    quiet = HeatMap(np.zeros((68, 120), np.float32), cell)
-    quiet.heat[33, 58] = 0.9  # the card's own centre
-    assert recognizer.closer(image, cards, quiet) == [] and not looks
-    far = HeatMap(quiet.heat.copy(), cell)
-    far.heat[10, 20] = recognize.CLOSER_HEAT + 0.1  # something unread, over a card's height from the cards
-    assert recognizer.closer(image, cards, far) == [] and not looks
-    busy = HeatMap(quiet.heat.copy(), cell)
-    busy.heat[33, 68] = recognize.CLOSER_HEAT + 0.1  # something unread beside the card
-    recognizer.closer(image, cards, busy)
-    assert len(looks) == 1
-    # The hot cell and a card's height (70 px) round it, within the cards' stretch and a height round that.
-    hot_low, hot_high = np.array([68, 33]) * cell - 70, np.array([69, 34]) * cell + 70
-    low = np.maximum(hot_low, corners.min(axis=0) - 70).astype(int)
-    high = np.minimum(hot_high, corners.max(axis=0) + 70).astype(int)
-    assert looks[0][1] == (*low, *high)
+    scale = recognizer.locator.input_scale(image)
+
+    def card(height: float) -> recognize.Card:
+        corners = np.array(
+            [[600, 300], [600 + height * 0.7, 300], [600 + height * 0.7, 300 + height], [600, 300 + height]]
+        )
+        return recognize.Card(FACE_CLASSES[3], corners.astype(np.float32), 0.95)
+
+    large = 1.2 * recognize.CLOSER_BELOW / scale
+    assert recognizer.closer(image, [card(large), card(large)]) == [] and not looks
+    assert recognizer.closer(image, []) == [] and not looks
+    small = 0.8 * recognize.CLOSER_BELOW / scale
+    recognizer.closer(image, [card(small), card(small), card(large)])
+    assert looks == [((0, 0, 1280, 720), pytest.approx(recognize.ZOOM * scale))]
 
 
 def test_blurred_frames_are_read_better_with_the_second_opinion(recognizer: CardRecognizer) -> None:

@@ -93,30 +93,6 @@ class HeatMap:
         values[inside] = self.heat[cells[inside, 1], cells[inside, 0]]
         return values
 
-    def beyond(self, quads: list[np.ndarray], margin: int = 2) -> float:
-        """The most heat in any cell more than `margin` cells from every outline (image px): how strongly the
-        locator saw something where nothing was read. The margin covers the heat a card spreads past its rim."""
-        free = self.heat[self._free_cells(quads, margin)]
-        return float(free.max()) if free.size else 0.0
-
-    def hot_box(self, quads: list[np.ndarray], level: float, margin: int = 2) -> np.ndarray | None:
-        """The box (x0, y0, x1, y1 image px) round the cells of at least `level` heat more than `margin` cells
-        from every outline (image px); None if there are none."""
-        rows, cols = np.nonzero(self._free_cells(quads, margin) & (self.heat >= level))
-        if not len(rows):
-            return None
-        corners = np.array([[cols.min(), rows.min()], [cols.max() + 1, rows.max() + 1]], np.float32) * self.cell
-        if self.portrait_height is not None:
-            corners = turned_back(corners, self.portrait_height)
-        return np.concatenate([corners.min(axis=0), corners.max(axis=0)])
-
-    def _free_cells(self, quads: list[np.ndarray], margin: int) -> np.ndarray:
-        """Which cells lie more than `margin` cells from every outline (image px)."""
-        covered = np.zeros(self.heat.shape, np.uint8)
-        for quad in quads:
-            cv2.fillConvexPoly(covered, np.round(self._in_cells(quad) - 0.5).astype(np.int32), 1)
-        return cv2.dilate(covered, np.ones((2 * margin + 1, 2 * margin + 1), np.uint8)) == 0
-
 
 class CardLocator(LocatorNetwork):
     """The card locating network, loaded once."""

@@ -58,20 +58,14 @@ OUTER_RIM_SHARE = 0.15
 # true card's outline read short still fits it (a 59 px Starter read at 39 px, IoU 0.57).
 SMALLEST_CARD = 36.0  # px, the outline's longer sides' mean
 RESIZE_LIMIT = 6  # unread locator peaks a picture, the surest first, outlined again at a read card's size
-# Where the cards read are this short in the locator's input (px, their median), the frame gets a closer look
-# at ZOOM times the locator's scale: on busy cloths the locator gave small cards no peak, and gave them plain
-# ones at twice the size. 1.5 reads two thirds of what 2 does, in a little over half the time, with no more
-# false cards.
+# Where the cards read are this short in the locator's input (px, their median), the whole frame gets a
+# closer look at ZOOM times the locator's scale: on tables it never met, the locator gives small cards no
+# peak, and plain ones at 1.5 or 2 times the size. On the three held-out sets the whole frame at 1.5 read 15
+# cards more than a look round the heat the first look left unexplained, which missed cards it gave no heat
+# at all; at a cost of 20 ms a look against a few. 2 read a few more in 35 ms. A frame with no card read
+# gets no look: it read 2 cards more on one set, and cost 30-80 ms on every frame of tiles or sticks.
 CLOSER_BELOW = 38.0
 ZOOM = 1.5
-# ... and only where the first look's heat map reaches this somewhere away from the cards read. On the three
-# held-out sets 0.2 spared 13 of 62, 22 of 60 and 19 of 51 closer looks, losing no card; 0.3
-# spared about half and lost 2 cards of the third set.
-CLOSER_HEAT = 0.2
-# The closer look covers the cells of at least HOT_HEAT away from the cards read, and a card's height round
-# them: the held-out sets read as many cards as over the cards' whole stretch (one fewer on one set, one
-# more on another) in a fraction of the pixels.
-HOT_HEAT = 0.1
 # A checked or tiled cloth gives an edge outline for every check: 300-800 on some held-out frames, read at
 # 0.5-2 s a frame. Past this many, only the outlines the locator sees most heat at are read.
 MOST_EDGE_OUTLINES = 150
@@ -279,7 +273,7 @@ class CardRecognizer:
         cards = cards + self.reread(image, [q for s, q in loose if s < PEAK_THRESHOLD], cards)
         cards = cards + self.read_resized(image, scored, cards)
         t3 = time.perf_counter()
-        cards = cards + self.closer(image, cards, heat)
+        cards = cards + self.closer(image, cards)
         t4 = time.perf_counter()
         cards = self.grow(image, cards, heat)
         t5 = time.perf_counter()
@@ -345,28 +339,14 @@ class CardRecognizer:
             outlines.append(outline(center, _rescaled(u, card_u), _rescaled(v, card_v)))
         return self.reread(image, outlines, cards)
 
-    def closer(self, image: np.ndarray, cards: list[Card], heat: HeatMap) -> list[Card]:
-        """The cards a closer look finds, apart from `cards`, where the cards read are small and the first
-        look's `heat` shows something unread: the locator read again at ZOOM times its scale over the cards'
-        stretch of the frame and a card's height round it, as far as the unread heat reaches."""
-        if not cards:
-            return []
-        heights = [float(np.linalg.norm(c.corners[3] - c.corners[0])) for c in cards]
-        height = float(np.median(heights))
-        scale = self.locator.input_scale(image)
-        if height * scale >= CLOSER_BELOW or heat.beyond([c.corners for c in cards]) < CLOSER_HEAT:
-            return []
+    def closer(self, image: np.ndarray, cards: list[Card]) -> list[Card]:
+        """The cards a closer look finds, apart from `cards`, where the cards read are small: the locator read
+        again over the whole frame at ZOOM times its scale."""
         h, w = image.shape[:2]
-        corners = np.concatenate([c.corners for c in cards])
-        low, high = corners.min(axis=0) - height, corners.max(axis=0) + height
-        hot = heat.hot_box([c.corners for c in cards], HOT_HEAT)
-        if hot is not None:
-            low, high = np.maximum(low, hot[:2] - height), np.minimum(high, hot[2:] + height)
-        x0, y0 = np.maximum(low, 0).astype(int)
-        x1, y1 = np.minimum(high, (w, h)).astype(int)
-        if x1 - x0 < 16 or y1 - y0 < 16:  # the heat lies beyond the cards' stretch: a sliver holds no card
+        scale = self.locator.input_scale(image)
+        if not cards or np.median([np.linalg.norm(c.corners[3] - c.corners[0]) for c in cards]) * scale >= CLOSER_BELOW:
             return []
-        scored = self.locator.read_closer(image, (x0, y0, x1, y1), ZOOM * scale)
+        scored = self.locator.read_closer(image, (0, 0, w, h), ZOOM * scale)
         loose = [q for s, q in scored if s >= PEAK_THRESHOLD and _free(q, cards, (w, h))]
         return self.read_outlines(image, dedupe_quads(self.corners.refine(image, loose)), cards)
 
