@@ -359,7 +359,7 @@ def test_the_closer_look_reads_the_whole_frame_where_the_cards_are_small_or_none
     """Small cards call for one closer look over the whole frame at ZOOM times the locator's scale; large
     cards, or none, for none."""
     looks = []
-    monkeypatch.setattr(recognizer.locator, "read_closer", lambda *args: looks.append(args[1:]) or [])
+    monkeypatch.setattr(recognizer.closer_locator, "read_closer", lambda *args: looks.append(args[1:]) or [])
     image = np.zeros((720, 1280, 3), np.uint8)
     scale = recognizer.locator.input_scale(image)
 

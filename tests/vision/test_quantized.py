@@ -1,5 +1,5 @@
-"""The 8-bit classifier and pip readers (models/quantize.py): found beside their float models, refused when
-made from another float model, and reading as the float ones do."""
+"""The 8-bit classifier, closer-look card locator and pip readers (models/quantize.py): found beside their
+float models, refused when made from another float model, and reading as the float ones do."""
 
 import json
 import shutil
@@ -11,6 +11,8 @@ import pytest
 from models.synth.dominoes import render_dominoes
 from models.synth.scenes import SceneSpec, render_scene
 from models.train_dominoes import training_spec
+from vision.cards.centres import MODEL_PATH as CARD_LOCATOR_PATH
+from vision.cards.centres import PEAK_THRESHOLD, CardLocator
 from vision.cards.classify import BLURRED_MODEL_PATH as CARDS_BLURRED_PATH
 from vision.cards.classify import MODEL_PATH as CARDS_PATH
 from vision.cards.classify import CardClassifier
@@ -20,7 +22,7 @@ from vision.dominoes.tile import TileFrame, crop_tile
 from vision.onnx_session import quantized, quantized_path
 
 
-@pytest.mark.parametrize("model", [CARDS_PATH, CARDS_BLURRED_PATH, PIPS_PATH, BLURRED_MODEL_PATH])
+@pytest.mark.parametrize("model", [CARDS_PATH, CARDS_BLURRED_PATH, CARD_LOCATOR_PATH, PIPS_PATH, BLURRED_MODEL_PATH])
 def test_each_committed_8_bit_model_is_made_from_the_committed_float_one(model: Path) -> None:
     assert quantized(model) == quantized_path(model)
 
@@ -63,6 +65,33 @@ def test_the_8_bit_classifier_reads_held_out_cards_as_the_float_one_does() -> No
         total += len(quads)
     assert total >= 60
     assert same >= 0.97 * total
+
+
+def test_the_8_bit_card_locator_looks_closer_as_the_float_one_does() -> None:
+    """Whole held-out frames read at the closer look's scale: the 8-bit locator puts a peak on as many cards
+    as the float one, within a fifth of the card's height of its centre."""
+    from vision.cards.recognize import ZOOM
+
+    def peaked(locator: CardLocator, image: np.ndarray, cards: list[np.ndarray]) -> int:
+        h, w = image.shape[:2]
+        found = locator.read_closer(image, (0, 0, w, h), ZOOM * locator.input_scale(image))
+        centres = np.array([q.mean(axis=0) for s, q in found if s >= PEAK_THRESHOLD]).reshape(-1, 2)
+        return sum(
+            bool(len(centres))
+            and np.linalg.norm(centres - c.mean(axis=0), axis=1).min() < 0.2 * np.linalg.norm(c[3] - c[0])
+            for c in cards
+        )
+
+    float_locator, int8_locator = CardLocator(CARD_LOCATOR_PATH), CardLocator(quantized(CARD_LOCATOR_PATH))
+    by_float = by_int8 = total = 0
+    for seed in range(20_000_000, 20_000_012):
+        scene = render_scene(seed, SceneSpec(split="heldout"))
+        cards = [c.corners for c in scene.cards]
+        by_float += peaked(float_locator, scene.image, cards)
+        by_int8 += peaked(int8_locator, scene.image, cards)
+        total += len(cards)
+    assert total >= 60 and by_float >= 0.9 * total
+    assert by_int8 >= by_float - 0.02 * total, (by_int8, by_float, total)
 
 
 def test_the_8_bit_pip_reader_reads_held_out_tiles_as_the_float_one_does() -> None:
