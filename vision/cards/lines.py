@@ -41,15 +41,14 @@ NEXT_ROW_DRIFT = 0.5
 
 def as_tempus_cards(classifier: CardClassifier, image: np.ndarray, cards: list[Card]) -> list[Card]:
     """`cards`, those read as Wilds read again among TEMPUS_FACES on their outlines: in a Tempus line a "3/8"
-    is most likely the Starter "3.", and any Wild a misread digit. One the classifier then takes for no card
-    stays as it was read."""
+    is most likely the Starter "3.", and any Wild a misread digit. One the classifier then doubts is a card
+    takes its likeliest Tempus face all the same: it was read as a card, and a Tempus deck holds no Wild."""
     wild = [i for i, card in enumerate(cards) if card.face not in TEMPUS_FACES]
     if not wild:
         return cards
     out = list(cards)
-    for i, reading in zip(
-        wild, classifier.read(image, [cards[i].corners for i in wild], faces=TEMPUS_FACES), strict=True
-    ):
+    quads = [cards[i].corners for i in wild]
+    for i, reading in zip(wild, classifier.read(image, quads, near_misses=0.0, faces=TEMPUS_FACES), strict=True):
         if reading is not None:
             out[i] = replace(cards[i], face=reading.face, corners=reading.corners, confidence=reading.confidence)
     return out
