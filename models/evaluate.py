@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -53,6 +53,9 @@ class CardScore:
     @property
     def false_rate(self) -> float:
         return self.false_detections / self.detections if self.detections else 0.0
+
+
+PORTRAIT_SIZE = (720, 1280)
 
 
 def score_scene(scene: Scene, cards: list[Card]) -> CardScore:
@@ -103,20 +106,22 @@ def evaluate_cards(
     recognizer: CardRecognizer | None = None,
     quiet: bool = False,
     worse: Degradation = Degradation.none,
+    portrait: bool = False,
 ) -> CardScore:
-    """Read held-out scenes from `seed`, each made `worse` first (models/synth/degrade.py), on one OpenCV
-    thread (as the stick and domino evaluations do): its threaded resampling differs in the last bit, and
-    borderline readings with it, so figures would depend on the machine's cores."""
+    """Read held-out scenes from `seed`, each made `worse` first (models/synth/degrade.py), and `portrait`
+    (PORTRAIT_SIZE, as a phone holds its camera) if asked, on one OpenCV thread (as the stick and domino
+    evaluations do): its threaded resampling differs in the last bit, and borderline readings with it, so
+    figures would depend on the machine's cores."""
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
     try:
-        return _evaluate_cards(scenes, seed, recognizer, quiet, worse)
+        return _evaluate_cards(scenes, seed, recognizer, quiet, worse, portrait)
     finally:
         cv2.setNumThreads(threads)
 
 
 def _evaluate_cards(
-    scenes: int, seed: int, recognizer: CardRecognizer | None, quiet: bool, worse: Degradation
+    scenes: int, seed: int, recognizer: CardRecognizer | None, quiet: bool, worse: Degradation, portrait: bool
 ) -> CardScore:
     recognizer = recognizer or CardRecognizer()
     total = CardScore()
@@ -124,6 +129,8 @@ def _evaluate_cards(
     seeds = range(seed, seed + scenes)
     for s in seeds if quiet else track(seeds, description="reading held-out scenes"):
         spec = training_spec(s, split="heldout")
+        if portrait:
+            spec = replace(spec, size=PORTRAIT_SIZE)
         kind = spec.layout if spec.layout != "scatter" else ("close-up" if spec.card_px[0] >= 120 else "scatter")
         scene = render_scene(s, spec)
         image = degrade(scene.image, worse, s)
@@ -137,7 +144,7 @@ def _evaluate_cards(
         total.add(result)
         kinds.setdefault(kind, CardScore()).add(result)
     if not quiet:
-        seeds = f"seeds {seed}..{seed + scenes - 1}{worsened(worse)}"
+        seeds = f"seeds {seed}..{seed + scenes - 1}{worsened(worse)}{', portrait' if portrait else ''}"
         table = Table(title=f"Digit cards, {scenes} held-out scenes ({seeds})")
         for column in ("scenes", "cards", "found", "read right", "turned", "false detections", "lines exact"):
             table.add_column(column, justify="right")

@@ -131,8 +131,9 @@ def evaluate_cards(
     scenes: int = typer.Option(120, help="Held-out scenes to render and read."),
     seed: int = typer.Option(20_000_000, help="First scene seed (held-out seeds never overlap training)."),
     degrade: Degradation = DEGRADE_OPTION,
+    portrait: bool = typer.Option(False, help="Render each scene 720x1280, as a phone held upright takes it."),
 ) -> None:
     """Digit cards: share read right and false detections on held-out scenes."""
     from models.evaluate import evaluate_cards as run
 
-    run(scenes, seed, worse=degrade)
+    run(scenes, seed, worse=degrade, portrait=portrait)
