@@ -353,11 +353,11 @@ def test_small_cards_on_busy_cloths_are_found_by_a_closer_look(recognizer: CardR
     assert closer.false_detections <= without.false_detections + 1
 
 
-def test_the_closer_look_reads_the_whole_frame_where_the_cards_are_small_or_none(
+def test_the_closer_look_reads_the_whole_frame_where_a_card_read_is_small(
     recognizer: CardRecognizer, monkeypatch
 ) -> None:
-    """Small cards call for one closer look over the whole frame at ZOOM times the locator's scale; large
-    cards, or none, for none."""
+    """A small card, even among large ones (a tilted view's far card), calls for one closer look over the
+    whole frame at ZOOM times the locator's scale; large cards, or none, for none."""
     looks = []
     monkeypatch.setattr(recognizer.closer_locator, "read_closer", lambda *args: looks.append(args[1:]) or [])
     image = np.zeros((720, 1280, 3), np.uint8)
@@ -373,7 +373,7 @@ def test_the_closer_look_reads_the_whole_frame_where_the_cards_are_small_or_none
     assert recognizer.closer(image, [card(large), card(large)]) == [] and not looks
     assert recognizer.closer(image, []) == [] and not looks
     small = 0.8 * recognize.CLOSER_BELOW / scale
-    recognizer.closer(image, [card(small), card(small), card(large)])
+    recognizer.closer(image, [card(small), card(large), card(large)])
     assert looks == [((0, 0, 1280, 720), pytest.approx(recognize.ZOOM * scale))]
 
 
