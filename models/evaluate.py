@@ -15,7 +15,7 @@ from rich.progress import track
 from rich.table import Table
 
 from models.synth.degrade import Degradation, degrade, worsened
-from models.synth.scenes import Scene, render_scene, split_fonts
+from models.synth.scenes import PORTRAIT_SIZE, Scene, render_scene, split_fonts
 from models.train_cards import training_spec
 from vision.cards.lines import CardLine, NoStarterError, read_tempus_line
 from vision.cards.recognize import Card, CardRecognizer
@@ -53,9 +53,6 @@ class CardScore:
     @property
     def false_rate(self) -> float:
         return self.false_detections / self.detections if self.detections else 0.0
-
-
-PORTRAIT_SIZE = (720, 1280)
 
 
 def score_scene(scene: Scene, cards: list[Card]) -> CardScore:

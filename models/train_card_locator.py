@@ -5,6 +5,9 @@
         --streaked-scenes 600 --start models/card_locate.onnx --steps 4000 --lr 5e-4 --seed 8 --blur-share 0.3 \
         --checkpoint data/card_locate-blurred.pt --out data/card_locate_blurred.onnx   # a copy trained on blur
         # (tried as a second look, not shipped: models/digit_cards.md)
+    python -m models.train_card_locator --scenes 1200 --pattern-scenes 600 --free-scenes 400 --mat-scenes 300 \
+        --streaked-scenes 600 --portrait-scenes 600 --start models/card_locate.onnx --steps 6000 --lr 5e-4 --seed 9 \
+        --checkpoint data/card_locate_portrait.pt --out models/card_locate_portrait.onnx   # portrait frames' locator
     tableref evaluate cards   # the card reader on held-out renders
 
 Frames are the card scenes of the training split (models/synth/scenes.py: its fonts, designs and tables;
@@ -27,12 +30,13 @@ import typer
 from models.datasets import DATA_DIR, render_cached
 from models.locator_training import export_locator, fit_locator, locator_frames, locator_maker, padded
 from models.synth.dominoes import render_dominoes
-from models.synth.scenes import render_scene
+from models.synth.scenes import PORTRAIT_SIZE, render_scene
 from models.synth.sticks import SCENE_KINDS, StickSceneSpec, render_stick_scene
 from models.synth.tables import PATTERN_TRAIN_TABLES
 from models.train_cards import training_spec
 from models.train_dominoes import training_spec as domino_training_spec
 from vision.cards.centres import CHANNELS, INPUT_SIZE, MODEL_PATH, STRIDE, encode_targets, letterbox
+from vision.geometry import landscape, turned
 
 CHECKPOINT = DATA_DIR / "card_locate.pt"
 MOST_CARDS = 64  # in one training scene
@@ -45,6 +49,8 @@ MAT_SEED = 33_000_000  # apart from the calibration evaluation's race views (see
 STREAKED_CACHE = "card-locate-frames-streaked"
 STREAKED_SEED = 34_000_000
 STREAKED_SHARE = 0.6
+PORTRAIT_CACHE = "card-locate-frames-portrait"
+PORTRAIT_SEED = 36_000_000
 
 
 def _sample(image: np.ndarray, cards: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -73,6 +79,15 @@ def streaked_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
     """frame_sample with STREAKED_SHARE of the cards crossed by glare or a printed band: a card must stay a
     card when a band breaks its face and, on a glossy card, its edges."""
     return frame_sample(seed, streaks=STREAKED_SHARE)
+
+
+def portrait_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A training scene rendered as a phone held upright takes it (PORTRAIT_SIZE), turned to landscape as the
+    reader turns such a frame (`vision.geometry.landscape`): a tilted table's far cards then lie at the
+    frame's side, foreshortened across it, as in no landscape render."""
+    scene = render_scene(seed, replace(training_spec(seed, "train"), size=PORTRAIT_SIZE))
+    image, height = landscape(scene.image)
+    return _sample(image, [turned(card.corners, height) for card in scene.cards])
 
 
 def card_free_image(seed: int) -> np.ndarray:
@@ -124,7 +139,12 @@ def mat_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def locator_data(
-    scenes: int, pattern_scenes: int, free_scenes: int = 0, mat_scenes: int = 0, streaked_scenes: int = 0
+    scenes: int,
+    pattern_scenes: int,
+    free_scenes: int = 0,
+    mat_scenes: int = 0,
+    streaked_scenes: int = 0,
+    portrait_scenes: int = 0,
 ) -> dict[str, np.ndarray]:
     """The cached frames and their targets (vision.cards.centres.encode_targets)."""
     blocks = [render_cached(FRAMES_CACHE, frame_sample, FIRST_SEED, scenes)]
@@ -137,6 +157,8 @@ def locator_data(
         blocks.append(render_cached(MAT_CACHE, mat_sample, MAT_SEED, mat_scenes))
     if streaked_scenes:
         blocks.append(render_cached(STREAKED_CACHE, streaked_sample, STREAKED_SEED, streaked_scenes))
+    if portrait_scenes:
+        blocks.append(render_cached(PORTRAIT_CACHE, portrait_sample, PORTRAIT_SEED, portrait_scenes))
     return locator_frames(blocks, encode_targets)
 
 
@@ -146,6 +168,7 @@ def train(
     free_scenes: int = typer.Option(800, help="frames with no card: dominoes and sticks (cached in data/)"),
     mat_scenes: int = typer.Option(600, help="cards in lanes on the play mat, raw and top-down (cached in data/)"),
     streaked_scenes: int = typer.Option(1200, help="training scenes with bands across cards (cached in data/)"),
+    portrait_scenes: int = typer.Option(0, help="training scenes in portrait frames, turned (cached in data/)"),
     steps: int = typer.Option(16000, help="training steps of 16 windows"),
     seed: int = typer.Option(0),
     resume: bool = typer.Option(False, help="fine-tune from the checkpoint"),
@@ -160,7 +183,7 @@ def train(
     import torch
 
     torch.set_num_threads(1)  # the machine is shared: one core for training
-    data = locator_data(scenes, pattern_scenes, free_scenes, mat_scenes, streaked_scenes)
+    data = locator_data(scenes, pattern_scenes, free_scenes, mat_scenes, streaked_scenes, portrait_scenes)
     print(f"{len(data['canvas'])} frames, {int((data['heat'] > 0.999).sum())} cards")
     model, report = fit_locator(
         locator_maker(len(CHANNELS), start),
@@ -180,13 +203,15 @@ def train(
     training = {
         "scenes": scenes, "pattern_scenes": pattern_scenes, "free_scenes": free_scenes,
         "mat_scenes": mat_scenes, "streaked_scenes": streaked_scenes, "streaked_share": STREAKED_SHARE,
+        "portrait_scenes": portrait_scenes, "portrait_seed": PORTRAIT_SEED,
         "first_seed": FIRST_SEED,
         "seed": seed, "resumed": resume or start is not None,
         "data": "models/synth/scenes.py renders, split=train (models.train_cards.training_spec), on its tables, "
                 "then pattern_scenes more on PATTERN_TRAIN_TABLES; free_scenes with no card "
                 "(models/synth/dominoes.py without distractors, models/synth/sticks.py); mat_scenes of cards in "
                 "lanes on the play mat (calibration/synth.py race views, training designs), half top-down; "
-                "streaked_scenes more of the first kind with bands across streaked_share of their cards",
+                "streaked_scenes more of the first kind with bands across streaked_share of their cards; "
+                "portrait_scenes more of the first kind rendered 720x1280 and turned to landscape",
         **report,
     }  # fmt: skip
     export_locator(model, out, MODEL_PATH, INPUT_SIZE, CHANNELS, STRIDE, training)

@@ -99,6 +99,9 @@ def card_outline_mm(center: np.ndarray, angle: float, scale: float = 1.0) -> np.
     return local @ np.array([[c, s], [-s, c]]) + center
 
 
+PORTRAIT_SIZE = (720, 1280)  # width, height of a frame from a phone held upright
+
+
 @dataclass(frozen=True)
 class SceneSpec:
     split: str = "train"

@@ -6,8 +6,15 @@ import cv2
 import numpy as np
 import pytest
 
-from models.synth.scenes import render_scene
-from models.train_card_locator import MAT_SEED, card_free_sample, frame_sample, mat_sample
+from models.synth.scenes import PORTRAIT_SIZE, render_scene
+from models.train_card_locator import (
+    MAT_SEED,
+    PORTRAIT_SEED,
+    card_free_sample,
+    frame_sample,
+    mat_sample,
+    portrait_sample,
+)
 from models.train_cards import training_spec
 from vision.cards.centres import GRID, INPUT_SIZE, encode_targets
 from vision.cards.classify import CardClassifier
@@ -47,6 +54,20 @@ def test_mat_views_hold_their_lanes_cards(seed: int) -> None:
     readings = CardClassifier().read(canvas[0], [c.astype(np.float32) for c in cards])
     read = [r for r in readings if r is not None and not r.rejected]
     assert len(read) >= 0.75 * len(cards)
+
+
+def test_portrait_frames_are_turned_with_their_cards_and_faces() -> None:
+    """The targets follow the frame's turn point for point, so each card keeps its face's corner order: the
+    classifier, given them in order, reads each card's own face the right way up."""
+    seed = PORTRAIT_SEED + 3
+    canvas, corners = portrait_sample(seed)
+    assert canvas.shape == (1, INPUT_SIZE[1], INPUT_SIZE[0], 3)
+    scene = render_scene(seed, replace(training_spec(seed, "train"), size=PORTRAIT_SIZE))
+    cards = _cards(corners)
+    assert len(cards) == len(scene.cards) >= 3
+    readings = CardClassifier().read(canvas[0], [c.astype(np.float32) for c in cards], either_way=False)
+    right = [r is not None and r.face == truth.face for r, truth in zip(readings, scene.cards, strict=True)]
+    assert sum(right) >= 0.75 * len(cards)
 
 
 def test_streaks_cross_cards_only_and_leave_other_scenes_as_they_were() -> None:
