@@ -34,6 +34,9 @@ lint: $(STAMP)
 train: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,train]'
 	$(BIN)/python -m models.train_card_locator
+	$(BIN)/python -m models.train_card_locator --scenes 1200 --pattern-scenes 600 --free-scenes 400 --mat-scenes 300 \
+		--streaked-scenes 600 --portrait-scenes 600 --start models/card_locate.onnx --steps 6000 --lr 5e-4 --seed 9 \
+		--checkpoint data/card_locate_portrait.pt --out models/card_locate_portrait.onnx
 	$(BIN)/python -m models.train_card_corners
 	$(BIN)/python -m models.train_cards
 	$(BIN)/python -m models.finetune_cards

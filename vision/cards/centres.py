@@ -24,6 +24,11 @@ STRIDE = 4
 GRID = (INPUT_SIZE[0] // STRIDE, INPUT_SIZE[1] // STRIDE)
 CHANNELS = ("heat", "dx", "dy", "u_cos", "u_sin", "v_cos", "v_sin")
 MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "card_locate.onnx"
+# The locator trained on from MODEL_PATH with portrait frames among its scenes (models/train_card_locator.py):
+# a phone held upright sees a tilted table's far cards small and foreshortened along the turned frame's width,
+# as no landscape render shows them. It reads portrait frames better and landscape ones worse
+# (models/digit_cards.md), so each reads the frames it is better at.
+PORTRAIT_MODEL_PATH = MODEL_PATH.with_name("card_locate_portrait.onnx")
 PEAK_THRESHOLD = 0.3
 FAINT_THRESHOLD = 0.2  # peaks up to PEAK_THRESHOLD are read only away from cards read (vision/cards/recognize.py)
 

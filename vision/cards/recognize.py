@@ -11,7 +11,7 @@ import numpy as np
 
 from vision.cards.artwork import CARD_MM, CardFace
 from vision.cards.centres import MODEL_PATH as LOCATOR_PATH
-from vision.cards.centres import PEAK_THRESHOLD, CardLocator, HeatMap, half_axes, outline
+from vision.cards.centres import PEAK_THRESHOLD, PORTRAIT_MODEL_PATH, CardLocator, HeatMap, half_axes, outline
 from vision.cards.classify import CardClassifier, Reading
 from vision.cards.corners import CornerRefiner
 from vision.cards.locate import locate_card_quads
@@ -193,7 +193,8 @@ class CardRecognizer:
     """Frames in, cards out. Holds the models; build one and reuse it.
 
     Two proposal sources feed one classifier: edges and brightness (generic, any camera) and the locator
-    network, which marks each card's centre and axes (busy or low-contrast tables, touching cards). The corner
+    network, which marks each card's centre and axes (busy or low-contrast tables, touching cards; portrait
+    frames have a locator of their own, `locator_for`). The corner
     network puts the locator's loose outlines, and any outline the classifier doubts, on the card's own
     corners. The classifier is the judge.
     """
@@ -205,9 +206,11 @@ class CardRecognizer:
         corners: CornerRefiner | None = None,
         focus: FocusGauge | None = None,
         closer_locator: CardLocator | None = None,
+        portrait_locator: CardLocator | None = None,
     ) -> None:
         self.classifier = classifier or CardClassifier.shipped()
         self.locator = locator or CardLocator()
+        self.portrait_locator = portrait_locator or CardLocator(PORTRAIT_MODEL_PATH)
         self.closer_locator = closer_locator or CardLocator(quantized(LOCATOR_PATH))
         self.corners = corners or CornerRefiner()
         self.focus = focus or FocusGauge()
@@ -267,7 +270,7 @@ class CardRecognizer:
         t0 = time.perf_counter()
         edge_quads = locate_card_quads(image)
         t1 = time.perf_counter()
-        scored, heat = self.locator.read(image)
+        scored, heat = self.locator_for(image).read(image)
         edge_quads = hottest(edge_quads, heat, MOST_EDGE_OUTLINES)
         # An outline the edges already give needs no second reading.
         loose = [(s, q) for s, q in scored if not _outlined(q, edge_quads)]
@@ -290,6 +293,10 @@ class CardRecognizer:
             "closer_ms": (t4 - t3) * 1000,
             "neighbours_ms": (t5 - t4) * 1000,
         }
+
+    def locator_for(self, image: np.ndarray) -> CardLocator:
+        """The locator that reads frames of the image's shape best: portrait frames have their own."""
+        return self.portrait_locator if image.shape[0] > image.shape[1] else self.locator
 
     def read_outlines(self, image: np.ndarray, quads: list[np.ndarray], cards: list[Card]) -> list[Card]:
         """The cards among the outlines, apart from `cards` already read: one reading per card, and the
