@@ -164,7 +164,9 @@ def test_a_portrait_frame_reads_as_well_as_its_landscape_original(recognizer: Ca
     Read by the landscape locator both ways: this is the turn's test, the portrait locator has its own
     (tests/vision/test_portrait_locator.py)."""
     r = recognizer
-    turned_reader = CardRecognizer(r.classifier, r.locator, r.corners, r.focus, r.closer_locator, r.locator)
+    turned_reader = CardRecognizer(
+        r.classifier, r.locator, r.corners, r.focus, r.closer_locator, portrait_locator=r.locator
+    )
     landscape_score, portrait_score = CardScore(), CardScore()
     for seed in range(HELDOUT_SEED + 100, HELDOUT_SEED + 112):
         scene = render_scene(seed, training_spec(seed, "heldout"))
