@@ -46,3 +46,18 @@ def test_a_truncated_jpeg_is_refused(tmp_path) -> None:
     cut.write_bytes(data[: len(data) * 6 // 10])
     with pytest.raises(ImageLoadError, match="damaged or truncated"):
         load_image(cut)
+
+
+def test_a_phone_photo_stored_sideways_is_read_the_way_it_is_shown(tmp_path) -> None:
+    """Phones store a portrait photo's pixels sideways and tag it (EXIF Orientation 6: turn a quarter
+    clockwise to show it). The reader must see it as shown, or portrait frames would reach it sideways."""
+    shown = np.zeros((64, 32, 3), np.uint8)
+    shown[:16, :16] = 255  # a white block at the top left as shown
+    photo = Image.fromarray(np.ascontiguousarray(np.rot90(shown)))  # stored a quarter anticlockwise
+    exif = photo.getexif()
+    exif[0x0112] = 6
+    path = tmp_path / "phone.jpg"
+    photo.save(path, exif=exif.tobytes(), quality=95)
+    image = load_image(path)
+    assert image.shape == shown.shape
+    assert image[:16, :16].mean() > 200 and image[16:, :].mean() < 40 and image[:, 16:].mean() < 40
