@@ -188,7 +188,7 @@ def evaluate_calibration(frames: int, lane_frames: int, seed: int) -> None:
 
     with Progress(console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task("mat views", total=frames)
-        homography = measure_accuracy(frames, seed, on_frame=lambda: progress.advance(task))
+        homography = measure_accuracy(frames, seed, on_frame=lambda: progress.advance(task)) if frames else None
         task = progress.add_task("cards in lanes", total=lane_frames)
         lanes = (
             measure_lanes(lane_frames, seed + 1000, on_frame=lambda: progress.advance(task)) if lane_frames else None

@@ -197,7 +197,7 @@ def zones(
 
 @evaluate_app.command("calibration")
 def evaluate_calibration(
-    frames: int = typer.Option(200, help="Rendered mat views for the homography's accuracy (within 2 mm)."),
+    frames: int = typer.Option(200, help="Rendered mat views for the homography's accuracy (within 2 mm; 0: skip)."),
     lane_frames: int = typer.Option(40, help="Rendered mat views with cards in lanes, read three ways (0: skip)."),
     seed: int = typer.Option(0, help="First view seed; the lane views start 1000 later."),
 ) -> None:

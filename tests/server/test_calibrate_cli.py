@@ -202,3 +202,10 @@ def test_evaluate_calibration_reports_both_figures() -> None:
     assert out["homography"]["frames"] == 2 and 0 <= out["homography"]["within_tolerance"] <= 1
     assert set(out["lanes"]) >= {"raw", "topdown", "both", "cards_laid"}
     assert out["lanes"]["both"]["cards_read_right"] >= out["lanes"]["raw"]["cards_read_right"]
+
+
+def test_evaluate_calibration_skips_either_figure_when_given_no_views() -> None:
+    result = tableref("evaluate", "calibration", "--frames", "0", "--lane-frames", "1")
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["homography"] is None and out["lanes"]["cards_laid"] > 0
