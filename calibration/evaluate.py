@@ -61,6 +61,8 @@ def measure_accuracy(
     Timing runs OpenCV on one thread, the budget the live loop has (target: under 15 ms at 1280x720);
     CPU time is reported beside wall time because wall time also counts whatever else the machine runs.
     """
+    if frames < 1:
+        raise ValueError(f"measure_accuracy needs at least one frame, not {frames}")
     layout = layout or MatLayout()
     points = known_points(layout)
     errors, times, cpu_times, missed = [], [], [], 0

@@ -52,6 +52,11 @@ def test_accuracy_on_rendered_mats():
     assert result["median_error_mm"] < 0.5
 
 
+def test_accuracy_over_no_frames_is_refused_plainly():
+    with pytest.raises(ValueError, match="at least one frame"):
+        measure_accuracy(frames=0)
+
+
 @pytest.mark.slow
 def test_accuracy_on_many_rendered_mats():
     result = measure_accuracy(frames=2000, seed=99)
