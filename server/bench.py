@@ -14,7 +14,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 from vision.image_io import load_image
-from vision.table import KINDS, TableReader
+from vision.table import KINDS, TableReader, TableReading
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
 
@@ -42,19 +42,19 @@ def run_bench(repeat: int, samples: Path = SAMPLES) -> dict[str, dict]:
         for picture in pictures:
             image = load_image(picture)
             timings: dict[str, list[dict[str, float]]] = {name: [] for name in readers}
+            last: dict[str, TableReading] = {}  # each reader's latest reading
             for name, reader in readers.items():
                 for i in range(repeat + 2):
-                    reading = reader.read(image, picture.name)
+                    last[name] = reader.read(image, picture.name)
                     if i >= 2:  # the first runs warm caches and the ONNX sessions
-                        timings[name].append(reading.timings)
+                        timings[name].append(last[name].timings)
                     progress.advance(task)
-            together = readers["all"].read(image, picture.name)
             # One run of each reader alone, stage by stage (their stage names differ by their kind's prefix).
             runs_alone = zip(*(timings[kind] for kind in KINDS), strict=True)
             alone = [{stage: ms for r in runs for stage, ms in r.items()} for runs in runs_alone]
             results[picture.stem] = {
                 "size": f"{image.shape[1]}x{image.shape[0]}",
-                "found": {kind: len(getattr(together, kind)) for kind in KINDS},
+                "found": {kind: len(getattr(last["all"], kind)) for kind in KINDS},
                 "kinds_ms": {kind: statistics.median(_kind_ms(r, kind) for r in alone) for kind in KINDS},
                 "stages_ms": {stage: statistics.median(r[stage] for r in alone) for stage in alone[0]},
                 "total_ms": statistics.median(sum(r.values()) for r in timings["all"]),
