@@ -15,7 +15,7 @@ from models.synth.dominoes import render_dominoes
 from models.synth.sticks import render_stick_scene
 from vision.cards.recognize import CardRecognizer
 from vision.locator import flat_gain
-from vision.sharpen import SOFT_BELOW, FocusGauge, sharpened
+from vision.sharpen import EDGE_SHARE, LEVEL_STEPS, SOFT_BELOW, FocusGauge, _top_level, sharpened
 
 
 def sharpness(image: np.ndarray) -> float:
@@ -66,6 +66,47 @@ def test_a_frame_out_of_focus_measures_softer(seed: int, sigma: float) -> None:
     soft = cv2.GaussianBlur(frame, (0, 0), sigma)
     assert gauge.softness(soft) < gauge.softness(frame)
     assert gauge.softness(frame) >= SOFT_BELOW
+
+
+def whole_histogram_top_level(difference: np.ndarray) -> float:
+    """`_top_level` as it was first written: the histogram of every pixel's level."""
+    quarters = cv2.convertScaleAbs(difference, alpha=LEVEL_STEPS)
+    counts = cv2.calcHist([quarters], [0], None, [256], [0, 256]).ravel()
+    below = np.cumsum(counts)
+    target = (1 - EDGE_SHARE) * quarters.size
+    level = int(np.searchsorted(below, target))
+    before = below[level - 1] if level > 0 else 0.0
+    return (level + (target - before) / max(counts[level], 1.0)) / LEVEL_STEPS
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.sampled_from(["edges", "flat", "off the sample", "on the sample"]),
+    st.integers(8, 300),
+    st.integers(8, 300),
+)
+def test_the_top_level_counts_only_the_top_yet_matches_a_whole_histogram(
+    seed: int, kind: str, height: int, width: int
+) -> None:
+    """The focus measure counts only the pixels over a floor that a sparse sample sets. It gives what the
+    whole histogram gives, also where the top pixels lie off the sample (every fourth row and column) or
+    only on it."""
+    rng = np.random.default_rng(seed)
+    difference = rng.exponential(rng.uniform(0.2, 6.0), (height, width)).astype(np.float32)
+    if kind == "flat":
+        difference[:] = rng.uniform(0, 70)
+    elif kind == "off the sample":
+        bright = rng.random((height, width)) < rng.uniform(0, 0.01)
+        bright[::4, ::4] = False
+        difference[bright] += rng.uniform(5, 80)
+    elif kind == "on the sample":  # the sample's top is the whole frame's: its floor is too high
+        bright = np.zeros((height, width), bool)
+        bright[::4, ::4] = rng.random(bright[::4, ::4].shape) < rng.uniform(0.005, 0.015)
+        difference[bright] += rng.uniform(5, 80)
+    # The reference's arithmetic is float32 (calcHist's counts), to about a ten-millionth of the pixel count.
+    expected = whole_histogram_top_level(difference)
+    assert _top_level(difference) == pytest.approx(expected, rel=0, abs=difference.size * 1e-7)
 
 
 def test_held_out_renders_are_told_soft_or_in_focus() -> None:
