@@ -92,6 +92,8 @@ def split_runs(
     pieces (equal on the table plane `plane` maps the picture to). The unit is each touching group's own;
     a stick touching none is left whole, as it may be no stick at all, and so are the sticks of a group
     that does not lie along two square directions (a heap of pick-up sticks, read in part, holds no run).
+    A group of two readings is cut only where they lie in line: any two sticks, crossed or touching in a heap,
+    run square in some plane, and a layout's runs read as two square readings are rare.
     Given the locator's `end_points` (image px), a run is cut only where an end peak marks every joint:
     where sticks meet end to end the network marks their ends, along one whole stick it marks none. A run is
     not cut into pieces shorter than `shortest` image px, which would be too short to read as sticks."""
@@ -103,7 +105,7 @@ def split_runs(
     crooked = np.zeros(len(ends), bool)
     for members in group(ends):
         off = (_off_square(plane_ends[members, 1] - plane_ends[members, 0]) > ANGLE_CAP).sum()
-        if len(members) >= 2 and off <= 1:
+        if (len(members) >= 3 or (len(members) == 2 and _in_line(plane_ends[members]))) and off <= 1:
             units[members] = unit_length(lengths[members])
             crooked[members] = off == 1
     inverse = np.linalg.inv(plane)
@@ -124,6 +126,13 @@ def split_runs(
             continue
         pieces += [(i, np.array([points[j], points[j + 1]])) for j in range(k)]
     return pieces
+
+
+def _in_line(pair: np.ndarray) -> bool:
+    """Whether two sticks (2 x 2 x 2) run within ANGLE_CAP of one direction."""
+    first, second = pair[:, 1] - pair[:, 0]
+    cosine = abs(first @ second) / max(float(np.linalg.norm(first) * np.linalg.norm(second)), 1e-9)
+    return cosine >= math.cos(ANGLE_CAP)
 
 
 def _joints_marked(joints: np.ndarray, end_points: np.ndarray, piece: float) -> bool:
