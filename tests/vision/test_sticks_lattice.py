@@ -163,14 +163,14 @@ def test_a_run_is_not_cut_into_pieces_too_short_to_read(shortest: float) -> None
     ("other", "cut"),
     [
         (SQUARE, False),  # two heap sticks touching or crossed: some plane makes any two square
-        (np.array([[100.0, 50.0], [100.0, -50.0]]), False),
+        (np.array([[100.0, 50.0], [100.0, -50.0]]), False),  # a heap stick crossing it
         (np.array([[200.0, 0.0], [300.0, 0.0]]), True),  # a line of sticks read as a run and one more
         (np.array([[100.0, 1.0], [200.0, 0.0]]), True),  # the run's last stick also read alone
     ],
 )
 def test_a_group_of_two_readings_is_cut_only_in_line(other: np.ndarray, cut: bool) -> None:
-    """On the held-out renders, square pairs cut as runs were mostly heap sticks, made pieces that are no stick
-    and broken layouts that read as a card (models/sticks.md, fortieth session)."""
+    """On the held-out renders, the square pairs cut as runs were mostly heap sticks: cutting them made pieces
+    that are no stick, and broken layouts read as a card (models/sticks.md, fortieth session)."""
     pieces = split_runs(np.array([RUN, other]), np.eye(3))
     assert len([e for i, e in pieces if i == 0]) == (2 if cut else 1)
 
