@@ -8,9 +8,11 @@ import pytest
 
 from calibration.evaluate import mat_views
 from models.evaluate_sticks import StickScore, evaluate_sticks, match_sticks, score_scene
+from models.synth.degrade import Degradation, degrade
 from models.synth.scenes import SceneSpec, render_scene
 from models.synth.sticks import StickScene, StickSceneSpec, render_stick_scene
 from rules.sticks import Edge
+from vision.sharpen import SOFT_BELOW, sharpened
 from vision.sticks import Polystick, Stick, StickRecognizer, recognize_sticks
 from vision.sticks.detections import DetectionError
 
@@ -122,6 +124,25 @@ def test_timed_reports_each_stage() -> None:
     }
     assert set(times) == stages
     assert all(ms >= 0 for ms in times.values())
+
+
+def test_the_focus_is_measured_only_where_the_first_reading_is_not_settled(monkeypatch) -> None:
+    """A card read at sure peaks, stick by stick, is not read again sharpened; a broken layout (no card) is
+    measured, and out of focus it is read again sharpened."""
+    reader = StickRecognizer()
+    measured, read = [], []
+    measure, both = reader.focus.softness, reader._both_networks
+    monkeypatch.setattr(reader.focus, "softness", lambda frame: measured.append(frame) or measure(frame))
+    monkeypatch.setattr(reader, "_both_networks", lambda frame, *args: read.append(frame) or both(frame, *args))
+    for seed in range(SEED, SEED + 4):
+        _, polysticks = reader(scene(seed, "lattice", seed % 55 + 1, "birch").image)
+        assert any(p.card == seed % 55 + 1 for p in polysticks)
+    assert len(measured) < 4  # the settled readings were not measured
+    broken = degrade(scene(SEED, "illegal", table="birch").image, Degradation.soft, SEED)
+    measured.clear(), read.clear()
+    reader(broken)
+    assert len(measured) == 1 and measure(broken) < SOFT_BELOW
+    assert read[0] is broken and np.array_equal(read[1], sharpened(broken))  # then its mirror images
 
 
 def test_stick_json_contract() -> None:
