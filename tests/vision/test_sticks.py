@@ -139,7 +139,8 @@ def test_the_focus_is_measured_only_where_the_first_reading_is_not_settled(monke
         assert any(p.card == seed % 55 + 1 for p in polysticks)
     assert len(measured) < 4  # the settled readings were not measured
     broken = degrade(scene(SEED, "illegal", table="birch").image, Degradation.soft, SEED)
-    measured.clear(), read.clear()
+    measured.clear()
+    read.clear()
     reader(broken)
     assert len(measured) == 1 and measure(broken) < SOFT_BELOW
     assert read[0] is broken and np.array_equal(read[1], sharpened(broken))  # then its mirror images
