@@ -1,10 +1,7 @@
 import shutil
-from pathlib import Path
 
-from server.bench import run_bench
+from server.bench import SAMPLES, run_bench
 from vision.table import KINDS
-
-SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
 
 def test_each_recogniser_is_timed_alone_with_its_own_focus_measure(tmp_path) -> None:
