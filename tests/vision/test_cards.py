@@ -5,6 +5,8 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import vision.cards.recognize as recognize
 from models.evaluate import CardScore, evaluate_cards, score_scene
@@ -454,3 +456,36 @@ def test_a_polish_onto_another_card_is_refused(recognizer: CardRecognizer, monke
     assert polished[0] is cards[0]
     monkeypatch.setattr(recognizer.corners, "refine", lambda image, quads: [first.corners.astype(np.float32)])
     assert recognizer.polished(scene.image, cards)[0].confidence > 0.3  # while its own corners are read again
+
+
+def _card_at(cx: float, cy: float, half_w: float, half_h: float, turn: float) -> np.ndarray:
+    c, s = np.cos(turn), np.sin(turn)
+    box = np.array([[-half_w, -half_h], [half_w, -half_h], [half_w, half_h], [-half_w, half_h]])
+    return (box @ np.array([[c, s], [-s, c]]) + (cx, cy)).astype(np.float32)
+
+
+outlines = st.lists(
+    st.builds(
+        _card_at,
+        st.floats(-200, 1400),
+        st.floats(-150, 850),
+        st.floats(10, 120),
+        st.floats(10, 160),
+        st.floats(0, 2 * np.pi),
+    ),
+    max_size=12,
+)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(quads=outlines, cards=outlines)
+def test_free_outlines_are_those_in_frame_clashing_with_no_card(quads, cards) -> None:
+    """The batched test agrees with the per-pair rule it stands for, near misses included."""
+    read = [Card(CardFace("digit", (1,)), q, 0.9) for q in cards]
+    w, h = 1280, 720
+
+    def in_frame(q: np.ndarray) -> bool:
+        return bool(((q[:, 0] > -0.1 * w) & (q[:, 0] < 1.1 * w) & (q[:, 1] > -0.1 * h) & (q[:, 1] < 1.1 * h)).all())
+
+    expected = [in_frame(q) and not any(recognize._same_card(q, c.corners) for c in read) for q in quads]
+    assert recognize._free(quads, read, (w, h)) == expected

@@ -168,11 +168,24 @@ def _outlined(quad: np.ndarray, outlines: list[np.ndarray]) -> bool:
     return any(quad_iou(quad, outlines[i]) > OUTLINED_IOU for i in np.flatnonzero(near))
 
 
-def _free(quad: np.ndarray, cards: list[Card], size: tuple[int, int]) -> bool:
+def _free(quads: list[np.ndarray], cards: list[Card], size: tuple[int, int]) -> list[bool]:
+    """For each outline: within a tenth of the frame beyond its edges, and no card of `cards` (`_same_card`)."""
+    if not quads:
+        return []
     w, h = size
-    inside = (quad[:, 0] > -0.1 * w).all() and (quad[:, 0] < 1.1 * w).all()
-    inside = inside and (quad[:, 1] > -0.1 * h).all() and (quad[:, 1] < 1.1 * h).all()
-    return inside and not any(_same_card(quad, c.corners) for c in cards)
+    q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    inside = ((q[..., 0] > -0.1 * w) & (q[..., 0] < 1.1 * w) & (q[..., 1] > -0.1 * h) & (q[..., 1] < 1.1 * h)).all(1)
+    if not cards:
+        return inside.tolist()
+    # Only pairs close enough to touch get the full test; the margin keeps `_same_card` the judge at the edge.
+    c = np.array([card.corners for card in cards], np.float64)
+    reach = (np.linalg.norm(q[:, 0] - q[:, 2], axis=1)[:, None] + np.linalg.norm(c[:, 0] - c[:, 2], axis=1)) / 2
+    apart = np.linalg.norm(q.mean(axis=1)[:, None] - c.mean(axis=1)[None], axis=2)
+    near = apart <= reach + 1e-3
+    return [
+        bool(ok) and not any(_same_card(quads[i], cards[j].corners) for j in np.flatnonzero(near[i]))
+        for i, ok in enumerate(inside)
+    ]
 
 
 def _rescaled(direction: np.ndarray, length: np.ndarray) -> np.ndarray:
@@ -307,7 +320,7 @@ class CardRecognizer:
         doubtful = [r.corners for r in readings if r.rejected or r.confidence < MIN_CONFIDENCE]
         found = found + self.reread(image, doubtful, cards + found)
         h, w = image.shape[:2]
-        return [c for c in found if _free(c.corners, cards, (w, h))]
+        return [c for c, free in zip(found, _free([c.corners for c in found], cards, (w, h)), strict=True) if free]
 
     def read_nested(self, image: np.ndarray, quads: list[np.ndarray]) -> list[Reading | None]:
         """Readings of the outlines, reading an outline inside another (a card's printed frame inside its rim)
@@ -328,10 +341,11 @@ class CardRecognizer:
     def reread(self, image: np.ndarray, doubtful: list[np.ndarray], cards: list[Card]) -> list[Card]:
         """Cards among the doubted outlines, each read again on the corners the corner network moves it to."""
         h, w = image.shape[:2]
-        left = [q for q in doubtful if _free(q, cards, (w, h))]
+        left = [q for q, free in zip(doubtful, _free(doubtful, cards, (w, h)), strict=True) if free]
         readings = self.classifier.read(image, self.corners.refine(image, left))
         found = select_cards([r for r in readings if r is not None], image)
-        return [c for c in found if _free(c.corners, cards, (w, h)) and _rimmed(image, c)]
+        free = _free([c.corners for c in found], cards, (w, h))
+        return [c for c, f in zip(found, free, strict=True) if f and _rimmed(image, c)]
 
     def read_resized(self, image: np.ndarray, scored: list[tuple[float, np.ndarray]], cards: list[Card]) -> list[Card]:
         """Cards at locator peaks whose outlines came out the wrong size. On a busy cloth the locator finds a
@@ -343,11 +357,12 @@ class CardRecognizer:
         h, w = image.shape[:2]
         centres = np.array([c.center for c in cards])
         outlines = []
-        for _, quad in sorted(scored, key=lambda sq: -sq[0]):
+        peaks = [q for _, q in sorted(scored, key=lambda sq: -sq[0])]
+        for quad, free in zip(peaks, _free(peaks, cards, (w, h)), strict=True):
             if len(outlines) == RESIZE_LIMIT:
                 break
             center, u, v = half_axes(quad)
-            if min(np.linalg.norm(u), np.linalg.norm(v)) < 1 or not _free(quad, cards, (w, h)):
+            if min(np.linalg.norm(u), np.linalg.norm(v)) < 1 or not free:
                 continue
             _, card_u, card_v = half_axes(cards[int(np.argmin(np.linalg.norm(centres - center, axis=1)))].corners)
             outlines.append(outline(center, _rescaled(u, card_u), _rescaled(v, card_v)))
@@ -361,7 +376,8 @@ class CardRecognizer:
         if not cards or min(np.linalg.norm(c.corners[3] - c.corners[0]) for c in cards) * scale >= CLOSER_BELOW:
             return []
         scored = self.closer_locator.read_closer(image, (0, 0, w, h), ZOOM * scale)
-        loose = [q for s, q in scored if s >= PEAK_THRESHOLD and _free(q, cards, (w, h))]
+        peaks = [q for s, q in scored if s >= PEAK_THRESHOLD]
+        loose = [q for q, free in zip(peaks, _free(peaks, cards, (w, h)), strict=True) if free]
         return self.read_outlines(image, dedupe_quads(self.corners.refine(image, loose)), cards)
 
     def grow(self, image: np.ndarray, cards: list[Card], heat: HeatMap) -> list[Card]:
@@ -380,11 +396,8 @@ class CardRecognizer:
             beside = np.arange(len(quads)) % 4 < 2
             lined = beside & points_in_quads(np.array([c.center for c in cards]), opposite).any(axis=0)
             seen = heat.at(np.array([q.mean(axis=0) for q in quads]))
-            quads = [
-                q
-                for q, p, line in zip(quads, seen, lined, strict=True)
-                if (line or p > NEIGHBOUR_HEAT) and _free(q, cards, (w, h))
-            ]
+            quads = [q for q, p, line in zip(quads, seen, lined, strict=True) if line or p > NEIGHBOUR_HEAT]
+            quads = [q for q, free in zip(quads, _free(quads, cards, (w, h)), strict=True) if free]
             frontier = self.read_outlines(image, dedupe_quads([refine_quad(image, q) for q in quads]), cards)
             cards = cards + frontier
         return cards
