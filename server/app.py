@@ -30,7 +30,8 @@ app.add_typer(evaluate_app, name="evaluate")
 DEGRADE_OPTION = typer.Option(
     Degradation.none,
     help="Make each render worse first: jpeg (compressed again at quality 40), dim (light cut to 45 % with "
-    "sensor noise), blur (the camera moving 11 px) or soft (out of focus: a Gaussian blur of sigma 2 px).",
+    "sensor noise), bright (overexposed: light raised 1.6 times, cut off at white), blur (the camera moving "
+    "11 px) or soft (out of focus: a Gaussian blur of sigma 2 px).",
 )
 
 

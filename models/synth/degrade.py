@@ -4,6 +4,8 @@ A render is already photographed (light, glare, blur, noise, JPEG at quality 45-
 These go past that, one kind at a time, so an evaluation says how much each costs:
 - `jpeg`: compressed once more at quality 40, as a webcam's stream or a messaging app does;
 - `dim`: the light cut to 45 % and sensor noise of sigma 6 added, as in a dim room at high gain;
+- `bright`: overexposed, the light raised 1.6 times and cut off at white, as auto-exposure metering a dark
+  cloth, or a lamp straight above, gives: light cards, tiles and tables lose their detail in the white;
 - `blur`: the camera moving 11 px at a random angle during the exposure;
 - `soft`: out of focus, a Gaussian blur of sigma 2 px, as a cheap webcam's fixed focus gives close up.
 Each is a pure function of the frame and the scene's seed.
@@ -19,6 +21,7 @@ import numpy as np
 JPEG_QUALITY = 40
 DIM_LIGHT = 0.45
 DIM_NOISE = 6.0
+BRIGHT_LIGHT = 1.6
 BLUR_LENGTH = 11
 SOFT_SIGMA = 2.0
 
@@ -27,6 +30,7 @@ class Degradation(StrEnum):
     none = "none"
     jpeg = "jpeg"
     dim = "dim"
+    bright = "bright"
     blur = "blur"
     soft = "soft"
 
@@ -53,6 +57,8 @@ def degrade(image: np.ndarray, how: Degradation, seed: int) -> np.ndarray:
     if how == Degradation.dim:
         noise = rng.normal(0, DIM_NOISE, image.shape).astype(np.float32)
         return np.clip(image.astype(np.float32) * DIM_LIGHT + noise, 0, 255).astype(np.uint8)
+    if how == Degradation.bright:
+        return cv2.convertScaleAbs(image, alpha=BRIGHT_LIGHT)  # saturates at 255
     if how == Degradation.blur:
         return cv2.filter2D(image, -1, motion_kernel(BLUR_LENGTH, float(rng.uniform(0, 180))))
     if how == Degradation.soft:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.synth.degrade import DIM_LIGHT, Degradation, degrade, worsened
+from models.synth.degrade import BRIGHT_LIGHT, DIM_LIGHT, Degradation, degrade, worsened
 from models.synth.scenes import render_scene
 from models.train_cards import training_spec
 
@@ -44,6 +44,14 @@ def test_dim_cuts_the_light_and_adds_noise(frame: np.ndarray) -> None:
     assert float(worse.mean()) == pytest.approx(DIM_LIGHT * float(frame.mean()), rel=0.05)
     flat = np.full_like(frame, 128)
     assert degrade(flat, Degradation.dim, 1).std() > 3  # noise where there was none
+
+
+def test_bright_raises_the_light_and_loses_the_highlights(frame: np.ndarray) -> None:
+    worse = degrade(frame, Degradation.bright, 1)
+    dark = frame < 255 / BRIGHT_LIGHT - 1
+    np.testing.assert_allclose(worse[dark], BRIGHT_LIGHT * frame[dark].astype(float), atol=1)
+    assert (worse[~dark] >= 254).all()  # what was light is white now
+    assert (worse == 255).mean() > (frame == 255).mean()
 
 
 def test_blur_smears_the_frame_along_a_seeded_direction(frame: np.ndarray) -> None:
