@@ -17,7 +17,14 @@ from pathlib import Path
 
 import numpy as np
 
-from models.training import export_onnx, load_exported_weights, motion_blurred, take_step
+from models.training import (
+    EXPOSURE_GAINS,
+    export_onnx,
+    load_exported_weights,
+    motion_blurred,
+    overexposed,
+    take_step,
+)
 from vision.locator import to_input
 
 # Blur lengths in input pixels: the renders' 5-9 image pixels, in a 1280x720 frame letterboxed to half or less.
@@ -209,12 +216,13 @@ def fit_locator(
     max_lr: float | None = None,
     blur_share: float = 0.0,
     mirrored: tuple[str, ...] = (),
+    exposure_share: float = 0.0,
 ):
     """Train on random `window`-sized crops of the frames (a fifth of the work of whole frames), saving
     `checkpoint` every 250 steps; `resume` starts from it at half the learning rate, unless `max_lr` sets the
     one-cycle schedule's peak. A `blur_share` of the windows is blurred as by a moving camera
-    (BLUR_LENGTHS input pixels). With `mirrored` (the regressed maps' names) windows are mirrored at random.
-    Returns the model and a report for its manifest."""
+    (BLUR_LENGTHS input pixels), and an `exposure_share` overexposed (`overexposed`). With `mirrored` (the
+    regressed maps' names) windows are mirrored at random. Returns the model and a report for its manifest."""
     import torch
     import torch.nn.functional as F
     from rich.progress import Progress
@@ -256,6 +264,8 @@ def fit_locator(
             windows = np.stack(xs)
             if blur_share:
                 windows = motion_blurred(windows, rng, blur_share, BLUR_LENGTHS)
+            if exposure_share:
+                windows = overexposed(windows, rng, exposure_share)
             x = augment(torch.from_numpy(to_input(windows)), gen, gain=0.5)
             heat = torch.from_numpy(np.stack(heats).astype(np.float32))
             heat = heat[:, None] if heat.ndim == 3 else heat
@@ -276,5 +286,6 @@ def fit_locator(
                 progress.console.print(f"{name} step {step + 1}: mean loss {running:.3f}")
     report = {"frames": n, "steps": steps, "batch": batch, "window": [win_w, win_h], "max_lr": max_lr}
     report |= {"blur_share": blur_share, "blur_lengths": list(BLUR_LENGTHS)} if blur_share else {}
+    report |= {"exposure_share": exposure_share, "exposure_gains": list(EXPOSURE_GAINS)} if exposure_share else {}
     report |= {"mirrored": "left-right and top-bottom, each at even odds"} if mirrored else {}
     return model, {**report, "seconds": round(time.time() - started)}

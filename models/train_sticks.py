@@ -151,6 +151,7 @@ def train(
     start: Path | None = typer.Option(None, help="train on from an exported locator (.onnx) instead"),
     lr: float | None = typer.Option(None, help="the peak learning rate (default: 3e-3 fresh, 1.5e-3 resumed)"),
     blur_share: float = typer.Option(0.0, help="share of the training windows blurred as by a moving camera"),
+    exposure_share: float = typer.Option(0.0, help="share of the training windows overexposed (cut off at white)"),
     mirror: bool = typer.Option(False, help="mirror the training windows at random (left-right, top-bottom)"),
     checkpoint: Path = typer.Option(CHECKPOINT, help="the weights, saved every 250 steps (and resumed from)"),
     out: Path = typer.Option(MODEL_PATH, help="the ONNX model to write; its manifest goes beside it"),
@@ -175,6 +176,7 @@ def train(
         max_lr=lr,
         blur_share=blur_share,
         mirrored=CHANNELS[2:] if mirror else (),
+        exposure_share=exposure_share,
     )
     training = {
         "scenes": scenes, "pattern_scenes": pattern_scenes, "crossing_scenes": crossing_scenes,

@@ -23,6 +23,20 @@ def motion_blurred(images: np.ndarray, rng: np.random.Generator, share: float, l
     return out
 
 
+EXPOSURE_GAINS = (1.2, 2.0)  # the light raised this much, at random, in the windows `overexposed` picks
+
+
+def overexposed(images: np.ndarray, rng: np.random.Generator, share: float) -> np.ndarray:
+    """`images` (N, H, W, C, uint8), a `share` of them with the light raised by a gain drawn from EXPOSURE_GAINS
+    and cut off at white, as a webcam metering a dark cloth does: light cards, tiles and sticks and the table
+    round them clip together and lose the edge between them. The gain augmentation after `to_input` scales
+    contrast only; it never clips."""
+    out = images.copy()
+    for i in np.flatnonzero(rng.random(len(images)) < share):
+        out[i] = cv2.convertScaleAbs(images[i], alpha=rng.uniform(*EXPOSURE_GAINS))
+    return out
+
+
 def take_step(loss, optimizer, scheduler) -> None:
     """Back-propagate `loss`, update the weights, advance the learning-rate schedule."""
     optimizer.zero_grad()
