@@ -43,6 +43,8 @@ train: $(STAMP)
 	$(BIN)/python -m models.finetune_cards --inked-scenes 1000
 	$(BIN)/python -m models.finetune_cards --inked-scenes 1000 --blurred-scenes 1500 --threads 2 \
 		--out models/digit_cards_blurred.onnx
+	$(BIN)/python -m models.train_card_locator --start models/card_locate.onnx --steps 4000 --lr 5e-4 --seed 13 \
+		--exposure-share 0.3 --checkpoint data/card_locate-exposed.pt
 	$(BIN)/python -m models.train_dominoes
 	$(BIN)/python -m models.finetune_dominoes
 	$(BIN)/python -m models.train_dominoes --skip-locator

@@ -121,7 +121,7 @@ def quantize_closer_look(scenes: int) -> None:
 
 def main(
     card_scenes: int = typer.Option(40, help="training-split card scenes to record the classifier's inputs on"),
-    closer_scenes: int = typer.Option(48, help="training-split card scenes to record the closer look's frames on"),
+    closer_scenes: int = typer.Option(96, help="training-split card scenes to record the closer look's frames on"),
     domino_scenes: int = typer.Option(30, help="training-split domino scenes to record the pip readers' inputs on"),
 ) -> None:
     import cv2

@@ -8,6 +8,9 @@
     python -m models.train_card_locator --scenes 1200 --pattern-scenes 600 --free-scenes 400 --mat-scenes 300 \
         --streaked-scenes 600 --portrait-scenes 600 --start models/card_locate.onnx --steps 6000 --lr 5e-4 --seed 9 \
         --checkpoint data/card_locate_portrait.pt --out models/card_locate_portrait.onnx   # portrait frames' locator
+    python -m models.train_card_locator --start models/card_locate.onnx --steps 4000 --lr 5e-4 --seed 13 \
+        --exposure-share 0.3 --checkpoint data/card_locate-exposed.pt   # the shipped locator, trained on overexposed
+        # windows too (after the portrait locator and the classifiers that learn from its outlines)
     tableref evaluate cards   # the card reader on held-out renders
 
 Frames are the card scenes of the training split (models/synth/scenes.py: its fonts, designs and tables;

@@ -10,11 +10,13 @@ from hypothesis import strategies as st
 
 import vision.cards.recognize as recognize
 from models.evaluate import CardScore, evaluate_cards, score_scene
+from models.synth.degrade import Degradation, degrade
 from models.synth.scenes import Scene, SceneSpec, TruthCard, render_scene
 from models.train_cards import training_spec
 from vision.cards.artwork import FACE_CLASSES, CardFace
 from vision.cards.classify import CardClassifier, Reading
 from vision.cards.recognize import Card, CardRecognizer, select_cards
+from vision.sharpen import sharpened
 
 # The README's held-out set: read once per test run, judged three ways.
 HELDOUT_SCENES, HELDOUT_FIRST_SEED = 120, 20_000_000
@@ -386,33 +388,24 @@ def test_the_closer_look_reads_the_whole_frame_where_a_card_read_is_small(
 
 
 def test_blurred_frames_are_read_better_with_the_second_opinion(recognizer: CardRecognizer) -> None:
-    """40 held-out scenes blurred as by the camera moving 11 px, read with the classifier trained on blurred
-    frames as a second opinion on doubted crops and without: 313 against 305 of 349 cards, 2 false
-    detections either way, when written (AVX2 without VNNI); 309 (1 false) against 307 (2) on a host with
-    AVX-512 VNNI, whose 8-bit arithmetic differs (there the whole first set, blurred, reads 946 against 908
-    of 1092 cards, 9 false either way)."""
-    from models.synth.degrade import Degradation
-
+    """The cards of 40 held-out scenes blurred as by the camera moving 11 px, read on their true outlines (as the
+    reader sharpens its frames) with the classifier trained on blurred frames as a second opinion on doubted
+    crops and without: 328 against 324 of 349 when written. Whole readings gain more but vary with every
+    proposal: the first set, blurred, reads 953 against 916 of 1092 cards, 120 more held-out scenes from this
+    test's seed 939 against 930 (`tableref evaluate cards --degrade blur`, models/digit_cards.md)."""
     assert recognizer.classifier.second_opinion is not None
-    alone = CardRecognizer(CardClassifier(), recognizer.locator, recognizer.corners, recognizer.focus)
-    second = evaluate_cards(40, BLURRED_SEED, recognizer, quiet=True, worse=Degradation.blur)
-    first = evaluate_cards(40, BLURRED_SEED, alone, quiet=True, worse=Degradation.blur)
-    assert second.read_right >= first.read_right + 2, (second.read_right, first.read_right)
-    assert second.false_detections <= first.false_detections + 1
-
-
-@pytest.mark.slow
-def test_dim_frames_are_read_better_at_a_raised_gain(recognizer: CardRecognizer, monkeypatch) -> None:
-    """The second held-out set made dim (light cut to 45 %, sensor noise), read with the card locator's
-    gain raised on flat frames and without: 1039 against 1020 of 1134 cards when written."""
-    import vision.locator as locator
-    from models.synth.degrade import Degradation
-
-    lifted = evaluate_cards(120, 70_000_000, recognizer, quiet=True, worse=Degradation.dim)
-    monkeypatch.setattr(locator, "FLAT_SPREAD", 0.0)
-    plain = evaluate_cards(120, 70_000_000, recognizer, quiet=True, worse=Degradation.dim)
-    assert lifted.read_right >= plain.read_right + 10, (lifted.read_right, plain.read_right)
-    assert lifted.false_detections <= plain.false_detections + 1
+    alone = CardClassifier()
+    right_with = right_alone = 0
+    for seed in range(BLURRED_SEED, BLURRED_SEED + 40):
+        scene = render_scene(seed, training_spec(seed, split="heldout"))
+        image = sharpened(degrade(scene.image, Degradation.blur, seed))
+        quads = [card.corners.astype(np.float32) for card in scene.cards]
+        for truth, with_second, first in zip(
+            scene.cards, recognizer.classifier.read(image, quads), alone.read(image, quads), strict=True
+        ):
+            right_with += with_second is not None and not with_second.rejected and with_second.face == truth.face
+            right_alone += first is not None and not first.rejected and first.face == truth.face
+    assert right_with >= right_alone + 2, (right_with, right_alone)
 
 
 def _loosened(corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:
