@@ -355,15 +355,17 @@ class StickRecognizer:
         frame in focus.
         """
         sticks, polysticks, timing = self._both_networks(image, homography, ignore)
+        settled = _settled(sticks, polysticks)
         start = time.perf_counter()
-        sharpened = image if _settled(sticks, polysticks) else self.focus.sharpened_if_soft(image)
+        sharpened = image if settled else self.focus.sharpened_if_soft(image)
         sharpen_ms = (time.perf_counter() - start) * 1000
         if sharpened is not image:
             image, first_look = sharpened, timing
             sticks, polysticks, timing = self._both_networks(image, homography, ignore)
             timing = {stage: ms + first_look[stage] for stage, ms in timing.items()}
+            settled = _settled(sticks, polysticks)
         t0 = time.perf_counter()
-        if sticks and not _settled(sticks, polysticks) and not _heap(polysticks):
+        if sticks and not settled and not _heap(polysticks):
             sticks, polysticks = self._mirrored(image, homography, ignore, sticks, polysticks)
         timing["mirrored_ms"] = (time.perf_counter() - t0) * 1000
         t0 = time.perf_counter()
