@@ -6,6 +6,8 @@ These go past that, one kind at a time, so an evaluation says how much each cost
 - `dim`: the light cut to 45 % and sensor noise of sigma 6 added, as in a dim room at high gain;
 - `bright`: overexposed, the light raised 1.6 times and cut off at white, as auto-exposure metering a dark
   cloth, or a lamp straight above, gives: light cards, tiles and tables lose their detail in the white;
+- `warm`: a warm colour cast left in, as a webcam balanced for daylight gives under tungsten lamps
+  (blue to WARM_GAINS[0], green to WARM_GAINS[1] of the light);
 - `blur`: the camera moving 11 px at a random angle during the exposure;
 - `soft`: out of focus, a Gaussian blur of sigma 2 px, as a cheap webcam's fixed focus gives close up.
 Each is a pure function of the frame and the scene's seed.
@@ -22,6 +24,7 @@ JPEG_QUALITY = 40
 DIM_LIGHT = 0.45
 DIM_NOISE = 6.0
 BRIGHT_LIGHT = 1.6
+WARM_GAINS = (0.6, 0.85, 1.05)  # B, G, R: about 2800 K seen as daylight
 BLUR_LENGTH = 11
 SOFT_SIGMA = 2.0
 
@@ -31,6 +34,7 @@ class Degradation(StrEnum):
     jpeg = "jpeg"
     dim = "dim"
     bright = "bright"
+    warm = "warm"
     blur = "blur"
     soft = "soft"
 
@@ -59,6 +63,8 @@ def degrade(image: np.ndarray, how: Degradation, seed: int) -> np.ndarray:
         return np.clip(image.astype(np.float32) * DIM_LIGHT + noise, 0, 255).astype(np.uint8)
     if how == Degradation.bright:
         return cv2.convertScaleAbs(image, alpha=BRIGHT_LIGHT)  # saturates at 255
+    if how == Degradation.warm:
+        return np.clip(image.astype(np.float32) * np.float32(WARM_GAINS), 0, 255).astype(np.uint8)
     if how == Degradation.blur:
         return cv2.filter2D(image, -1, motion_kernel(BLUR_LENGTH, float(rng.uniform(0, 180))))
     if how == Degradation.soft:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.synth.degrade import BRIGHT_LIGHT, DIM_LIGHT, Degradation, degrade, worsened
+from models.synth.degrade import BRIGHT_LIGHT, DIM_LIGHT, WARM_GAINS, Degradation, degrade, worsened
 from models.synth.scenes import render_scene
 from models.train_cards import training_spec
 
@@ -52,6 +52,15 @@ def test_bright_raises_the_light_and_loses_the_highlights(frame: np.ndarray) -> 
     np.testing.assert_allclose(worse[dark], BRIGHT_LIGHT * frame[dark].astype(float), atol=1)
     assert (worse[~dark] >= 254).all()  # what was light is white now
     assert (worse == 255).mean() > (frame == 255).mean()
+
+
+def test_warm_tints_each_channel_by_its_gain(frame: np.ndarray) -> None:
+    worse = degrade(frame, Degradation.warm, 1).astype(float)
+    for channel, gain in enumerate(WARM_GAINS):
+        unclipped = frame[..., channel] * gain < 254
+        np.testing.assert_allclose(worse[..., channel][unclipped], gain * frame[..., channel][unclipped], atol=1)
+    blue, _, red = worse.reshape(-1, 3).mean(axis=0)
+    assert red > 1.5 * blue * frame[..., 0].mean() / frame[..., 2].mean()  # redder than it was
 
 
 def test_blur_smears_the_frame_along_a_seeded_direction(frame: np.ndarray) -> None:
