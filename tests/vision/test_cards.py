@@ -5,7 +5,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import vision.cards.recognize as recognize
@@ -482,3 +482,41 @@ def test_free_outlines_are_those_in_frame_clashing_with_no_card(quads, cards) ->
 
     expected = [in_frame(q) and not any(recognize._same_card(q, c.corners) for c in read) for q in quads]
     assert recognize._free(quads, read, (w, h)) == expected
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    confidence=st.floats(0.4, 0.89),
+    centre_heat=st.floats(0.0, 1.0),
+    size=st.floats(0.5, 2.0),
+    angle=st.floats(0, 360),
+)
+def test_a_card_without_a_rim_stands_only_where_the_locator_vouches_for_it(
+    confidence: float, centre_heat: float, size: float, angle: float
+) -> None:
+    """On a frame of one colour no outline has a rim: a reading stands only with the locator's heat at its
+    centre, the classifier fairly sure, about the size of the cards known and no 0 (the shape a cloth's rings
+    take); a card read SURE always stands."""
+    from vision.cards.centres import HeatMap, outline
+
+    # Away from the bounds, where float32 heat and measured lengths round either way.
+    assume(abs(centre_heat - recognize.VOUCHING_HEAT) > 1e-4)
+    assume(min(abs(size - recognize.VOUCHED_SIZE), abs(size - 1 / recognize.VOUCHED_SIZE)) > 1e-3)
+    image = np.full((720, 1280, 3), 90, np.uint8)
+    turn = np.radians(angle)
+    u, v = np.array([np.cos(turn), np.sin(turn)]) * 30, np.array([-np.sin(turn), np.cos(turn)]) * 42
+    known = Card(CardFace("digit", (1,)), outline(np.array([300.0, 300.0]), u, v).astype(np.float32), 0.95)
+    doubted = Card(
+        CardFace("digit", (2,)), outline(np.array([700.0, 400.0]), u * size, v * size).astype(np.float32), confidence
+    )
+    heat = HeatMap(np.full((72, 128), centre_heat, np.float32), cell=10.0)
+    vouched = (
+        confidence >= recognize.VOUCHED_CONFIDENCE
+        and centre_heat >= recognize.VOUCHING_HEAT
+        and 1 / recognize.VOUCHED_SIZE <= size <= recognize.VOUCHED_SIZE
+    )
+    assert recognize.standing(image, [known, doubted], [], heat) == [True, vouched]
+    assert recognize.standing(image, [doubted], [known], heat) == [vouched]
+    assert recognize.standing(image, [known, doubted], [], None) == [True, False]  # no heat, no vouching
+    assert recognize.standing(image, [doubted], [], heat) == [False]  # no card of a known size
+    assert recognize.standing(image, [replace(doubted, face=recognize.RING)], [known], heat) == [False]
