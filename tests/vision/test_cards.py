@@ -520,3 +520,21 @@ def test_a_card_without_a_rim_stands_only_where_the_locator_vouches_for_it(
     assert recognize.standing(image, [known, doubted], [], None) == [True, False]  # no heat, no vouching
     assert recognize.standing(image, [doubted], [], heat) == [False]  # no card of a known size
     assert recognize.standing(image, [replace(doubted, face=recognize.RING)], [known], heat) == [False]
+
+
+def test_a_doubted_outline_is_read_on_its_rim_where_the_corner_network_drifts(
+    recognizer: CardRecognizer, monkeypatch
+) -> None:
+    """A loose outline of a card whose corners the corner network puts half a card off is read on the rim
+    the rim search finds, and only if that reading is RIM_READING_SURE."""
+    spec = SceneSpec(split="heldout", n_cards=(1, 1), card_px=(150, 150), max_tilt=10, distractors=False)
+    scene = render_scene(HELDOUT_SEED + 7, spec)
+    (truth,) = scene.cards
+    loose = (truth.corners - truth.corners.mean(axis=0)) * 1.08 + truth.corners.mean(axis=0)
+    drift = (truth.corners[1] - truth.corners[0]) / 2
+    monkeypatch.setattr(recognizer.corners, "refine", lambda image, quads: [q + drift for q in quads])
+    image = recognizer.focus.sharpened(scene.image)
+    (card,) = recognizer.reread(image, [loose.astype(np.float32)], [])
+    assert score_scene(scene, [card]).read_right == 1
+    monkeypatch.setattr(recognize, "RIM_READING_SURE", 1.01)
+    assert recognizer.reread(image, [loose.astype(np.float32)], []) == []
