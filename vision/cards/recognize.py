@@ -49,8 +49,8 @@ RIM_MIN = 10.0  # least colour step across the outline of a reading the classifi
 # A card of nearly the table's colour has a weak rim: it stands if the locator marks a card's centre there
 # (VOUCHING_HEAT), the classifier reads it fairly surely (VOUCHED_CONFIDENCE), and it is within VOUCHED_SIZE
 # times the median size of the cards read with rims either way. Dark cards on a dark cloth are read so. A 0 is
-# never vouched for: marble's contour rings, wood's knots and a cloth's circles read as 0s with locator heat
-# (on the three held-out sets, 6 of the 7 readings vouching added that were no card).
+# never vouched for: marble's contour rings read as 0s with locator heat there (on the three held-out sets, 6
+# of the 7 readings vouching added that were no card).
 VOUCHING_HEAT = 0.45
 VOUCHED_CONFIDENCE = 0.6
 VOUCHED_SIZE = 1.33
