@@ -495,7 +495,7 @@ def test_a_card_without_a_rim_stands_only_where_the_locator_vouches_for_it(
     confidence: float, centre_heat: float, size: float, angle: float
 ) -> None:
     """On a frame of one colour no outline has a rim: a reading stands only with the locator's heat at its
-    centre, the classifier fairly sure, about the size of the cards known and no 0 (the shape a cloth's rings
+    centre, the classifier fairly sure, about the size of the cards known and no 0 (the shape marble's rings
     take); a card read SURE always stands."""
     from vision.cards.centres import HeatMap, outline
 
