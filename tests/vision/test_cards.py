@@ -83,6 +83,19 @@ def test_selection_prefers_the_outer_outline_of_one_card() -> None:
     assert cards[0].confidence == pytest.approx(0.99)
 
 
+@pytest.mark.parametrize("share", [0.5, 0.79, 0.81, 1.0])
+def test_an_outer_outline_read_far_less_surely_does_not_take_the_cards_place(share: float) -> None:
+    """A loose outline round a card, read alike but with under OUTER_CONFIDENCE_SHARE of the card's
+    confidence, is the card grown onto the table; read about as surely, it is the card round a printed frame."""
+    two = CardFace("digit", (2,))
+    card = _reading(two, 0.8, 0.96)
+    loose = _reading(two, 1.0, 0.96 * share)
+    (chosen,) = select_cards([card, loose])
+    taken = loose if share >= recognize.OUTER_CONFIDENCE_SHARE else card
+    assert np.allclose(chosen.corners, taken.corners)
+    assert chosen.confidence == pytest.approx(0.96)
+
+
 @pytest.mark.parametrize("outer_more_sure", [False, True])
 def test_selection_takes_the_outline_with_the_rim(outer_more_sure: bool) -> None:
     """Two outlines of one card read alike: the outer one is the card where a panel is printed inside it, but
