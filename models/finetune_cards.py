@@ -46,8 +46,9 @@ from models.train_cards import (
 from models.training import load_exported_weights
 from vision.cards.centres import CardLocator
 from vision.cards.classify import MODEL_PATH, N_FACES, NOT_CARD, crop_card
-from vision.cards.corners import CornerRefiner
+from vision.cards.corners import card_corners
 from vision.cards.locate import locate_card_quads
+from vision.corners import CornerRefiner
 from vision.geometry import dedupe_quads
 from vision.sharpen import sharpened
 
@@ -65,7 +66,7 @@ MOTION_SHARE = 0.7
 
 @functools.cache
 def _proposers() -> tuple[CardLocator, CornerRefiner]:
-    return CardLocator(), CornerRefiner()
+    return CardLocator(), card_corners()
 
 
 def reader_proposals(image: np.ndarray) -> list[np.ndarray]:

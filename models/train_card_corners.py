@@ -28,9 +28,10 @@ from models.synth.scenes import render_scene
 from models.train_card_locator import STREAKED_SHARE
 from models.train_cards import augment, training_spec
 from models.training import export_onnx, fit_epochs, load_exported_weights
-from vision.cards.corners import ANCHORS, CROP, EXPAND, MODEL_PATH, neighbourhood
+from vision.cards.corners import MODEL_PATH
 from vision.cards.locate import locate_card_quads
 from vision.cards.refine import refine_quad
+from vision.corners import ANCHORS, CROP, EXPAND, neighbourhood
 from vision.crops import to_tensor
 from vision.geometry import order_clockwise, quad_iou
 

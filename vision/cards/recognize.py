@@ -13,9 +13,10 @@ from vision.cards.artwork import CARD_MM, CardFace
 from vision.cards.centres import MODEL_PATH as LOCATOR_PATH
 from vision.cards.centres import PEAK_THRESHOLD, PORTRAIT_MODEL_PATH, CardLocator, HeatMap, half_axes, outline
 from vision.cards.classify import CardClassifier, Reading
-from vision.cards.corners import CornerRefiner
+from vision.cards.corners import card_corners
 from vision.cards.locate import locate_card_quads
 from vision.cards.refine import refine_quad, rim_contrast
+from vision.corners import CornerRefiner
 from vision.geometry import (
     centres_inside,
     dedupe_quads,
@@ -274,7 +275,7 @@ class CardRecognizer:
         self.locator = locator or CardLocator()
         self.portrait_locator = portrait_locator or CardLocator(PORTRAIT_MODEL_PATH)
         self.closer_locator = closer_locator or CardLocator(quantized(LOCATOR_PATH))
-        self.corners = corners or CornerRefiner()
+        self.corners = corners or card_corners()
         self.focus = focus or FocusGauge()
 
     def __call__(self, image: np.ndarray) -> list[Card]:

@@ -1,4 +1,4 @@
-"""The corner network on held-out renders: loose outlines of cards come back onto the cards' corners."""
+"""The corner network on held-out renders: loose outlines of cards come back onto their own corners."""
 
 import random
 
@@ -7,30 +7,35 @@ import pytest
 
 from models.synth.scenes import render_scene
 from models.train_card_corners import in_outline_order, loose_outline
-from models.train_cards import training_spec
-from vision.cards.corners import CornerRefiner
+from models.train_cards import training_spec as card_spec
+from vision.cards.corners import card_corners
 from vision.geometry import quad_iou
 
-HELDOUT_SEED = 52_000_000
+HELDOUT_SEED = 52_000_000  # held-out scenes no evaluation reads
 SCENES = 16
 
 
-@pytest.fixture(scope="module")
-def outlines() -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """(loose outline, refined outline, the card's corners in the outline's order) for every card."""
-    refiner = CornerRefiner()
+def _card_scene(seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    scene = render_scene(seed, card_spec(seed, split="heldout"))
+    return scene.image, [card.corners for card in scene.cards]
+
+
+@pytest.fixture(scope="module", params=["cards"])
+def outlines(request) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(loose outline, refined outline, the object's corners in the outline's order) for every card or tile."""
+    refiner, scene_of = card_corners(), _card_scene
     found = []
     for seed in range(HELDOUT_SEED, HELDOUT_SEED + SCENES):
-        scene = render_scene(seed, training_spec(seed, split="heldout"))
+        image, corners = scene_of(seed)
         rng = random.Random(seed)
-        loose = [loose_outline(rng, card.corners) for card in scene.cards]
-        truths = [in_outline_order(q, card.corners) for q, card in zip(loose, scene.cards, strict=True)]
-        found += zip(loose, refiner.refine(scene.image, loose), truths, strict=True)
+        loose = [loose_outline(rng, c) for c in corners]
+        truths = [in_outline_order(q, c) for q, c in zip(loose, corners, strict=True)]
+        found += zip(loose, refiner.refine(image, loose), truths, strict=True)
     return found
 
 
 def _corner_error(quad: np.ndarray, truth: np.ndarray) -> float:
-    """Mean corner distance as a share of the card's diagonal."""
+    """Mean corner distance as a share of the object's diagonal."""
     return float(np.linalg.norm(quad - truth, axis=1).mean() / np.linalg.norm(truth[0] - truth[2]))
 
 
@@ -43,7 +48,7 @@ def test_refined_corners_are_nearer_the_card(outlines) -> None:
 def test_most_refined_outlines_fit_their_card(outlines) -> None:
     loose = np.mean([quad_iou(loose, truth) > 0.8 for loose, _, truth in outlines])
     refined = np.mean([quad_iou(refined, truth) > 0.8 for _, refined, truth in outlines])
-    assert refined > max(0.75, 2 * loose), f"outlines overlapping their card by 0.8: {loose:.1%} -> {refined:.1%}"
+    assert refined > max(0.75, 2 * loose), f"outlines overlapping their object by 0.8: {loose:.1%} -> {refined:.1%}"
 
 
 def test_refined_outlines_keep_the_loose_ones_corner_order(outlines) -> None:
@@ -53,5 +58,6 @@ def test_refined_outlines_keep_the_loose_ones_corner_order(outlines) -> None:
             assert nearest == [0, 1, 2, 3]
 
 
-def test_nothing_to_refine() -> None:
-    assert CornerRefiner().refine(np.zeros((100, 100, 3), np.uint8), []) == []
+@pytest.mark.parametrize("refiner", [card_corners])
+def test_nothing_to_refine(refiner) -> None:
+    assert refiner().refine(np.zeros((100, 100, 3), np.uint8), []) == []
