@@ -77,6 +77,7 @@ def finetune(
     lr: float = typer.Option(1.5e-3, help="peak learning rate"),
     blur_share: float = typer.Option(0.0, help="share of the windows blurred as by a moving camera"),
     mirror: bool = typer.Option(False, help="mirror the training windows at random (left-right, top-bottom)"),
+    exposure_share: float = typer.Option(0.0, help="share of the training windows overexposed (cut off at white)"),
 ) -> None:
     """Render (or load) the frames, fine-tune the locator from `start`, export it with its manifest."""
     import torch
@@ -89,11 +90,20 @@ def finetune(
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     if start.suffix == ".onnx":
-        report = train_locator(data, steps, seed, out, False, checkpoint, start, lr, blur_share, mirror)
+        report = train_locator(data, steps, seed, out, False, checkpoint, start, lr, blur_share, mirror, exposure_share)
     else:
         shutil.copyfile(start, checkpoint)  # fit_locator resumes from and saves to one path: keep `start` as it is
         report = train_locator(
-            data, steps, seed, out, True, checkpoint, max_lr=lr, blur_share=blur_share, mirror=mirror
+            data,
+            steps,
+            seed,
+            out,
+            True,
+            checkpoint,
+            max_lr=lr,
+            blur_share=blur_share,
+            mirror=mirror,
+            exposure_share=exposure_share,
         )
     write_locator_manifest(
         out,

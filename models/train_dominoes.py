@@ -321,14 +321,25 @@ def train_locator(
     max_lr: float | None = None,
     blur_share: float = 0.0,
     mirror: bool = False,
+    exposure_share: float = 0.0,
 ) -> dict:
     """Train on random 256x192 windows of the letterboxed frames (a fifth of the work of whole frames), with
-    `mirror` mirrored at random; from the exported locator `start` if given (its ONNX weights), else fresh or
-    resumed from `checkpoint`."""
+    `mirror` mirrored at random and an `exposure_share` overexposed; from the exported locator `start` if
+    given (its ONNX weights), else fresh or resumed from `checkpoint`."""
     make = locator_maker(len(CHANNELS), start)
     mirrored = CHANNELS[1:] if mirror else ()
     model, report = fit_locator(
-        make, data, steps, seed, checkpoint, STRIDE, resume, max_lr=max_lr, blur_share=blur_share, mirrored=mirrored
+        make,
+        data,
+        steps,
+        seed,
+        checkpoint,
+        STRIDE,
+        resume,
+        max_lr=max_lr,
+        blur_share=blur_share,
+        mirrored=mirrored,
+        exposure_share=exposure_share,
     )
     export_onnx(model, (1, 3, INPUT_SIZE[1], INPUT_SIZE[0]), out, "frames", "maps", any_size=True)
     return report
