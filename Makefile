@@ -56,6 +56,7 @@ train: $(STAMP)
 	$(BIN)/python -m models.finetune_dominoes --start models/dominoes_locate.onnx \
 		--out models/dominoes_locate_blurred.onnx --checkpoint data/dominoes_locate-blurred.pt \
 		--steps 4000 --lr 1e-3 --blur-share 0.3 --seed 5
+	$(BIN)/python -m models.train_tile_corners --threads 2
 	$(BIN)/python -m models.train_sticks
 	$(BIN)/python -m models.train_sticks --scenes 0 --pattern-scenes 0 --shaped-scenes 2400 \
 		--start models/sticks_locate.onnx --steps 4000 --lr 5e-4 --seed 7 --checkpoint data/sticks_locate-shaped.pt

@@ -1,14 +1,18 @@
-"""The corner network on held-out renders: loose outlines of cards come back onto their own corners."""
+"""The corner networks on held-out renders: loose outlines of cards and of domino tiles come back onto their
+own corners."""
 
 import random
 
 import numpy as np
 import pytest
 
+from models.synth.dominoes import render_dominoes
 from models.synth.scenes import render_scene
 from models.train_card_corners import in_outline_order, loose_outline
 from models.train_cards import training_spec as card_spec
+from models.train_dominoes import training_spec as tile_spec
 from vision.cards.corners import card_corners
+from vision.dominoes.corners import tile_corners
 from vision.geometry import quad_iou
 
 HELDOUT_SEED = 52_000_000  # held-out scenes no evaluation reads
@@ -20,10 +24,15 @@ def _card_scene(seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
     return scene.image, [card.corners for card in scene.cards]
 
 
-@pytest.fixture(scope="module", params=["cards"])
+def _tile_scene(seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    scene = render_dominoes(seed, tile_spec(seed, split="heldout"))
+    return scene.image, [np.asarray(tile.corners, np.float32) for tile in scene.tiles]
+
+
+@pytest.fixture(scope="module", params=["cards", "tiles"])
 def outlines(request) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """(loose outline, refined outline, the object's corners in the outline's order) for every card or tile."""
-    refiner, scene_of = card_corners(), _card_scene
+    refiner, scene_of = (card_corners(), _card_scene) if request.param == "cards" else (tile_corners(), _tile_scene)
     found = []
     for seed in range(HELDOUT_SEED, HELDOUT_SEED + SCENES):
         image, corners = scene_of(seed)
@@ -52,12 +61,14 @@ def test_most_refined_outlines_fit_their_card(outlines) -> None:
 
 
 def test_refined_outlines_keep_the_loose_ones_corner_order(outlines) -> None:
-    for loose, refined, _ in outlines:
-        nearest = [int(np.argmin(np.linalg.norm(refined - corner, axis=1))) for corner in loose]
-        if quad_iou(loose, refined) > 0.6:  # far off, "nearest" says little
+    """The i-th refined corner is the object's corner the loose outline's i-th stood for: the nearest of the
+    object's corners put in the loose outline's order (a long tile's loose corner may lie nearer another)."""
+    for _, refined, truth in outlines:
+        nearest = [int(np.argmin(np.linalg.norm(truth - corner, axis=1))) for corner in refined]
+        if quad_iou(refined, truth) > 0.6:  # far off, "nearest" says little
             assert nearest == [0, 1, 2, 3]
 
 
-@pytest.mark.parametrize("refiner", [card_corners])
+@pytest.mark.parametrize("refiner", [card_corners, tile_corners])
 def test_nothing_to_refine(refiner) -> None:
     assert refiner().refine(np.zeros((100, 100, 3), np.uint8), []) == []

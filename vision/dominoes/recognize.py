@@ -8,7 +8,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from vision.corners import CornerRefiner
 from vision.dominoes.above import view_from_above, view_of_unread
+from vision.dominoes.corners import tile_corners
 from vision.dominoes.detection import Domino, Half
 from vision.dominoes.locate import BLURRED_MODEL_PATH as BLURRED_LOCATE_PATH
 from vision.dominoes.locate import INPUT_SIZE, TileLocator, decode, heat_at, letterbox
@@ -45,6 +47,11 @@ SURE_ENOUGH = 0.95  # a frame read this surely ends its search early (no loss on
 # of many unsure tiles would otherwise blow the 40 ms bar (the 28-tile sample: 61 ms unlimited, 39-41 at 4 on
 # a busy host, 36 at 3). On the tuning seeds 3 reads 724 of 804 tiles, 4 728, 6 and no limit a few more.
 REFINE_LIMIT = 3
+# Before that search, every unsure reading where the heatmap has at least REFINE_HEAT is read again on the frame
+# the tile-corner network (vision.corners) fits to the tile's own corners: the proposal's centre is often right
+# where its axes are 10-20 % off, and the reader is sure only of a frame close to the tile's. One round of the
+# network read more than two (models/dominoes.md).
+FIT_ROUNDS = 1
 # A reading at least this sure but under MIN_CONFIDENCE is read again by the reader trained on blurred crops,
 # and the surer reading kept. On the tuning seeds: 753 -> 762 tiles read right, false detections 3 -> 3.
 SECOND_READ_FROM = 0.2
@@ -249,8 +256,10 @@ class DominoRecognizer:
         blurred_reader: PipReader | None = None,
         blurred_locator: TileLocator | None = None,
         focus: FocusGauge | None = None,
+        corners: CornerRefiner | None = None,
     ) -> None:
         self.locator = locator or TileLocator(threads=threads)
+        self.corners = corners or tile_corners(threads)
         self.reader = reader or PipReader(threads=threads)
         self.blurred_reader = blurred_reader or PipReader(quantized(BLURRED_PIPS_PATH), threads=threads)
         self.blurred_locator = blurred_locator or TileLocator(BLURRED_LOCATE_PATH, threads=threads)
@@ -390,6 +399,7 @@ class DominoRecognizer:
         doubted = sum(map(_doubted, candidates))
         in_doubt = doubted >= max(BLURRED_LOOK_FROM, sum(c.confidence >= MIN_CONFIDENCE for c in candidates))
         t2 = time.perf_counter()
+        candidates = self.fitted(image, canvas, scale, maps, candidates)
         candidates, searched = self.refined(image, canvas, scale, maps, candidates)
         kept = select_tiles(candidates)
         cut = _cut_back(candidates, kept, maps, scale)
@@ -424,6 +434,24 @@ class DominoRecognizer:
                 readings[i] = max(readings[i], reading, key=lambda c: c.confidence)
         return readings
 
+    def fitted(
+        self, image: np.ndarray, canvas: np.ndarray, scale: float, maps: np.ndarray, candidates: list[Candidate]
+    ) -> list[Candidate]:
+        """The candidates, and the sure readings of each unsure one where the heatmap has REFINE_HEAT or more
+        read again on the frame the tile-corner network fits to it. Those count as refined readings (they
+        yield to readings as proposed), and the unsure ones stay: where tiles touch, the network may fit a
+        frame over a junction, and the unsure frame may still be cut back to its tile (`_cut_back`)."""
+        if not candidates:
+            return candidates
+        heat = heat_at(maps, np.array([c.frame.center for c in candidates]) * scale)
+        hot = [c for c, h in zip(candidates, heat, strict=True) if h >= REFINE_HEAT]
+        unsure = [c for c in hot if c.confidence < MIN_CONFIDENCE]
+        if not unsure:
+            return candidates
+        quads = self.corners.refine(image, [c.frame.corners() for c in unsure], FIT_ROUNDS)
+        readings = self.read_frames(image, canvas, scale, [TileFrame.from_corners(q) for q in quads])
+        return candidates + [replace(r, refined=True) for r in readings if r.confidence >= MIN_CONFIDENCE]
+
     def refined(
         self,
         image: np.ndarray,
@@ -440,10 +468,14 @@ class DominoRecognizer:
         unsure = _worth_refining(candidates, maps, scale)
         # A refined reading yields to any reading as proposed (select_tiles): one that clashes with a sure
         # proposed reading could never be kept, so it is not searched.
-        sure = [c.frame for c in candidates if c.confidence >= MIN_CONFIDENCE]
-        clash = _clashing([candidates[i].frame for i in unsure], sure)
-        unsure = [i for i, c in zip(unsure, clash, strict=True) if not c]
-        best = {i: candidates[i] for i in sorted(unsure, key=lambda i: -candidates[i].confidence)[:limit]}
+        sure = [c for c in candidates if c.confidence >= MIN_CONFIDENCE]
+        frames = [candidates[i].frame for i in unsure]
+        clash_proposed = _clashing(frames, [c.frame for c in sure if not c.refined])
+        clash_any = _clashing(frames, [c.frame for c in sure])
+        # One that clashes only with a sure refined reading (`fitted`: most often its own tile fitted) comes last.
+        last = {i: bool(c) for i, c, p in zip(unsure, clash_any, clash_proposed, strict=True) if not p}
+        order = sorted(last, key=lambda i: (last[i], -candidates[i].confidence))
+        best = {i: candidates[i] for i in order[:limit]}
         searched = len(best)
         searching = dict(best)
         reusable: dict[int, list[Candidate]] = {}  # last-round readings about an unmoved frame: the check's own
