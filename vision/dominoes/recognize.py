@@ -238,8 +238,8 @@ def to_domino(cand: Candidate) -> Domino:
 
 
 class DominoRecognizer:
-    """Frames in, dominoes out. Holds the networks (the locator, the pip reader and their copies trained on
-    blurred frames); build one and reuse it.
+    """Frames in, dominoes out. Holds the networks (the locator, the pip reader, their copies trained on
+    blurred frames, and the tile-corner network that fits doubted frames); build one and reuse it.
 
     Two passes: the locator's proposals are read and the readings kept one per half; then, round every
     tile read with confidence, the places where a touching tile would lie (end to end, side by side, across
