@@ -76,15 +76,24 @@ def scene_samples(seed: int, split: str = "train", streaks: float = 0.0) -> tupl
     rng = random.Random(seed)
     scene = render_scene(seed, replace(training_spec(seed, split), streaks=streaks))
     truths = [c.corners.astype(np.float32) for c in scene.cards]
+    return outline_samples(scene.image, truths, proposals(scene.image), rng)
+
+
+def outline_samples(
+    image: np.ndarray, truths: list[np.ndarray], outlines: list[np.ndarray], rng: random.Random
+) -> tuple[np.ndarray, np.ndarray]:
+    """Crops (N, CROP, CROP, 3) of three loose outlines of each object whose corners are in `truths`, and of
+    each of the proposers' `outlines` that clearly belongs to one object; with the object's corners' offsets
+    from the outline's own corners in crop units (N, 8)."""
     pairs = [(loose_outline(rng, t), t) for t in truths for _ in range(3)]
-    for outline in proposals(scene.image):
+    for outline in outlines:
         ious = sorted(((quad_iou(outline, t), i) for i, t in enumerate(truths)), reverse=True)
-        # An outline over two touching cards belongs to neither: no answer to learn from it.
+        # An outline over two touching objects belongs to neither: no answer to learn from it.
         if ious and ious[0][0] > 0.3 and (len(ious) == 1 or ious[1][0] < 0.5 * ious[0][0]):
             pairs.append((outline, truths[ious[0][1]]))
     crops, offsets = [], []
     for outline, truth in pairs:
-        crop, to_crop = neighbourhood(scene.image, outline)
+        crop, to_crop = neighbourhood(image, outline)
         target = cv2.perspectiveTransform(in_outline_order(outline, truth)[None], to_crop)[0]
         crops.append(crop)
         offsets.append(((target - ANCHORS) / CROP).reshape(8))
@@ -152,7 +161,6 @@ def main(
 ) -> None:
     """Render, train, export."""
     import torch
-    import torch.nn.functional as F
 
     torch.manual_seed(seed)
     # v2: the proposals are the card locator's (v1 held the card-core segmenter's).
@@ -162,11 +170,35 @@ def main(
     x_train, y_train = np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks])
     del blocks
     x_val, y_val = render_cached("card-corners-heldout-v2", heldout_samples, 10_000_000, val_scenes)
-    print(f"train outlines {len(x_train)}, validation outlines {len(x_val)}")
-    yt = torch.from_numpy(y_train)
-
     model = make_model() if start is None else load_exported_weights(make_model(batch_norm=False), start)
     previous = None if start is None else json.loads(start.with_suffix(".json").read_text())["training"]
+    training = {
+        **({"trained_on_from": previous} if previous else {}),
+        "scenes": scenes,
+        "streaked_scenes": streaked_scenes,
+        "streaked_share": STREAKED_SHARE,
+        "epochs": epochs,
+        "max_lr": max_lr,
+        "seed": seed,
+        "data": "models/synth renders, split=train, and streaked_scenes more with bands across streaked_share "
+        "of their cards; validation split=heldout (fonts, designs, tables)",
+    }
+    fit_and_export(model, (x_train, y_train), (x_val, y_val), out, "card", training)
+
+
+Samples = tuple[np.ndarray, np.ndarray]  # crops (N, CROP, CROP, 3), offsets (N, 8)
+
+
+def fit_and_export(model, train: Samples, val: Samples, out: Path, thing: str, training: dict) -> None:
+    """Train a corner network on `train` (crops, offsets) for `training`'s epochs at its max_lr and seed, then
+    export it to `out` with a manifest: `training` with the outlines counted and the held-out corner error on
+    `val`. `thing` names what the corners are of ("card", "tile")."""
+    import torch
+    import torch.nn.functional as F
+
+    (x_train, y_train), (x_val, y_val) = train, val
+    print(f"train outlines {len(x_train)}, validation outlines {len(x_val)}")
+    yt = torch.from_numpy(y_train)
     started = time.time()
 
     def batch_loss(idx, generator):
@@ -177,8 +209,8 @@ def main(
         before, after = corner_error(model, x_val, y_val)
         return (before, after), f"held-out corner error {after:.2f} px (loose {before:.2f})"
 
+    epochs, max_lr, seed = training["epochs"], training["max_lr"], training["seed"]
     before, after = fit_epochs(model, len(x_train), epochs, max_lr, seed, batch_loss, evaluate)
-
     export_onnx(model, (1, 3, CROP, CROP), out, "crops", "offsets")
     manifest = {
         "model": out.name,
@@ -191,20 +223,12 @@ def main(
         },
         "output": {
             "name": "offsets",
-            "meaning": "per outline corner, in its order: (dx, dy) from where it lands in the crop to the card's "
+            "meaning": f"per outline corner, in its order: (dx, dy) from where it lands in the crop to the {thing}'s "
             "own corner, in crop widths",
         },
         "training": {
-            **({"trained_on_from": previous} if previous else {}),
-            "scenes": scenes,
-            "streaked_scenes": streaked_scenes,
-            "streaked_share": STREAKED_SHARE,
+            **training,
             "outlines": len(x_train),
-            "epochs": epochs,
-            "max_lr": max_lr,
-            "seed": seed,
-            "data": "models/synth renders, split=train, and streaked_scenes more with bands across streaked_share "
-            "of their cards; validation split=heldout (fonts, designs, tables)",
             "heldout_median_corner_error_px": round(after, 2),
             "heldout_median_loose_error_px": round(before, 2),
             "seconds": round(time.time() - started),

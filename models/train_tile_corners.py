@@ -12,27 +12,20 @@ Needs the `train` extra (torch, onnx).
 
 from __future__ import annotations
 
-import json
 import random
-import time
 from pathlib import Path
 
-import cv2
 import numpy as np
 import typer
 
 from models.datasets import render_cached
 from models.synth.dominoes import render_dominoes
 from models.synth.tables import PATTERN_TRAIN_TABLES
-from models.train_card_corners import corner_error, in_outline_order, loose_outline, make_model
-from models.train_cards import augment
+from models.train_card_corners import fit_and_export, make_model, outline_samples
 from models.train_dominoes import training_spec, varied_spec
-from models.training import export_onnx, fit_epochs
-from vision.corners import ANCHORS, CROP, EXPAND, neighbourhood
-from vision.crops import to_tensor
 from vision.dominoes.corners import MODEL_PATH
 from vision.dominoes.locate import decode, letterbox
-from vision.geometry import order_clockwise, quad_iou
+from vision.geometry import order_clockwise
 
 FIRST_SEED = 44_000_000  # training-split domino scenes no other trainer renders
 HELDOUT_SEED = 54_000_000  # held-out scenes no evaluation reads
@@ -47,7 +40,7 @@ def proposals(image: np.ndarray) -> list[np.ndarray]:
 
         _locator = TileLocator(threads=1)
     canvas, scale = letterbox(image)
-    return [frame.scaled(1 / scale).corners() for _, frame in decode(_locator.maps(canvas))]
+    return [order_clockwise(frame.scaled(1 / scale).corners()) for _, frame in decode(_locator.maps(canvas))]
 
 
 def scene_samples(seed: int, split: str = "train") -> tuple[np.ndarray, np.ndarray]:
@@ -60,22 +53,7 @@ def scene_samples(seed: int, split: str = "train") -> tuple[np.ndarray, np.ndarr
         spec = training_spec(seed, split)
     scene = render_dominoes(seed, spec)
     truths = [np.asarray(t.corners, np.float32) for t in scene.tiles]
-    pairs = [(loose_outline(rng, t), t) for t in truths for _ in range(3)]
-    for outline in proposals(scene.image):
-        outline = order_clockwise(outline)
-        ious = sorted(((quad_iou(outline, t), i) for i, t in enumerate(truths)), reverse=True)
-        # An outline over two touching tiles belongs to neither: no answer to learn from it.
-        if ious and ious[0][0] > 0.3 and (len(ious) == 1 or ious[1][0] < 0.5 * ious[0][0]):
-            pairs.append((outline, truths[ious[0][1]]))
-    crops, offsets = [], []
-    for outline, truth in pairs:
-        crop, to_crop = neighbourhood(scene.image, outline)
-        target = cv2.perspectiveTransform(in_outline_order(outline, truth)[None], to_crop)[0]
-        crops.append(crop)
-        offsets.append(((target - ANCHORS) / CROP).reshape(8))
-    if not crops:
-        return np.zeros((0, CROP, CROP, 3), np.uint8), np.zeros((0, 8), np.float32)
-    return np.stack(crops), np.array(offsets, np.float32)
+    return outline_samples(scene.image, truths, proposals(scene.image), rng)
 
 
 def heldout_samples(seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -93,58 +71,22 @@ def main(
 ) -> None:
     """Render, train, export."""
     import torch
-    import torch.nn.functional as F
 
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
-    x_train, y_train = render_cached("tile-corners-train", scene_samples, FIRST_SEED, scenes)
-    x_val, y_val = render_cached("tile-corners-heldout", heldout_samples, HELDOUT_SEED, val_scenes)
-    print(f"train outlines {len(x_train)}, validation outlines {len(x_val)}")
-    yt = torch.from_numpy(y_train)
-    model = make_model()
-    started = time.time()
-
-    def batch_loss(idx, generator):
-        batch = torch.from_numpy(to_tensor(x_train[idx.numpy()]))
-        return F.smooth_l1_loss(model(augment(batch, generator)), yt[idx], beta=0.02)
-
-    def evaluate() -> tuple[tuple[float, float], str]:
-        before, after = corner_error(model, x_val, y_val)
-        return (before, after), f"held-out corner error {after:.2f} px (loose {before:.2f})"
-
-    before, after = fit_epochs(model, len(x_train), epochs, max_lr, seed, batch_loss, evaluate)
-    export_onnx(model, (1, 3, CROP, CROP), out, "crops", "offsets")
-    manifest = {
-        "model": out.name,
-        "input": {
-            "name": "crops",
-            "shape": ["n", 3, CROP, CROP],
-            "layout": "NCHW BGR",
-            "crop": f"the outline scaled by {EXPAND} about its centre, warped to a {CROP}x{CROP} square",
-            "normalisation": "per crop: (x - mean) / (std + 8), over all pixels and channels",
-        },
-        "output": {
-            "name": "offsets",
-            "meaning": "per outline corner, in its order: (dx, dy) from where it lands in the crop to the tile's "
-            "own corner, in crop widths",
-        },
-        "training": {
-            "scenes": scenes,
-            "first_seed": FIRST_SEED,
-            "outlines": len(x_train),
-            "epochs": epochs,
-            "max_lr": max_lr,
-            "seed": seed,
-            "data": "models/synth/dominoes.py renders, split=train: even seeds the training mix, odd seeds the "
-            "locator's fine-tuning mix over PATTERN_TRAIN_TABLES (two in five tilted up to VARIED_TILT); loose "
-            "outlines and the locator's proposals; validation split=heldout",
-            "heldout_median_corner_error_px": round(after, 2),
-            "heldout_median_loose_error_px": round(before, 2),
-            "seconds": round(time.time() - started),
-        },
+    train = render_cached("tile-corners-train", scene_samples, FIRST_SEED, scenes)
+    val = render_cached("tile-corners-heldout", heldout_samples, HELDOUT_SEED, val_scenes)
+    training = {
+        "scenes": scenes,
+        "first_seed": FIRST_SEED,
+        "epochs": epochs,
+        "max_lr": max_lr,
+        "seed": seed,
+        "data": "models/synth/dominoes.py renders, split=train: even seeds the training mix, odd seeds the "
+        "locator's fine-tuning mix over PATTERN_TRAIN_TABLES (two in five tilted up to VARIED_TILT); loose "
+        "outlines and the locator's proposals; validation split=heldout",
     }
-    out.with_suffix(".json").write_text(json.dumps(manifest, indent=2) + "\n")
-    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) and its manifest")
+    fit_and_export(make_model(), train, val, out, "tile", training)
 
 
 if __name__ == "__main__":
