@@ -171,6 +171,16 @@ def test_decoding_the_targets_gives_back_the_tiles(frames: list[TileFrame]) -> N
         assert all(min(np.linalg.norm(np.array(c) - k) for c in corners) < 0.05 for k in frame.corners())
 
 
+def test_a_frame_decoded_with_no_width_is_no_tile() -> None:
+    """The locator's axes can come out flat; such a frame cannot be cropped, and the reader would fail."""
+    tile = TileFrame(np.array([100.0, 100.0]), np.array([20.0, 0.0]), np.array([0.0, 10.0]))
+    flat = TileFrame(np.array([300.0, 200.0]), np.array([20.0, 0.0]), np.array([0.0, 0.0]))
+    heat, reg, _ = encode_targets([tile, flat])
+    logits = np.log(np.clip(heat, 1e-6, 1 - 1e-6) / np.clip(1 - heat, 1e-6, 1))
+    found = decode(np.concatenate([logits[None], reg]), threshold=0.99)
+    assert [np.round(f.center).tolist() for _, f in found] == [[100.0, 100.0]]
+
+
 # Keeping one reading per half ---------------------------------------------------------------------------
 
 

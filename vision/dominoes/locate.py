@@ -27,6 +27,9 @@ MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "dominoes_locate.o
 # finds more tiles in blurred frames and fewer on veined stone, so it looks only at frames read mostly in doubt.
 BLURRED_MODEL_PATH = MODEL_PATH.with_name("dominoes_locate_blurred.onnx")
 PEAK_THRESHOLD = 0.12
+# Input px^2 of |u x v|, a quarter of a frame's area; the smallest tiles read have 50. The locator's axes can
+# come out flat (a frame with no width), and such a frame cannot be cropped: it is no tile.
+MIN_FRAME_AREA = 1.0
 
 
 def letterbox(image: np.ndarray) -> tuple[np.ndarray, float]:
@@ -51,9 +54,15 @@ def encode_targets(frames: list[TileFrame]) -> tuple[np.ndarray, np.ndarray, np.
 
 
 def decode(output: np.ndarray, threshold: float = PEAK_THRESHOLD) -> list[tuple[float, TileFrame]]:
-    """Network output (7, H, W) -> (score, tile frame in input pixels) at each heatmap peak."""
+    """Network output (7, H, W) -> (score, tile frame in input pixels) at each heatmap peak, but for frames
+    with no area (MIN_FRAME_AREA)."""
     scores, centers, us, vs = read_axes(output, STRIDE, threshold)
-    return [(float(s), TileFrame(c, u, v)) for s, c, u, v in zip(scores, centers, us, vs, strict=True)]
+    area = np.abs(us[:, 0] * vs[:, 1] - us[:, 1] * vs[:, 0])  # a quarter of the frame's
+    return [
+        (float(s), TileFrame(c, u, v))
+        for s, c, u, v, a in zip(scores, centers, us, vs, area, strict=True)
+        if a >= MIN_FRAME_AREA
+    ]
 
 
 class TileLocator(LocatorNetwork):
