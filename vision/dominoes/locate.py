@@ -27,7 +27,7 @@ MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "dominoes_locate.o
 # finds more tiles in blurred frames and fewer on veined stone, so it looks only at frames read mostly in doubt.
 BLURRED_MODEL_PATH = MODEL_PATH.with_name("dominoes_locate_blurred.onnx")
 PEAK_THRESHOLD = 0.12
-# Input px^2 of |u x v|, a quarter of a frame's area; the smallest tiles read have 50. The locator's axes can
+# Input px^2 of |u x v|, a quarter of a frame's area (a tile 20 px long in the input has 50). The locator's axes can
 # come out flat (a frame with no width), and such a frame cannot be cropped: it is no tile.
 MIN_FRAME_AREA = 1.0
 
