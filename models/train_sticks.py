@@ -6,6 +6,9 @@
     python -m models.train_sticks --scenes 1200 --pattern-scenes 600 --shaped-scenes 2400 \
         --start models/sticks_locate.onnx --steps 4000 --lr 5e-4 --seed 8 --blur-share 0.3 \
         --checkpoint data/sticks_locate-blurred.pt --out models/sticks_locate_blurred.onnx   # for blurred frames
+    python -m models.train_sticks --scenes 0 --pattern-scenes 0 --close-heap-scenes 1500 \
+        --start models/sticks_locate.onnx --steps 2500 --lr 5e-4 --seed 5 --mirror --threads 2 \
+        --checkpoint data/sticks_locate-heaps.pt --out models/sticks_locate_heaps.onnx   # for heaps seen closer
     tableref evaluate sticks   # the recogniser on held-out renders (models/evaluate_sticks.py)
 
 Training frames are the stick renders of the training split (its stick materials, colours and tables only)
@@ -55,6 +58,11 @@ CROSSING_KINDS = (("illegal", "crossing"), ("illegal", "crossing"), ("lattice", 
 SHAPED_CACHE = "sticks-frames-shaped-v2"  # v2: tables drawn at one pattern size for every frame shape
 SHAPED_SEED = 60_000_000
 SHAPES = ((960, 720), (640, 480), (1600, 1200), (1080, 720), (1280, 720))
+# The close-heap block, for the network that reads a heap again closer (vision/sticks/heaps.py): three frames
+# in five a heap of sticks twice as long as the first look's heaps, as long in the network's input as those
+# heaps read at twice the scale; the rest as `frame_sample`. The first frames hold no heap at that scale.
+CLOSE_HEAP_CACHE = "sticks-frames-close-heaps-v1"
+CLOSE_HEAP_SEED = 49_500_000
 
 
 def training_frame(
@@ -123,12 +131,36 @@ def shaped_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return frame_sample(seed, TABLES + PATTERN_TRAIN_TABLES, size=random.Random(seed).choice(SHAPES))
 
 
+def close_heap_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A frame of the close-heap block, as `frame_sample` gives one."""
+    rng = random.Random(seed * 31)
+    tables = TABLES + PATTERN_TRAIN_TABLES
+    if rng.random() < 0.4:
+        return frame_sample(seed, tables)
+    table = rng.choice(tables)
+    material = "camouflage" if rng.random() < 1 / 6 else None
+    spec = StickSceneSpec(
+        split="train", kind="pickup", table=table, material=material, stick_px=(120, 300), n_sticks=(3, 15)
+    )
+    try:
+        scene = render_stick_scene(seed, spec)
+    except RuntimeError:  # the heap does not fit the picture at that scale
+        scene = render_stick_scene(seed, replace(spec, stick_px=(100, 200), n_sticks=(3, 8)))
+    canvas, scale = letterbox(scene.image, INPUT_SIZE)
+    return canvas[None], padded([s.ends for s in scene.sticks], MOST_STICKS, (2, 2), scale)
+
+
 def locator_data(
-    first_seed: int, scenes: int, pattern_scenes: int = 0, crossing_scenes: int = 0, shaped_scenes: int = 0
+    first_seed: int,
+    scenes: int,
+    pattern_scenes: int = 0,
+    crossing_scenes: int = 0,
+    shaped_scenes: int = 0,
+    close_heap_scenes: int = 0,
 ) -> dict[str, np.ndarray]:
     """The cached frames and their targets (vision.sticks.locate.encode_targets): `scenes` over TABLES, then
-    `pattern_scenes` more over PATTERN_TRAIN_TABLES, then `crossing_scenes` of the crossing block, and
-    `shaped_scenes` of the shaped block."""
+    `pattern_scenes` more over PATTERN_TRAIN_TABLES, then `crossing_scenes` of the crossing block,
+    `shaped_scenes` of the shaped block and `close_heap_scenes` of the close-heap block."""
     blocks = [render_cached(FRAMES_CACHE, frame_sample, first_seed, scenes)] if scenes else []
     if pattern_scenes:
         blocks.append(render_cached(PATTERN_CACHE, pattern_sample, first_seed + scenes, pattern_scenes))
@@ -137,6 +169,8 @@ def locator_data(
         blocks.append(render_cached(CROSSING_CACHE, crossing_sample, first, crossing_scenes))
     if shaped_scenes:
         blocks.append(render_cached(SHAPED_CACHE, shaped_sample, SHAPED_SEED, shaped_scenes))
+    if close_heap_scenes:
+        blocks.append(render_cached(CLOSE_HEAP_CACHE, close_heap_sample, CLOSE_HEAP_SEED, close_heap_scenes))
     return locator_frames(blocks, encode_targets)
 
 
@@ -145,6 +179,8 @@ def train(
     pattern_scenes: int = typer.Option(1800, help="more frames over PATTERN_TRAIN_TABLES (cached in data/)"),
     crossing_scenes: int = typer.Option(0, help="more frames, half with one stick crossing another (cached)"),
     shaped_scenes: int = typer.Option(0, help="more frames of other shapes than 16:9 (cached)"),
+    close_heap_scenes: int = typer.Option(0, help="more frames, mostly heaps seen close (cached)"),
+    threads: int = typer.Option(1, help="torch threads (the machine is shared: one by default)"),
     steps: int = typer.Option(12000, help="training steps of 12 windows"),
     seed: int = typer.Option(0),
     resume: bool = typer.Option(False, help="fine-tune from the checkpoint"),
@@ -159,8 +195,8 @@ def train(
     """Render the training frames, train the stick locator, export it with its manifest."""
     import torch
 
-    torch.set_num_threads(1)  # the machine is shared: one core for training
-    data = locator_data(1, scenes, pattern_scenes, crossing_scenes, shaped_scenes)
+    torch.set_num_threads(threads)
+    data = locator_data(1, scenes, pattern_scenes, crossing_scenes, shaped_scenes, close_heap_scenes)
     print(f"{len(data['canvas'])} frames, {int((data['heat'][:, 0] > 0.999).sum())} sticks")
     model, report = fit_locator(
         locator_maker(len(CHANNELS), start),
@@ -180,12 +216,14 @@ def train(
     )
     training = {
         "scenes": scenes, "pattern_scenes": pattern_scenes, "crossing_scenes": crossing_scenes,
-        "shaped_scenes": shaped_scenes, "seed": seed, "resumed": resume or start is not None,
+        "shaped_scenes": shaped_scenes, "close_heap_scenes": close_heap_scenes, "seed": seed, "threads": threads,
+        "resumed": resume or start is not None,
         "data": "models/synth/sticks.py renders, split=train, at three scales, on the training tables and "
                 "EXTRA_TRAIN_TABLES (then pattern_scenes more on PATTERN_TRAIN_TABLES, then crossing_scenes more on "
                 "both, half of them a layout with one stick crossing another), a sixth all camouflage; card scenes "
                 "(models/synth/scenes.py, split=train) and play-mat views as stick-free frames; shaped_scenes more on "
-                "both in frames of SHAPES (seeds SHAPED_SEED..)",
+                "both in frames of SHAPES (seeds SHAPED_SEED..); close_heap_scenes more, three in five a heap "
+                "of sticks 120-300 px long in 1280x720 (seeds CLOSE_HEAP_SEED..)",
         **report,
     }  # fmt: skip
     export_locator(model, out, MODEL_PATH, INPUT_SIZE, CHANNELS, STRIDE, training)
