@@ -120,6 +120,7 @@ def test_timed_reports_each_stage() -> None:
         "closer_ms",
         "blurred_ms",
         "mirrored_ms",
+        "heap_ms",
         "seams_ms",
     }
     assert set(times) == stages

@@ -17,7 +17,10 @@
   third larger; a card read there stick by stick replaces the readings in that part;
 - blurred: where sticks but no card are read, every look again with the network trained on blurred frames;
 - mirrored: where no card is read at sure peaks stick by stick, and the sticks are no heap, all of that again on
-  the frame's mirror images, which vote on the cards (vision/sticks/mirrored.py).
+  the frame's mirror images, which vote on the cards (vision/sticks/mirrored.py);
+- heap: where many sticks but no card are read, the locator and lattice stages again on a window round them, at
+  twice the scale, with the network trained on heaps seen so (vision/sticks/heaps.py); its reading replaces
+  the sticks in the window.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from vision.locator import closer_window, flat_gain
 from vision.sharpen import FocusGauge
 from vision.sticks.bodies import with_bodies
 from vision.sticks.detections import Polystick, Stick
+from vision.sticks.heaps import HEAP_MODEL_PATH, HEAP_STICKS, heap_window
 from vision.sticks.lattice import group, nearest_on_segments, segment_distance, snap, touch_matrix
 from vision.sticks.locate import BLURRED_MODEL_PATH, PEAK_THRESHOLD, LocatorReadings, StickLocator
 from vision.sticks.mirrored import MIRRORS, mirrored, mirrored_homography, mirrored_points, most_agreed
@@ -318,6 +322,31 @@ def _heap(polysticks: list[Polystick]) -> bool:
     return any(len(p.sticks) > HEAP_FROM for p in polysticks)
 
 
+def _in_window(
+    image: np.ndarray, window: tuple[int, int, int, int], homography: np.ndarray | None, ignore: list[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray | None, list[np.ndarray]]:
+    """The part of a frame in `window` (x, y, width, height), with the calibration and the outlines to ignore
+    moved into its pixels."""
+    x0, y0, w, h = window
+    shift = np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)  # window px -> frame px
+    return (
+        np.ascontiguousarray(image[y0 : y0 + h, x0 : x0 + w]),
+        None if homography is None else np.asarray(homography, np.float64) @ shift,
+        [np.asarray(quad) - [x0, y0] for quad in ignore],
+    )
+
+
+def _replaced_in_window(sticks: list[Stick], more: list[Stick], window: tuple[int, int, int, int]) -> list[Stick]:
+    """`sticks` outside `window` (their centres) and the sticks `more` read in it, moved into the frame."""
+    x0, y0, w, h = window
+    offset = np.array([x0, y0], np.float64)
+    centres = np.array([s.ends.mean(axis=0) for s in sticks]).reshape(-1, 2)
+    inside = np.all((centres >= offset) & (centres < offset + np.array([w, h])), axis=1)
+    return [s for s, i in zip(sticks, inside, strict=True) if not i] + [
+        Stick(s.ends + offset, s.confidence) for s in more
+    ]
+
+
 def _cards(polysticks: list[Polystick]) -> tuple[int, ...]:
     return tuple(sorted(p.card for p in polysticks if p.card is not None))
 
@@ -331,9 +360,11 @@ class StickRecognizer:
         locator: StickLocator | None = None,
         focus: FocusGauge | None = None,
         blurred_locator: StickLocator | None = None,
+        heap_locator: StickLocator | None = None,
     ) -> None:
         self.locator = locator or StickLocator()
         self.blurred_locator = blurred_locator or StickLocator(BLURRED_MODEL_PATH)
+        self.heap_locator = heap_locator or StickLocator(HEAP_MODEL_PATH)
         self.focus = focus or FocusGauge()
         self.equaliser = cv2.createCLAHE(clipLimit=EQUALISE_CLIP, tileGridSize=(8, 8))
 
@@ -368,6 +399,10 @@ class StickRecognizer:
         if sticks and not settled and not _heap(polysticks):
             sticks, polysticks = self._mirrored(image, homography, ignore, sticks, polysticks)
         timing["mirrored_ms"] = (time.perf_counter() - t0) * 1000
+        t0 = time.perf_counter()
+        if len(sticks) >= HEAP_STICKS and not any(p.card is not None for p in polysticks):
+            sticks, polysticks = self._heap_closer(image, homography, ignore, sticks)
+        timing["heap_ms"] = (time.perf_counter() - t0) * 1000
         t0 = time.perf_counter()
         sticks, polysticks = self._without_seams(image, homography, sticks, polysticks)
         timing["seams_ms"] = (time.perf_counter() - t0) * 1000
@@ -473,22 +508,24 @@ class StickRecognizer:
         window = closer_window(centres, np.array([s for s, _ in scored]), image.shape[1::-1])
         if window is None:
             return sticks, polysticks
-        x0, y0, w, h = window
-        offset = np.array([x0, y0], np.float64)
-        shift = np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)  # window px -> frame px
-        more, more_polysticks, _, _ = self._look(
-            np.ascontiguousarray(image[y0 : y0 + h, x0 : x0 + w]),
-            None if homography is None else np.asarray(homography, np.float64) @ shift,
-            [np.asarray(quad) - offset for quad in ignore],
-            locator,
-        )
+        crop, window_homography, window_ignore = _in_window(image, window, homography, ignore)
+        more, more_polysticks, _, _ = self._look(crop, window_homography, window_ignore, locator)
         if not any(_read_stick_by_stick(p, more) for p in more_polysticks):
             return sticks, polysticks
-        centres = np.array([s.ends.mean(axis=0) for s in sticks]).reshape(-1, 2)
-        inside = np.all((centres >= offset) & (centres < offset + np.array([w, h])), axis=1)
-        sticks = [s for s, i in zip(sticks, inside, strict=True) if not i]
-        sticks += [Stick(s.ends + offset, s.confidence) for s in more]
+        sticks = _replaced_in_window(sticks, more, window)
         return sticks, self._snapped(sticks, image.shape[1::-1], homography)
+
+    def _heap_closer(
+        self, image: np.ndarray, homography: np.ndarray | None, ignore: list[np.ndarray], sticks: list[Stick]
+    ) -> tuple[list[Stick], list[Polystick]]:
+        """The sticks with those in the heap's window (heap_window) read again there by the heap network:
+        its locator and lattice stages only, as the other looks serve layouts."""
+        size = image.shape[1::-1]
+        window = heap_window(np.array([s.ends for s in sticks]), size)
+        crop, window_homography, window_ignore = _in_window(image, window, homography, ignore)
+        more, _ = self._layout(self._read(crop, self.heap_locator), crop.shape[1::-1], window_homography, window_ignore)
+        sticks = _replaced_in_window(sticks, more, window)
+        return sticks, self._snapped(sticks, size, homography)
 
     def _look(
         self, image: np.ndarray, homography: np.ndarray | None, ignore: list[np.ndarray], locator: StickLocator

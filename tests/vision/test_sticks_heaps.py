@@ -1,0 +1,77 @@
+"""Heaps of pick-up sticks read again closer: where the window goes, and what the heap network reads there on
+rendered held-out heaps."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from models.evaluate_sticks import match_sticks
+from models.synth.sticks import StickSceneSpec, render_stick_scene
+from vision.locator import letterbox_scale
+from vision.sticks.heaps import HEAP_MARGIN, HEAP_ZOOM, heap_window
+from vision.sticks.locate import INPUT_SIZE
+from vision.sticks.recognize import StickRecognizer
+
+HEAPS = 24
+
+
+class WithoutHeapLook(StickRecognizer):
+    """The reader with every other look it takes, but not the heap's closer one."""
+
+    def _heap_closer(self, image, homography, ignore, sticks):
+        return sticks, self._snapped(sticks, image.shape[1::-1], homography)
+
+
+frames = st.sampled_from([(1280, 720), (640, 480), (1920, 1080), (720, 1280), (1600, 1200)])
+
+
+@st.composite
+def heaps(draw: st.DrawFn) -> tuple[np.ndarray, tuple[int, int]]:
+    size = draw(frames)
+    n = draw(st.integers(1, 15))
+    corner = st.tuples(st.floats(0, size[0] - 1), st.floats(0, size[1] - 1))
+    ends = np.array([[draw(corner), draw(corner)] for _ in range(n)], np.float64)
+    return ends, size
+
+
+@settings(max_examples=300, deadline=None)
+@given(heaps())
+def test_the_heap_window_lies_in_the_frame_round_the_heap(heap: tuple[np.ndarray, tuple[int, int]]) -> None:
+    ends, size = heap
+    x0, y0, w, h = heap_window(ends, size)
+    assert min(x0, y0) >= 0 and x0 + w <= size[0] and y0 + h <= size[1]
+    first_scale = letterbox_scale(max(size), min(size), INPUT_SIZE)
+    # Read at HEAP_ZOOM times the first look's scale at most, where the frame is wide enough.
+    assert w >= min(size[0], INPUT_SIZE[0] / (HEAP_ZOOM * first_scale)) - 1
+    # The locator's shape, but where the frame cuts it.
+    assert h == pytest.approx(min(size[1], w * INPUT_SIZE[1] / INPUT_SIZE[0]), abs=1)
+    median = np.median(np.linalg.norm(ends[:, 1] - ends[:, 0], axis=1))
+    low, high = ends.reshape(-1, 2).min(axis=0), ends.reshape(-1, 2).max(axis=0)
+    if (high - low + 2 * HEAP_MARGIN * median <= [w - 2, h - 2]).all():
+        assert (low >= [x0 - 1, y0 - 1]).all() and (high <= [x0 + w + 1, y0 + h + 1]).all()
+
+
+@pytest.fixture(scope="module")
+def readings() -> list[tuple[int, int, int, int]]:
+    """Per held-out heap: sticks found and detections that are no stick, with the heap look and without."""
+    reader = StickRecognizer()
+    without = WithoutHeapLook(reader.locator, reader.focus, reader.blurred_locator, reader.heap_locator)
+    counts = []
+    for i in range(HEAPS):
+        scene = render_stick_scene(7_300_000 + i, StickSceneSpec(split="heldout", kind="pickup"))
+        row = []
+        for read in (reader, without):
+            sticks, _ = read(scene.image)
+            found = len(match_sticks(scene, sticks))
+            row += [found, len(sticks) - found]
+        counts.append(tuple(row))
+    return counts
+
+
+def test_heaps_read_closer_find_more_sticks_and_fewer_false_ones(readings: list[tuple[int, int, int, int]]) -> None:
+    """24 held-out heaps: 139 sticks found with 58 false readings with the closer look, 129 and 63 without (when
+    written)."""
+    found, false, found_before, false_before = np.sum(readings, axis=0)
+    assert found >= found_before + 5
+    assert false <= false_before
