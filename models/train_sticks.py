@@ -109,9 +109,13 @@ def frame_sample(
     kinds: tuple[tuple[str, str | None], ...] = KINDS,
     size: tuple[int, int] = (1280, 720),
 ) -> tuple[np.ndarray, np.ndarray]:
+    """A `training_frame` as a sample (`as_sample`)."""
+    return as_sample(*training_frame(seed, tables, kinds, size))
+
+
+def as_sample(image: np.ndarray, sticks: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """The letterboxed frame (1, H, W, 3) and its sticks' ends in its pixels (1, MOST_STICKS, 2, 2), NaN
     after the last stick."""
-    image, sticks = training_frame(seed, tables, kinds, size)
     canvas, scale = letterbox(image, INPUT_SIZE)
     return canvas[None], padded(sticks, MOST_STICKS, (2, 2), scale)
 
@@ -146,8 +150,7 @@ def close_heap_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
         scene = render_stick_scene(seed, spec)
     except RuntimeError:  # the heap does not fit the picture at that scale
         scene = render_stick_scene(seed, replace(spec, stick_px=(100, 200), n_sticks=(3, 8)))
-    canvas, scale = letterbox(scene.image, INPUT_SIZE)
-    return canvas[None], padded([s.ends for s in scene.sticks], MOST_STICKS, (2, 2), scale)
+    return as_sample(scene.image, [s.ends for s in scene.sticks])
 
 
 def locator_data(
