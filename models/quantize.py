@@ -1,12 +1,14 @@
-"""The card classifier, the card locator's closer look and the pip readers in 8 bits: `python -m
-models.quantize` (after `make train`'s training; needs the `train` extra for `onnx`).
+"""The card classifier, the card locator's closer look, the tile locator and the pip readers in 8 bits: `python
+-m models.quantize` (after `make train`'s training; needs the `train` extra for `onnx`).
 
 Each float model is quantized statically (onnxruntime's QDQ format: weights int8 per channel, activations
 uint8), its activation ranges calibrated on the inputs the float recogniser gives the network over
 training-split scenes. The 8-bit classifier reads a crop in 0.16 ms instead of 0.26, the pip reader in 0.065
 instead of 0.15 (one core of the development host), with the held-out figures unchanged (models/digit_cards.md,
 models/dominoes.md). The card locator's closer look at a whole frame takes 10 ms instead of 20, reading as
-many cards. The locators' first looks and the corner network stay in float: quantized, they lost readings.
+many cards. The tile locator's look takes 8 ms instead of 15, reading as many tiles on held-out seeds that no
+choice was tuned on (models/dominoes.md). The card and stick locators' first looks and the corner networks
+stay in float: quantized, they lost readings.
 """
 
 from __future__ import annotations
@@ -40,9 +42,12 @@ class RecordingSession:
         return getattr(self.session, name)
 
 
-def recorded_inputs(network, read: Callable[[int], None], seeds: range, seed: int = 0) -> np.ndarray:
+def recorded_inputs(
+    network, read: Callable[[int], None], seeds: range, seed: int = 0, shape: tuple[int, ...] | None = None
+) -> np.ndarray:
     """Up to CALIBRATION_CROPS of the inputs `network` (an object with a `session`) is given while `read(s)`
-    reads scene s, for each of `seeds`, drawn at random."""
+    reads scene s, for each of `seeds`, drawn at random; with `shape`, only the inputs of that shape (a
+    locator reads frames of other sizes too)."""
     recorder = RecordingSession(network.session)
     network.session = recorder
     try:
@@ -50,7 +55,7 @@ def recorded_inputs(network, read: Callable[[int], None], seeds: range, seed: in
             read(s)
     finally:
         network.session = recorder.session
-    inputs = np.concatenate(recorder.inputs)
+    inputs = np.concatenate([x for x in recorder.inputs if shape is None or x.shape[1:] == shape])
     return inputs[np.random.default_rng(seed).permutation(len(inputs))[:CALIBRATION_CROPS]]
 
 
@@ -119,10 +124,36 @@ def quantize_closer_look(scenes: int) -> None:
     )
 
 
+def quantize_tile_locator(scenes: int) -> None:
+    """The tile locator in 8 bits, calibrated on the canvases of its own input size that the float one reads in
+    training domino scenes: first looks and views from above (closer looks come in any size)."""
+    import cv2
+
+    from models.synth.dominoes import render_dominoes
+    from models.train_dominoes import training_spec
+    from vision.dominoes import DominoRecognizer
+    from vision.dominoes.locate import INPUT_SIZE, MODEL_PATH, TileLocator
+
+    cv2.setNumThreads(1)
+    dominoes = DominoRecognizer(locator=TileLocator(MODEL_PATH))
+    seeds = range(60_000_000, 60_000_000 + scenes)
+    inputs = recorded_inputs(
+        dominoes.locator,
+        lambda s: dominoes(render_dominoes(s, training_spec(s)).image),
+        seeds,
+        shape=(3, INPUT_SIZE[1], INPUT_SIZE[0]),
+    )
+    source = f"the float tile locator's canvases over training domino scenes, seeds {seeds.start}.."
+    quantize(MODEL_PATH, inputs, source)
+
+
 def main(
     card_scenes: int = typer.Option(40, help="training-split card scenes to record the classifier's inputs on"),
     closer_scenes: int = typer.Option(96, help="training-split card scenes to record the closer look's frames on"),
     domino_scenes: int = typer.Option(30, help="training-split domino scenes to record the pip readers' inputs on"),
+    tile_locator_scenes: int = typer.Option(
+        150, help="training-split domino scenes to record the tile locator's canvases on"
+    ),
 ) -> None:
     import cv2
 
@@ -135,6 +166,8 @@ def main(
     from vision.cards.classify import CardClassifier
     from vision.cards.recognize import CardRecognizer
     from vision.dominoes import DominoRecognizer
+    from vision.dominoes.locate import MODEL_PATH as TILE_LOCATOR_PATH
+    from vision.dominoes.locate import TileLocator
     from vision.dominoes.pips import BLURRED_MODEL_PATH, PipReader
     from vision.dominoes.pips import MODEL_PATH as PIPS_PATH
 
@@ -148,12 +181,17 @@ def main(
     for model in (CARDS_PATH, CARDS_BLURRED_PATH):
         quantize(model, inputs, source)
     quantize_closer_look(closer_scenes)
-    dominoes = DominoRecognizer(threads=1, reader=PipReader(PIPS_PATH), blurred_reader=PipReader(BLURRED_MODEL_PATH))
+    dominoes = DominoRecognizer(
+        locator=TileLocator(TILE_LOCATOR_PATH),
+        reader=PipReader(PIPS_PATH),
+        blurred_reader=PipReader(BLURRED_MODEL_PATH),
+    )
     seeds = range(60_000_000, 60_000_000 + domino_scenes)
     inputs = recorded_inputs(dominoes.reader, lambda s: dominoes(render_dominoes(s, domino_spec(s)).image), seeds)
     source = f"the float pip reader's crops over training domino scenes, seeds {seeds.start}.."
     for model in (PIPS_PATH, BLURRED_MODEL_PATH):
         quantize(model, inputs, source)
+    quantize_tile_locator(tile_locator_scenes)
 
 
 if __name__ == "__main__":

@@ -11,8 +11,9 @@ from models.evaluate_dominoes import evaluate_dominoes, evaluation_spec, score_s
 from models.synth.degrade import Degradation, motion_kernel
 from models.synth.dominoes import render_dominoes
 from vision.dominoes import DominoRecognizer
-from vision.dominoes.locate import TileLocator
+from vision.dominoes.locate import MODEL_PATH, TileLocator
 from vision.dominoes.pips import PipReader
+from vision.onnx_session import quantized
 
 SEED = 53_000_000  # held-out scenes no evaluation reads
 
@@ -32,9 +33,10 @@ def blurred_scenes() -> list:
 def test_blurred_frames_are_read_better_by_the_blurred_reader_and_locator(blurred_scenes: list) -> None:
     cv2.setNumThreads(1)
     # The first networks stand in for the blurred ones: reading or looking again with them adds nothing.
+    first_locator = TileLocator(quantized(MODEL_PATH))
     recognizers = {
-        "first networks": DominoRecognizer(threads=1, blurred_reader=PipReader(), blurred_locator=TileLocator()),
-        "blurred reader": DominoRecognizer(threads=1, blurred_locator=TileLocator()),
+        "first networks": DominoRecognizer(threads=1, blurred_reader=PipReader(), blurred_locator=first_locator),
+        "blurred reader": DominoRecognizer(threads=1, blurred_locator=first_locator),
         "both": DominoRecognizer(threads=1),
     }
     right = dict.fromkeys(recognizers, 0)

@@ -1,5 +1,5 @@
-"""The 8-bit classifier, closer-look card locator and pip readers (models/quantize.py): found beside their
-float models, refused when made from another float model, and reading as the float ones do."""
+"""The 8-bit classifier, closer-look card locator, tile locator and pip readers (models/quantize.py): found
+beside their float models, refused when made from another float model, and reading as the float ones do."""
 
 import json
 import shutil
@@ -16,13 +16,17 @@ from vision.cards.centres import PEAK_THRESHOLD, CardLocator
 from vision.cards.classify import BLURRED_MODEL_PATH as CARDS_BLURRED_PATH
 from vision.cards.classify import MODEL_PATH as CARDS_PATH
 from vision.cards.classify import CardClassifier
+from vision.dominoes.locate import MODEL_PATH as TILE_LOCATOR_PATH
+from vision.dominoes.locate import TileLocator, decode, letterbox
 from vision.dominoes.pips import BLURRED_MODEL_PATH, PipReader
 from vision.dominoes.pips import MODEL_PATH as PIPS_PATH
 from vision.dominoes.tile import TileFrame, crop_tile
 from vision.onnx_session import quantized, quantized_path
 
 
-@pytest.mark.parametrize("model", [CARDS_PATH, CARDS_BLURRED_PATH, CARD_LOCATOR_PATH, PIPS_PATH, BLURRED_MODEL_PATH])
+@pytest.mark.parametrize(
+    "model", [CARDS_PATH, CARDS_BLURRED_PATH, CARD_LOCATOR_PATH, TILE_LOCATOR_PATH, PIPS_PATH, BLURRED_MODEL_PATH]
+)
 def test_each_committed_8_bit_model_is_made_from_the_committed_float_one(model: Path) -> None:
     assert quantized(model) == quantized_path(model)
 
@@ -108,3 +112,29 @@ def test_the_8_bit_pip_reader_reads_held_out_tiles_as_the_float_one_does() -> No
         & ((tile > 0.5) == (tile8 > 0.5))
     )
     assert agree.mean() >= 0.97
+
+
+def test_the_8_bit_tile_locator_proposes_held_out_tiles_as_the_float_one_does() -> None:
+    """A proposal within a fifth of its length of a tile's centre, from the 8-bit locator as often as from the
+    float one."""
+
+    def proposed(locator: TileLocator, image: np.ndarray, tiles: list[np.ndarray]) -> int:
+        canvas, scale = letterbox(image)
+        centres = np.array([f.center / scale for _, f in decode(locator.maps(canvas))]).reshape(-1, 2)
+        return sum(
+            bool(len(centres))
+            and np.linalg.norm(centres - t.mean(axis=0), axis=1).min()
+            < 0.2 * max(np.linalg.norm(t[1] - t[0]), np.linalg.norm(t[3] - t[0]))
+            for t in tiles
+        )
+
+    float_locator, int8_locator = TileLocator(TILE_LOCATOR_PATH), TileLocator(quantized(TILE_LOCATOR_PATH))
+    by_float = by_int8 = total = 0
+    for seed in range(50_000_000, 50_000_012):
+        scene = render_dominoes(seed, training_spec(seed, split="heldout"))
+        tiles = [t.corners for t in scene.tiles]
+        by_float += proposed(float_locator, scene.image, tiles)
+        by_int8 += proposed(int8_locator, scene.image, tiles)
+        total += len(tiles)
+    assert total >= 100 and by_float >= 0.9 * total, (by_float, total)
+    assert by_int8 >= by_float - 0.02 * total, (by_int8, by_float, total)

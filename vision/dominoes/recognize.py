@@ -14,6 +14,7 @@ from vision.dominoes.corners import tile_corners
 from vision.dominoes.detection import Domino, Half
 from vision.dominoes.locate import BLURRED_MODEL_PATH as BLURRED_LOCATE_PATH
 from vision.dominoes.locate import INPUT_SIZE, TileLocator, decode, heat_at, letterbox
+from vision.dominoes.locate import MODEL_PATH as LOCATE_PATH
 from vision.dominoes.pips import BLURRED_MODEL_PATH as BLURRED_PIPS_PATH
 from vision.dominoes.pips import PipReader
 from vision.dominoes.tile import TileFrame, crop_tiles
@@ -258,7 +259,7 @@ class DominoRecognizer:
         focus: FocusGauge | None = None,
         corners: CornerRefiner | None = None,
     ) -> None:
-        self.locator = locator or TileLocator(threads=threads)
+        self.locator = locator or TileLocator(quantized(LOCATE_PATH), threads=threads)
         self.corners = corners or tile_corners(threads)
         self.reader = reader or PipReader(threads=threads)
         self.blurred_reader = blurred_reader or PipReader(quantized(BLURRED_PIPS_PATH), threads=threads)
