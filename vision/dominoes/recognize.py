@@ -41,13 +41,17 @@ SPAWN_HEAT = 0.03  # and a neighbour is read only where the locator's heatmap is
 # right and 1 misread at 0.88; 47 and 3 at 0.8; the heat gate 0.2 read more than 0.3 or 0.4, with fewer false.
 REFINE_FROM = 0.2
 REFINE_HEAT = 0.2
-REFINE_ROUNDS = 3
 REFINED_MIN = 0.88
 SURE_ENOUGH = 0.95  # a frame read this surely ends its search early (no loss on the tuning seeds)
-# Frames searched per picture, surest first. Each costs up to 40 crops of the reader (about 5 ms); a picture
-# of many unsure tiles would otherwise blow the 40 ms bar (the 28-tile sample: 61 ms unlimited, 39-41 at 4 on
-# a busy host, 36 at 3). On the tuning seeds 3 reads 724 of 804 tiles, 4 728, 6 and no limit a few more.
-REFINE_LIMIT = 3
+# Frames searched per picture, surest first, and rounds per frame: each round reads 10 nudged crops and the
+# check 10 more (about 1 ms each), and the search was most of the 28-tile sample's time. Since the tile-corner
+# network fits doubted frames first (FIT_ROUNDS), a longer search reads few more tiles. Over four 200-scene
+# sets (evaluation, tuning and two fresh ones, 15,942 tiles), with the 8-bit locator: 3 frames of 3 rounds
+# read 15,344 right (200 false), 2 of 2 15,335 (200), 2 of 1 15,324 (192); the sample takes 47, 38 and 36 ms
+# (models/dominoes.md, forty-sixth session). One round no longer reaches frames a fifth too long or short
+# (test_refining_reads_tiles_whose_frames_are_off): real frames may be off further than rendered ones.
+REFINE_ROUNDS = 2
+REFINE_LIMIT = 2
 # Before that search, every unsure reading where the heatmap has at least REFINE_HEAT is read again on the frame
 # the tile-corner network (vision.corners) fits to the tile's own corners: the proposal's centre is often right
 # where its axes are 10-20 % off, and the reader is sure only of a frame close to the tile's. One round of the
