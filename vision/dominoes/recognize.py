@@ -47,11 +47,12 @@ SURE_ENOUGH = 0.95  # a frame read this surely ends its search early (no loss on
 # check 10 more (about 1 ms each), and the search was most of the 28-tile sample's time. Since the tile-corner
 # network fits doubted frames first (FIT_ROUNDS), a longer search reads few more tiles. Over four 200-scene
 # sets (evaluation, tuning and two fresh ones, 15,942 tiles), with the 8-bit locator: 3 frames of 3 rounds
-# read 15,344 right (200 false), 2 of 2 15,335 (200), 2 of 1 15,324 (192); the sample takes 47, 38 and 36 ms
-# (models/dominoes.md, forty-sixth session). One round no longer reaches frames a fifth too long or short
+# read 15,344 right (200 false), 2 of 2 15,335 (200), 1 of 2 15,330 (197), 2 of 1 15,324 (192); the sample
+# takes 47, 38, 36.7 and 35.9 ms on a quiet core, and a busy one adds a tenth (models/dominoes.md,
+# forty-sixth session). One round no longer reaches frames a fifth too long or short
 # (test_refining_reads_tiles_whose_frames_are_off): real frames may be off further than rendered ones.
 REFINE_ROUNDS = 2
-REFINE_LIMIT = 2
+REFINE_LIMIT = 1
 # Before that search, every unsure reading where the heatmap has at least REFINE_HEAT is read again on the frame
 # the tile-corner network (vision.corners) fits to the tile's own corners: the proposal's centre is often right
 # where its axes are 10-20 % off, and the reader is sure only of a frame close to the tile's. One round of the
