@@ -1,14 +1,14 @@
-"""The card classifier, the card locator's closer look, the tile locator and the pip readers in 8 bits: `python
--m models.quantize` (after `make train`'s training; needs the `train` extra for `onnx`).
+"""The card classifier, the card locator, the tile locator and the pip readers in 8 bits: `python -m
+models.quantize` (after `make train`'s training; needs the `train` extra for `onnx`).
 
 Each float model is quantized statically (onnxruntime's QDQ format: weights int8 per channel, activations
 uint8), its activation ranges calibrated on the inputs the float recogniser gives the network over
 training-split scenes. The 8-bit classifier reads a crop in 0.16 ms instead of 0.26, the pip reader in 0.065
 instead of 0.15 (one core of the development host), with the held-out figures unchanged (models/digit_cards.md,
-models/dominoes.md). The card locator's closer look at a whole frame takes 10 ms instead of 20, reading as
-many cards. The tile locator's look takes 8 ms instead of 15, reading as many tiles on held-out seeds that no
-choice was tuned on (models/dominoes.md). The card and stick locators' first looks and the corner networks
-stay in float: quantized, they lost readings.
+models/dominoes.md). The card locator's look takes 5 ms instead of 8 and its closer look at a whole frame 10
+instead of 20; the tile locator's look 8 ms instead of 15. Both read as many cards and tiles on held-out seeds
+that no choice was tuned on. The stick locator and the corner networks stay in float: quantized, they lost
+readings.
 """
 
 from __future__ import annotations
@@ -97,9 +97,9 @@ def quantize(model: Path, inputs: np.ndarray, calibration: str) -> Path:
     return out
 
 
-def quantize_closer_look(scenes: int) -> None:
-    """The card locator in 8 bits for the card reader's closer look (vision.cards.recognize.CardRecognizer.closer),
-    calibrated on that look's frames: whole training card scenes at ZOOM times the first look's scale."""
+def quantize_card_locator(scenes: int) -> None:
+    """The card locator in 8 bits for the card reader's looks at landscape frames (vision.cards.recognize),
+    calibrated on its closer look's frames: whole training card scenes at ZOOM times the first look's scale."""
     import cv2
 
     from models.synth.scenes import render_scene
@@ -180,7 +180,7 @@ def main(
     source = f"the float classifier's crops over training card scenes, seeds {seeds.start}.."
     for model in (CARDS_PATH, CARDS_BLURRED_PATH):
         quantize(model, inputs, source)
-    quantize_closer_look(closer_scenes)
+    quantize_card_locator(closer_scenes)
     dominoes = DominoRecognizer(
         locator=TileLocator(TILE_LOCATOR_PATH),
         reader=PipReader(PIPS_PATH),

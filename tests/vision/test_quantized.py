@@ -1,4 +1,4 @@
-"""The 8-bit classifier, closer-look card locator, tile locator and pip readers (models/quantize.py): found
+"""The 8-bit classifier, card locator, tile locator and pip readers (models/quantize.py): found
 beside their float models, refused when made from another float model, and reading as the float ones do."""
 
 import json
@@ -71,15 +71,20 @@ def test_the_8_bit_classifier_reads_held_out_cards_as_the_float_one_does() -> No
     assert same >= 0.97 * total
 
 
-def test_the_8_bit_card_locator_looks_closer_as_the_float_one_does() -> None:
-    """Whole held-out frames read at the closer look's scale: the 8-bit locator puts a peak on as many cards
-    as the float one, within a fifth of the card's height of its centre."""
+@pytest.mark.parametrize("look", ["first", "closer"])
+def test_the_8_bit_card_locator_looks_as_the_float_one_does(look: str) -> None:
+    """Whole held-out frames read as the first look reads them and at the closer look's scale: the 8-bit
+    locator puts a peak on as many cards as the float one, within a fifth of the card's height of its centre."""
     from vision.cards.recognize import ZOOM
 
-    def peaked(locator: CardLocator, image: np.ndarray, cards: list[np.ndarray]) -> int:
+    def peaks(locator: CardLocator, image: np.ndarray) -> list[tuple[float, np.ndarray]]:
+        if look == "first":
+            return locator.read(image)[0]
         h, w = image.shape[:2]
-        found = locator.read_closer(image, (0, 0, w, h), ZOOM * locator.input_scale(image))
-        centres = np.array([q.mean(axis=0) for s, q in found if s >= PEAK_THRESHOLD]).reshape(-1, 2)
+        return locator.read_closer(image, (0, 0, w, h), ZOOM * locator.input_scale(image))
+
+    def peaked(locator: CardLocator, image: np.ndarray, cards: list[np.ndarray]) -> int:
+        centres = np.array([q.mean(axis=0) for s, q in peaks(locator, image) if s >= PEAK_THRESHOLD]).reshape(-1, 2)
         return sum(
             bool(len(centres))
             and np.linalg.norm(centres - c.mean(axis=0), axis=1).min() < 0.2 * np.linalg.norm(c[3] - c[0])
@@ -94,7 +99,7 @@ def test_the_8_bit_card_locator_looks_closer_as_the_float_one_does() -> None:
         by_float += peaked(float_locator, scene.image, cards)
         by_int8 += peaked(int8_locator, scene.image, cards)
         total += len(cards)
-    assert total >= 60 and by_float >= 0.9 * total
+    assert total >= 60 and by_float >= 0.85 * total  # the first look leaves small cards to the closer one
     assert by_int8 >= by_float - 0.02 * total, (by_int8, by_float, total)
 
 

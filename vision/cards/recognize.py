@@ -272,9 +272,11 @@ class CardRecognizer:
         portrait_locator: CardLocator | None = None,
     ) -> None:
         self.classifier = classifier or CardClassifier.shipped()
-        self.locator = locator or CardLocator()
+        # One 8-bit network serves both looks at landscape frames (models/digit_cards.md).
+        eight_bit = CardLocator(quantized(LOCATOR_PATH)) if locator is None or closer_locator is None else None
+        self.locator = locator or eight_bit
+        self.closer_locator = closer_locator or eight_bit
         self.portrait_locator = portrait_locator or CardLocator(PORTRAIT_MODEL_PATH)
-        self.closer_locator = closer_locator or CardLocator(quantized(LOCATOR_PATH))
         self.corners = corners or card_corners()
         self.focus = focus or FocusGauge()
 
