@@ -103,3 +103,25 @@ def test_steep_views_are_read_better_from_above(monkeypatch: pytest.MonkeyPatch)
     _, without, false_without = read_right()
     assert with_above >= without + 0.05 * tiles, (with_above, without, tiles)
     assert false_with <= false_without + 1
+
+
+def test_a_tile_read_beyond_the_frame_is_dropped(monkeypatch) -> None:
+    """A view from above shows the frame's border smeared past its edge, and the locator reads the smears as
+    blank tiles: a tile with a half's centre beyond the frame is no tile seen."""
+    from vision.dominoes.locate import letterbox
+    from vision.dominoes.recognize import Candidate
+    from vision.dominoes.tile import TileFrame
+
+    recognizer = DominoRecognizer()
+    view = np.array([[1.0, 0, 100], [0, 1, -50], [0, 0, 1]])  # view px = frame px + (100, -50)
+    along, across = np.array([40.0, 0]), np.array([0, 20.0])
+
+    def candidate(x: float, y: float) -> Candidate:  # a tile at frame px (x, y), as the view reads it
+        return Candidate(TileFrame(np.array([x + 100, y - 50]), along, across), (3, 4), 0.95)
+
+    # In the frame; beyond its left edge; its centre in the frame but its left half beyond it; beyond the bottom.
+    seen = [candidate(30, 450), candidate(-50, 450), candidate(5, 450), candidate(600, 730)]
+    monkeypatch.setattr(recognizer, "_look", lambda *args: (seen, {}, False, []))
+    image = np.zeros((720, 1280, 3), np.uint8)
+    kept = recognizer._seen_from(image, [], recognizer.locator, view, letterbox)
+    assert [c.frame.center.round().tolist() for c in kept] == [[30.0, 450.0]]

@@ -237,6 +237,14 @@ def _unclaimed(candidates: list[Candidate], kept: list[Candidate]) -> list[Candi
     return [c for c, clashes in zip(candidates, clash, strict=True) if not clashes]
 
 
+def _in_frame(candidates: list[Candidate], size: tuple[int, int]) -> list[Candidate]:
+    """The candidates whose halves' centres lie in a frame of `size` (width, height). Beyond its edge a look
+    sees a canvas's padding or a warped view's smeared border, never a half's pips: steep views read such
+    smears as blank tiles."""
+    w, h = size
+    return [c for c in candidates if all(0 <= x < w and 0 <= y < h for x, y in c.frame.halves().tolist())]
+
+
 def to_domino(cand: Candidate) -> Domino:
     centers = cand.frame.halves()
     halves = (Half(centers[0], cand.pips[0]), Half(centers[1], cand.pips[1]))
@@ -356,6 +364,7 @@ class DominoRecognizer:
         kept, timing, in_doubt, proposals = self._look(image, ignore, locator, canvas_of)
         t1 = time.perf_counter()
         size = image.shape[1::-1]
+        kept = _in_frame(kept, size)
         above = view_from_above(np.array([c.frame.corners() for c in kept]), size) if kept else None
         if above is not None:
             kept = select_tiles(kept + self._seen_from(image, ignore, locator, above, canvas_of))
@@ -379,14 +388,15 @@ class DominoRecognizer:
         canvas_of: CanvasOf,
     ) -> list[Candidate]:
         """The tiles a look at the frame warped to `view` (image px -> view px) reads, mapped back to the
-        frame."""
+        frame: those in it (`_in_frame`)."""
         below = np.linalg.inv(view)
         ignored = [to_plane(view, np.asarray(quad, np.float64)) for quad in ignore]
         seen, _, _, _ = self._look(warped(image, view), ignored, locator, canvas_of)
-        return [
+        back = [
             replace(c, frame=TileFrame.from_corners(to_plane(below, c.frame.corners().astype(np.float64))))
             for c in seen
         ]
+        return _in_frame(back, image.shape[1::-1])
 
     def _look(
         self, image: np.ndarray, ignore: Sequence[np.ndarray], locator: TileLocator, canvas_of: CanvasOf
