@@ -85,7 +85,8 @@ def flat_gain(canvas: np.ndarray) -> float:
 
 def closer_window(points: np.ndarray, scores: np.ndarray, size: tuple[int, int]) -> tuple[int, int, int, int] | None:
     """x, y, width, height of the CLOSER part of a frame of `size` that holds the most score of the scored
-    `points` (n x 2, frame px), centred on the points it holds; None for fewer than two points."""
+    `points` (n x 2, frame px), centred on the points it holds; None for fewer than two points, or where no
+    window holds any (points beyond the frame: a locator proposes tiles whose centres lie past its edge)."""
     if len(points) < 2:
         return None
     points, scores = np.asarray(points, np.float64).reshape(-1, 2), np.asarray(scores, np.float64)
@@ -93,7 +94,10 @@ def closer_window(points: np.ndarray, scores: np.ndarray, size: tuple[int, int])
     highest = np.array([size[0] - w, size[1] - h])
     corners = np.clip(np.rint(points - [w / 2, h / 2]), 0, highest)  # a window centred on each point
     inside = np.all((points[None] >= corners[:, None]) & (points[None] < corners[:, None] + [w, h]), axis=2)
-    best = inside[int(np.argmax(inside @ scores))]
+    held = inside @ scores
+    if held.max() <= 0:
+        return None
+    best = inside[int(np.argmax(held))]
     # Centred on what the best window holds, so that a group at its edge is not cut.
     centre = scores[best] @ points[best] / scores[best].sum()
     x0, y0 = np.clip(np.rint(centre - [w / 2, h / 2]), 0, highest).astype(int)

@@ -164,6 +164,25 @@ def test_of_two_groups_at_opposite_ends_the_closer_window_takes_the_surer(
     assert not _holds(window, light)
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    points=st.lists(st.tuples(st.floats(-400, 1700), st.floats(-400, 1100)), min_size=2, max_size=8),
+    scores=st.lists(st.floats(0.05, 1.0), min_size=8, max_size=8),
+)
+def test_a_closer_window_lies_in_the_frame_and_holds_a_point_or_there_is_none(points, scores) -> None:
+    """Proposals may lie past the frame's edge: the window still lies in the frame and holds one of them, or
+    there is no window (none lies in the frame)."""
+    points = np.array(points)
+    window = closer_window(points, np.array(scores[: len(points)]), (1280, 720))
+    in_frame = np.all((points >= 0) & (points < [1280, 720]), axis=1)
+    if window is None:
+        assert not in_frame.any()
+        return
+    x0, y0, w, h = window
+    assert 0 <= x0 <= 1280 - w and 0 <= y0 <= 720 - h
+    assert np.all((points >= [x0, y0]) & (points < [x0 + w, y0 + h]), axis=1).any()
+
+
 def test_fewer_than_two_points_give_no_closer_window() -> None:
     assert closer_window(np.zeros((0, 2)), np.zeros(0), (1280, 720)) is None
     assert closer_window(np.array([[100.0, 100.0]]), np.array([0.9]), (1280, 720)) is None
