@@ -13,6 +13,9 @@ from models.evaluate_dominoes import evaluation_spec, score_scene
 from models.synth.dominoes import render_dominoes
 from models.synth.scenes import Camera
 from vision.dominoes import DominoRecognizer
+from vision.dominoes.locate import letterbox
+from vision.dominoes.recognize import Candidate
+from vision.dominoes.tile import TileFrame
 from vision.geometry import rectangle_tilt, to_plane
 
 SIZE = (1280, 720)
@@ -109,10 +112,6 @@ def test_steep_views_are_read_better_from_above(monkeypatch: pytest.MonkeyPatch)
 def test_a_tile_read_beyond_the_frame_is_dropped(monkeypatch) -> None:
     """A view from above shows the frame's border smeared past its edge, and the locator reads the smears as
     blank tiles: a tile with a half's centre beyond the frame is no tile seen."""
-    from vision.dominoes.locate import letterbox
-    from vision.dominoes.recognize import Candidate
-    from vision.dominoes.tile import TileFrame
-
     recognizer = DominoRecognizer()
     view = np.array([[1.0, 0, 100], [0, 1, -50], [0, 0, 1]])  # view px = frame px + (100, -50)
     along, across = np.array([40.0, 0]), np.array([0, 20.0])
@@ -132,10 +131,6 @@ def test_tiles_read_on_frames_off_their_tiles_are_settled_on_fitted_frames() -> 
     """A steep view's tiles are often read right on frames shifted or stretched along the tile, whose halves
     then miss the tile's. Held-out steep tiles given such frames and their own pips: settled, most frames'
     halves lie on the tile's (measured: 369 of 417, against 104 as given)."""
-    from vision.dominoes.locate import letterbox
-    from vision.dominoes.recognize import Candidate
-    from vision.dominoes.tile import TileFrame
-
     cv2.setNumThreads(1)
     recognizer = DominoRecognizer(threads=1)
     before = after = total = 0
