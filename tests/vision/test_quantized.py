@@ -71,8 +71,9 @@ def test_the_8_bit_classifier_reads_held_out_cards_as_the_float_one_does() -> No
     assert same >= 0.97 * total
 
 
-@pytest.mark.parametrize("look", ["first", "closer"])
-def test_the_8_bit_card_locator_looks_as_the_float_one_does(look: str) -> None:
+# The float network's own share of cards peaked: the first look leaves small cards to the closer one.
+@pytest.mark.parametrize(("look", "float_share"), [("first", 0.85), ("closer", 0.9)])
+def test_the_8_bit_card_locator_looks_as_the_float_one_does(look: str, float_share: float) -> None:
     """Whole held-out frames read as the first look reads them and at the closer look's scale: the 8-bit
     locator puts a peak on as many cards as the float one, within a fifth of the card's height of its centre."""
     from vision.cards.recognize import ZOOM
@@ -99,7 +100,7 @@ def test_the_8_bit_card_locator_looks_as_the_float_one_does(look: str) -> None:
         by_float += peaked(float_locator, scene.image, cards)
         by_int8 += peaked(int8_locator, scene.image, cards)
         total += len(cards)
-    assert total >= 60 and by_float >= 0.85 * total  # the first look leaves small cards to the closer one
+    assert total >= 60 and by_float >= float_share * total
     assert by_int8 >= by_float - 0.02 * total, (by_int8, by_float, total)
 
 
