@@ -22,13 +22,12 @@ from calibration.lanes import Lane, lanes_of, read_lanes
 from calibration.mat import MatLayout, render_mat
 from calibration.sweep import read_lane_cards
 from calibration.synth import SHEET_PX_PER_MM, LaidCard, RaceView, View, camera_homography, race_view, render_view
-from calibration.topdown import TopDownView
+from calibration.topdown import TopDownView, merged
 from calibration.zones import Zones, mat_zones
 from rules.pi import PI_DECIMALS
 from vision.cards.artwork import CardFace
-from vision.cards.classify import Reading
 from vision.cards.lines import STARTER, STARTER_STAND_INS
-from vision.cards.recognize import Card, CardRecognizer, select_cards
+from vision.cards.recognize import Card, CardRecognizer
 
 TOLERANCE_MM = 2.0
 
@@ -205,7 +204,7 @@ def _read_ways(
         Card(c.face, top.to_frame(c.corners).astype(np.float32), c.confidence) for c in recognizer(top.warp(frame))
     ]
     top_ms = (time.perf_counter() - start) * 1000
-    both = select_cards([Reading(c.face, c.corners, c.confidence) for c in raw + above])
+    both = merged(top, raw, above)
     start = time.perf_counter()
     swept = read_lane_cards(recognizer, frame, top, lanes, raw)
     swept_ms = (time.perf_counter() - start) * 1000

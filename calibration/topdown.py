@@ -16,7 +16,7 @@ import numpy as np
 from calibration.homography import TableHomography, pixel_to_mm
 from calibration.mat import MatLayout
 from vision.cards.classify import Reading
-from vision.cards.recognize import Card, select_cards
+from vision.cards.recognize import SURE, Card, select_cards
 
 # Where the card recogniser reads the top-down view best, measured on rendered mat views with cards in
 # lanes (tilts up to 45 degrees): a card 88 mm tall is then about 106 px, inside the sizes it was trained on.
@@ -88,7 +88,26 @@ def read_cards(
     second reading (74 -> 165 ms median).
     """
     raw = recognizer(frame) if raw is None else raw
-    top = recognizer(view.warp(frame))
-    readings = [Reading(c.face, c.corners, c.confidence) for c in raw]
-    readings += [Reading(c.face, view.to_frame(c.corners).astype(np.float32), c.confidence) for c in top]
-    return select_cards(readings)
+    above = [
+        Card(c.face, view.to_frame(c.corners).astype(np.float32), c.confidence) for c in recognizer(view.warp(frame))
+    ]
+    return merged(view, raw, above)
+
+
+def merged(view: TopDownView, raw: list[Card], above: list[Card]) -> list[Card]:
+    """The cards read on the raw frame and on the top-down view (`above`, in frame pixels), each card kept once,
+    and none of the mat's own print (`off_markers`)."""
+    return off_markers(view, select_cards([Reading(c.face, c.corners, c.confidence) for c in raw + above]))
+
+
+def off_markers(view: TopDownView, cards: list[Card]) -> list[Card]:
+    """The cards but those read less than SURE with their centre on one of the mat's printed markers: a marker's
+    corner read as a card (the race mat's one false card in `tableref evaluate calibration`, a Starter read
+    0.55 sure). A card laid over a marker hides it, and is read surely."""
+    if not cards:
+        return cards
+    centres = np.array([view.table.pixel_to_mm(c.corners).mean(axis=0) for c in cards])
+    squares = np.array([[m.x, m.y, m.x + m.size, m.y + m.size] for m in view.layout.markers])
+    x, y = centres[:, :1], centres[:, 1:]
+    on = ((x >= squares[:, 0]) & (x <= squares[:, 2]) & (y >= squares[:, 1]) & (y <= squares[:, 3])).any(axis=1)
+    return [c for c, marked in zip(cards, on, strict=True) if c.confidence >= SURE or not marked]

@@ -7,9 +7,10 @@ from calibration.evaluate import measure_lanes
 from calibration.homography import TableHomography, mm_to_pixel
 from calibration.mat import MatLayout
 from calibration.synth import camera_homography
-from calibration.topdown import TopDownView, read_cards
+from calibration.topdown import TopDownView, off_markers, read_cards
 from tests.server.test_tempus_lanes import race
-from vision.cards.recognize import CardRecognizer
+from vision.cards.artwork import CARD_MM, CardFace
+from vision.cards.recognize import SURE, Card, CardRecognizer
 
 
 def _table(seed: int) -> TableHomography:
@@ -60,6 +61,29 @@ def test_cards_read_both_ways_sit_where_they_were_laid():
             assert nearest.face == card.face
             read += 1
     assert read >= 8
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 1000), st.floats(0.01, 0.99), st.floats(0.01, 0.99), st.floats(0.3, 1.0))
+def test_an_unsure_card_on_a_printed_marker_is_the_mats_print(seed, across, down, confidence):
+    """A reading centred anywhere on one of the mat's markers stands only if sure; anywhere else it stands."""
+    view = TopDownView(_table(seed))
+    markers = view.layout.markers
+    marker = markers[seed % len(markers)]
+    on = np.array([marker.x + across * marker.size, marker.y + down * marker.size])
+    off = np.array([view.layout.width_mm / 2, view.layout.height_mm / 2])  # the mat's middle: a zone, no marker
+    half = np.array(CARD_MM) / 2
+    cards = [
+        Card(
+            CardFace("starter", (3,)),
+            view.table.mm_to_pixel(centre + half * [[-1, -1], [1, -1], [1, 1], [-1, 1]]),
+            confidence,
+        )
+        for centre in (on, off)
+    ]
+    kept = off_markers(view, cards)
+    assert (cards[0] in kept) == (confidence >= SURE)
+    assert cards[1] in kept
 
 
 @pytest.mark.slow
