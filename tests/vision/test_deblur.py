@@ -68,5 +68,54 @@ def _alike(image: np.ndarray, frame: np.ndarray) -> float:
     return float(np.corrcoef(*detail)[0, 1])
 
 
-def test_a_frame_too_small_to_tell_has_no_streak() -> None:
+def test_a_frame_too_small_or_flat_to_tell_has_no_streak() -> None:
     assert motion_blur(np.zeros((60, 80, 3), np.uint8)) is None
+    assert motion_blur(np.full((720, 1280, 3), 40, np.uint8)) is None
+
+
+def test_streaked_cards_are_read_better_restored(monkeypatch) -> None:
+    """Held-out card scenes streaked 11 px: the card reader, restoring the frames it reads in doubt with a clear
+    streak, reads more of their cards right than without the restoration, and no more false ones than a few."""
+    import vision.cards.recognize as cards
+    from models.evaluate import score_scene
+    from models.synth.scenes import render_scene
+    from models.train_cards import training_spec
+
+    recognizer = cards.CardRecognizer()
+    rng = np.random.default_rng(4)
+    scenes = [render_scene(s, training_spec(s, split="heldout")) for s in range(SEED, SEED + 30)]
+    streaks = [MotionBlur(11.0, float(rng.uniform(0, 180))).kernel() for _ in scenes]
+    streaked = [cv2.filter2D(scene.image, -1, streak) for scene, streak in zip(scenes, streaks, strict=True)]
+
+    def scores() -> tuple[int, int]:
+        results = [score_scene(scene, recognizer(image)) for scene, image in zip(scenes, streaked, strict=True)]
+        return sum(r.read_right for r in results), sum(r.false_detections for r in results)
+
+    restored, restored_false = scores()
+    monkeypatch.setattr(cards, "RESTORE_DOUBTED", 10**6)
+    as_streaked, streaked_false = scores()
+    assert restored >= as_streaked + 4
+    assert restored_false <= streaked_false + 2
+
+
+def test_streaked_stick_layouts_are_read_better_restored(monkeypatch) -> None:
+    """Held-out stick layouts streaked 11 px: read with the streak taken out where sticks but no card are read,
+    more come out as their card than without."""
+    import vision.deblur as deblur
+    from models.evaluate_sticks import render_stick_scene, scene_spec
+    from vision.sticks import StickRecognizer
+
+    recognizer = StickRecognizer()
+    rng = np.random.default_rng(5)
+    scenes = [render_stick_scene(SEED + i, scene_spec(i, "heldout", 330)) for i in range(0, 330, 6)]
+    streaked = [cv2.filter2D(s.image, -1, MotionBlur(11.0, float(rng.uniform(0, 180))).kernel()) for s in scenes]
+
+    def right() -> int:
+        return sum(
+            any(p.card == scene.card for p in recognizer(image)[1])
+            for scene, image in zip(scenes, streaked, strict=True)
+        )
+
+    restored = right()
+    monkeypatch.setattr(deblur, "CLEAR_STREAK", float("inf"))
+    assert restored >= right() + 2

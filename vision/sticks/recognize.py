@@ -33,6 +33,8 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
+from rules.sticks import PENTASTICKS
+from vision.deblur import deblurred, motion_blur
 from vision.geometry import to_plane
 from vision.locator import closer_window, flat_gain
 from vision.sharpen import FocusGauge
@@ -64,6 +66,8 @@ STRONG_END = 0.5
 LEFT_OUT_NEAR = 0.5  # of the sticks' median length, and so below
 LEFT_OUT_OFF = 0.3
 HEAP_FROM = 7  # sticks in one touching group: more are a heap (see _heap)
+RESTORED_MORE = 3  # sticks a frame restored from motion blur may read beyond the blurred frame's
+CARD_STICKS = len(PENTASTICKS[0])
 UNSURE = 0.6  # a reading under this score may be dropped where it alone keeps a layout from being a card
 # Where a look finds a layout of under five sticks that is no card, the frame is looked at again brighter:
 # the network marks low-contrast sticks too weakly (a dark stick on a dark glossy top) and sees stick-like
@@ -432,6 +436,14 @@ class StickRecognizer:
             more, more_polysticks, _ = self._looks(image, homography, ignore, self.blurred_locator)
             if any(_read_stick_by_stick(p, more) for p in more_polysticks):
                 sticks, polysticks = more, more_polysticks
+            elif (blur := motion_blur(image)) is not None and blur.clear:
+                # A camera's streak taken out (vision/deblur.py): that reading stands where it reads a card stick
+                # by stick, and no more than RESTORED_MORE sticks beyond the first reading or a card's five: a
+                # restored frame shows the sticks that were there (on a striped cloth it once read 54 of 5).
+                more, more_polysticks, _ = self._looks(deblurred(image, blur), homography, ignore, self.locator)
+                few = len(more) <= max(len(sticks), CARD_STICKS) + RESTORED_MORE
+                if few and any(_read_stick_by_stick(p, more) for p in more_polysticks):
+                    sticks, polysticks = more, more_polysticks
         timing["blurred_ms"] = (time.perf_counter() - t0) * 1000
         return sticks, polysticks, timing
 
