@@ -108,6 +108,12 @@ def _vertex(before: float, at: float, after: float) -> float:
     return float(np.clip((before - after) / (2 * curve), -0.5, 0.5)) if curve > 0 else 0.0
 
 
+def clear_streak(image: np.ndarray) -> MotionBlur | None:
+    """The frame's streak (`motion_blur`) where it stands out as a camera's does (`MotionBlur.clear`)."""
+    blur = motion_blur(image)
+    return blur if blur is not None and blur.clear else None
+
+
 def deblurred(image: np.ndarray, blur: MotionBlur) -> np.ndarray:
     """`image` (uint8) with the streak divided out by a Wiener filter; its border mirrored out first, so the
     filter's wrap-around does not ring at the edges."""

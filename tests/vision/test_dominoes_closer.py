@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from models.evaluate_dominoes import evaluation_spec, score_scene
 from models.synth.dominoes import render_dominoes
+from vision.deblur import MotionBlur
 from vision.dominoes import DominoRecognizer
 from vision.dominoes.locate import INPUT_SIZE
 from vision.dominoes.recognize import (
@@ -33,7 +34,7 @@ EVALUATION_FRAMES = range(50_000_008, 50_000_036)
 class WithoutCloserLook(DominoRecognizer):
     """The reader with every other look it takes, but not the closer one."""
 
-    def _closer(self, image, ignore, proposals, kept):
+    def _closer(self, image, ignore, proposals, kept, blur):
         return []
 
 
@@ -57,10 +58,10 @@ class LookCounter(DominoRecognizer):
 
     looks = 0
 
-    def _looks(self, image, ignore, canvas_of):
+    def _looks(self, image, ignore, canvas_of, streak):
         self.looks += 1
-        self.seen, self.scale = image.shape[:2], canvas_of(image)[1]
-        return [], {}, []
+        self.seen, self.scale, self.streak = image.shape[:2], canvas_of(image)[1], streak(image)
+        return [], {}, [], None
 
 
 def test_a_closer_look_only_where_hot_proposals_are_left_unexplained() -> None:
@@ -89,6 +90,18 @@ def test_the_closer_look_reads_the_part_of_its_window_round_what_it_looks_for() 
     reach = max(CLOSER_REACH * 40, CLOSER_REACH_PX)
     assert reader.seen == (round(2 * reach), round(40 + 2 * reach))
     assert reader.scale == pytest.approx(letterbox_scale(960, 540, INPUT_SIZE))
+    assert reader.streak is None  # the frame was not restored, so neither is its part
+
+
+def test_the_closer_look_is_restored_from_the_frames_own_blur() -> None:
+    """A frame read in doubt and restored from a streak: the closer look at its part takes the same streak out,
+    not one found in the part (where cards or a busy cloth would give one)."""
+    reader = LookCounter(threads=1)
+    u, v = np.array([0.0, 20.0]), np.array([10.0, 0.0])
+    hot = [(0.9, TileFrame(np.array([600.0 + 40 * k, 360.0]), u, v)) for k in range(2)]
+    blur = MotionBlur(9.0, 30.0)
+    reader._closer(np.zeros((720, 1280, 3), np.uint8), [], hot, [], blur)
+    assert reader.streak is blur
 
 
 @given(

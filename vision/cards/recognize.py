@@ -17,7 +17,7 @@ from vision.cards.corners import card_corners
 from vision.cards.locate import locate_card_quads
 from vision.cards.refine import refine_quad, rim_contrast
 from vision.corners import CornerRefiner
-from vision.deblur import deblurred, motion_blur
+from vision.deblur import clear_streak, deblurred
 from vision.geometry import (
     centres_inside,
     dedupe_quads,
@@ -318,7 +318,7 @@ class CardRecognizer:
         cards, timing = self.read(image)
         t0 = time.perf_counter()
         doubted = sum(c.confidence < SURE for c in cards)
-        if doubted >= max(RESTORE_DOUBTED, len(cards) - doubted) and (blur := motion_blur(image)) and blur.clear:
+        if doubted >= max(RESTORE_DOUBTED, len(cards) - doubted) and (blur := clear_streak(image)):
             # Read unsharpened: the restored frame is as sharp as the filter can make it.
             restored, _ = self.read(deblurred(image, blur), sharpen=False)
             cards = restored + [c for c in cards if not any(_same_card(c.corners, r.corners) for r in restored)]

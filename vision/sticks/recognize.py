@@ -34,7 +34,7 @@ import cv2
 import numpy as np
 
 from rules.sticks import PENTASTICKS
-from vision.deblur import deblurred, motion_blur
+from vision.deblur import clear_streak, deblurred
 from vision.geometry import to_plane
 from vision.locator import closer_window, flat_gain
 from vision.sharpen import FocusGauge
@@ -436,7 +436,7 @@ class StickRecognizer:
             more, more_polysticks, _ = self._looks(image, homography, ignore, self.blurred_locator)
             if any(_read_stick_by_stick(p, more) for p in more_polysticks):
                 sticks, polysticks = more, more_polysticks
-            elif (blur := motion_blur(image)) is not None and blur.clear:
+            elif blur := clear_streak(image):
                 # A camera's streak taken out (vision/deblur.py): that reading stands where it reads a card stick
                 # by stick, and no more than RESTORED_MORE sticks beyond the first reading or a card's five: a
                 # restored frame shows the sticks that were there (on a striped cloth it once read 54 of 5).
