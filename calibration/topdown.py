@@ -17,6 +17,7 @@ from calibration.homography import TableHomography, pixel_to_mm
 from calibration.mat import MatLayout
 from vision.cards.classify import Reading
 from vision.cards.recognize import SURE, Card, select_cards
+from vision.geometry import points_in_quads
 
 # Where the card recogniser reads the top-down view best, measured on rendered mat views with cards in
 # lanes (tilts up to 45 degrees): a card 88 mm tall is then about 106 px, inside the sizes it was trained on.
@@ -107,7 +108,5 @@ def off_markers(view: TopDownView, cards: list[Card]) -> list[Card]:
     if not cards:
         return cards
     centres = np.array([view.table.pixel_to_mm(c.corners).mean(axis=0) for c in cards])
-    squares = np.array([[m.x, m.y, m.x + m.size, m.y + m.size] for m in view.layout.markers])
-    x, y = centres[:, :1], centres[:, 1:]
-    on = ((x >= squares[:, 0]) & (x <= squares[:, 2]) & (y >= squares[:, 1]) & (y <= squares[:, 3])).any(axis=1)
+    on = points_in_quads(centres, [m.corners for m in view.layout.markers]).any(axis=1)
     return [c for c, marked in zip(cards, on, strict=True) if c.confidence >= SURE or not marked]
