@@ -83,14 +83,17 @@ def flat_gain(canvas: np.ndarray) -> float:
     return min(max(FLAT_SPREAD / max(spread, 1e-3), 1.0), MAX_GAIN)
 
 
-def closer_window(points: np.ndarray, scores: np.ndarray, size: tuple[int, int]) -> tuple[int, int, int, int] | None:
-    """x, y, width, height of the CLOSER part of a frame of `size` that holds the most score of the scored
-    `points` (n x 2, frame px), centred on the points it holds; None for fewer than two points, or where no
-    window holds any (points beyond the frame: a locator proposes tiles whose centres lie past its edge)."""
+def closer_window(
+    points: np.ndarray, scores: np.ndarray, size: tuple[int, int], share: float = CLOSER
+) -> tuple[int, int, int, int] | None:
+    """x, y, width, height of the part of a frame of `size` (`share` of each side) that holds the most score
+    of the scored `points` (n x 2, frame px), centred on the points it holds; None for fewer than two points,
+    or where no window holds any (points beyond the frame: a locator proposes tiles whose centres lie past
+    its edge)."""
     if len(points) < 2:
         return None
     points, scores = np.asarray(points, np.float64).reshape(-1, 2), np.asarray(scores, np.float64)
-    w, h = round(size[0] * CLOSER), round(size[1] * CLOSER)
+    w, h = round(size[0] * share), round(size[1] * share)
     highest = np.array([size[0] - w, size[1] - h])
     corners = np.clip(np.rint(points - [w / 2, h / 2]), 0, highest)  # a window centred on each point
     inside = np.all((points[None] >= corners[:, None]) & (points[None] < corners[:, None] + [w, h]), axis=2)

@@ -133,13 +133,15 @@ def _holds(window: tuple[int, int, int, int], points: np.ndarray) -> bool:
 
 
 @settings(max_examples=200, deadline=None)
-@given(size=sizes, seed=st.integers(0, 2**32 - 1), n=st.integers(2, 12))
-def test_the_closer_window_lies_in_the_frame_and_holds_a_group_whole(size: tuple[int, int], seed: int, n: int) -> None:
+@given(size=sizes, seed=st.integers(0, 2**32 - 1), n=st.integers(2, 12), share=st.sampled_from((CLOSER, 0.5)))
+def test_the_closer_window_lies_in_the_frame_and_holds_a_group_whole(
+    size: tuple[int, int], seed: int, n: int, share: float
+) -> None:
     rng = np.random.default_rng(seed)
-    w, h = round(size[0] * CLOSER), round(size[1] * CLOSER)
+    w, h = round(size[0] * share), round(size[1] * share)
     radius = min(w, h) / 5  # a group well under the window's size
     points, scores = _cluster(rng, rng.uniform([radius, radius], [size[0] - radius, size[1] - radius]), radius, n)
-    window = closer_window(points, scores, size)
+    window = closer_window(points, scores, size, share)
     assert window is not None
     x0, y0, ww, wh = window
     assert (ww, wh) == (w, h)

@@ -36,7 +36,7 @@ import numpy as np
 from rules.sticks import PENTASTICKS
 from vision.deblur import clear_streak, deblurred
 from vision.geometry import to_plane
-from vision.locator import closer_window, flat_gain
+from vision.locator import CLOSER, closer_window, flat_gain
 from vision.sharpen import FocusGauge
 from vision.sticks.bodies import with_bodies
 from vision.sticks.detections import Polystick, Stick
@@ -68,6 +68,7 @@ LEFT_OUT_OFF = 0.3
 HEAP_FROM = 7  # sticks in one touching group: more are a heap (see _heap)
 RESTORED_MORE = 3  # sticks a frame restored from motion blur may read beyond the blurred frame's
 CARD_STICKS = len(PENTASTICKS[0])
+CLOSER_SHARES = (CLOSER, 0.5)  # windows (shares of each side of the frame) a closer look reads, in turn
 UNSURE = 0.6  # a reading under this score may be dropped where it alone keeps a layout from being a card
 # Where a look finds a layout of under five sticks that is no card, the frame is looked at again brighter:
 # the network marks low-contrast sticks too weakly (a dark stick on a dark glossy top) and sees stick-like
@@ -351,6 +352,17 @@ def _replaced_in_window(sticks: list[Stick], more: list[Stick], window: tuple[in
     ]
 
 
+def _keeps(sticks: list[Stick], sure: list[np.ndarray], window: tuple[int, int, int, int]) -> bool:
+    """Whether `sticks` lie along (COVERED of its length) each sure reading whose centre is in `window`."""
+    x0, y0, w, h = window
+    held = [e for e in sure if x0 <= e.mean(axis=0)[0] < x0 + w and y0 <= e.mean(axis=0)[1] < y0 + h]
+    if not held:
+        return True
+    if not sticks:
+        return False
+    return bool((_covered_shares(np.array(held), np.array([s.ends for s in sticks])) >= COVERED).all())
+
+
 def _cards(polysticks: list[Polystick]) -> tuple[int, ...]:
     return tuple(sorted(p.card for p in polysticks if p.card is not None))
 
@@ -508,7 +520,10 @@ class StickRecognizer:
         """A frame with no card read, looked at again closer (closer_window): on a busy held-out table the
         locator marks a small layout's sticks too faintly at the frame's scale and reads them surely a third
         larger. Where that look reads a card stick by stick (_read_stick_by_stick), its readings replace the
-        first look's in its window."""
+        first look's in its window. Where it does not, the first network looks at a window half the frame's
+        sides (CLOSER_SHARES), where it reads a few layouts that it misreads at both other scales. That
+        reading stands only where it also lies along each sure reading in its window (`_keeps`): twice as
+        close, a stick across another's middle was read as two half sticks that made a card."""
         # A frame with no stick read surely is looked at again only where faint readings could be most of a
         # layout: every frame without sticks would pay for it (card and tile edges leave faint peaks).
         sure = _outside(readings.sure, ignore)
@@ -517,15 +532,22 @@ class StickRecognizer:
             return sticks, polysticks
         scored = sure + faint
         centres = np.array([ends.mean(axis=0) for _, ends in scored]).reshape(-1, 2)
-        window = closer_window(centres, np.array([s for s, _ in scored]), image.shape[1::-1])
-        if window is None:
-            return sticks, polysticks
-        crop, window_homography, window_ignore = _in_window(image, window, homography, ignore)
-        more, more_polysticks, _, _ = self._look(crop, window_homography, window_ignore, locator)
-        if not any(_read_stick_by_stick(p, more) for p in more_polysticks):
-            return sticks, polysticks
-        sticks = _replaced_in_window(sticks, more, window)
-        return sticks, self._snapped(sticks, image.shape[1::-1], homography)
+        scores = np.array([s for s, _ in scored])
+        # The half window for the first network only: the other looks are second opinions, and each costs.
+        # (Not for heaps alone either: a layout on checks joins the cloth's lines in a group as large.)
+        for share in CLOSER_SHARES if locator is self.locator else CLOSER_SHARES[:1]:
+            window = closer_window(centres, scores, image.shape[1::-1], share)
+            if window is None:
+                return sticks, polysticks
+            crop, window_homography, window_ignore = _in_window(image, window, homography, ignore)
+            more, more_polysticks, _, _ = self._look(crop, window_homography, window_ignore, locator)
+            if not any(_read_stick_by_stick(p, more) for p in more_polysticks):
+                continue
+            if share < CLOSER and not _keeps(_replaced_in_window([], more, window), [e for _, e in sure], window):
+                continue
+            sticks = _replaced_in_window(sticks, more, window)
+            return sticks, self._snapped(sticks, image.shape[1::-1], homography)
+        return sticks, polysticks
 
     def _heap_closer(
         self, image: np.ndarray, homography: np.ndarray | None, ignore: list[np.ndarray], sticks: list[Stick]
