@@ -533,9 +533,10 @@ class StickRecognizer:
         scored = sure + faint
         centres = np.array([ends.mean(axis=0) for _, ends in scored]).reshape(-1, 2)
         scores = np.array([s for s, _ in scored])
-        # The half window for the first network only: the other looks are second opinions, and each costs.
-        # (Not for heaps alone either: a layout on checks joins the cloth's lines in a group as large.)
-        for share in CLOSER_SHARES if locator is self.locator else CLOSER_SHARES[:1]:
+        # The half window for the first network only, where it read a stick surely: the other looks are second
+        # opinions, and each look costs. (Not gated on heaps: a layout on checks joins the cloth's lines in a
+        # group as large.)
+        for share in CLOSER_SHARES if locator is self.locator and sure else CLOSER_SHARES[:1]:
             window = closer_window(centres, scores, image.shape[1::-1], share)
             if window is None:
                 return sticks, polysticks
@@ -543,11 +544,27 @@ class StickRecognizer:
             more, more_polysticks, _, _ = self._look(crop, window_homography, window_ignore, locator)
             if not any(_read_stick_by_stick(p, more) for p in more_polysticks):
                 continue
-            if share < CLOSER and not _keeps(_replaced_in_window([], more, window), [e for _, e in sure], window):
+            if share < CLOSER and not self._twice_as_close_holds(image, more, more_polysticks, sure, window):
                 continue
             sticks = _replaced_in_window(sticks, more, window)
             return sticks, self._snapped(sticks, image.shape[1::-1], homography)
         return sticks, polysticks
+
+    @staticmethod
+    def _twice_as_close_holds(
+        image: np.ndarray,
+        more: list[Stick],
+        more_polysticks: list[Polystick],
+        sure: list[tuple[float, np.ndarray]],
+        window: tuple[int, int, int, int],
+    ) -> bool:
+        """Whether the half window's reading may stand: it lies along each sure reading in the window (`_keeps`)
+        and no card it reads is a line of the table's own (a bare plank's seam, read as card 1)."""
+        moved = _replaced_in_window([], more, window)
+        if not _keeps(moved, [e for _, e in sure], window):
+            return False
+        ends = np.array([s.ends for s in moved]).reshape(-1, 2, 2)
+        return not any(p.card is not None and is_seam(image, ends[list(p.sticks)]) for p in more_polysticks)
 
     def _heap_closer(
         self, image: np.ndarray, homography: np.ndarray | None, ignore: list[np.ndarray], sticks: list[Stick]
