@@ -363,6 +363,22 @@ def _keeps(sticks: list[Stick], sure: list[np.ndarray], window: tuple[int, int, 
     return bool((_covered_shares(np.array(held), np.array([s.ends for s in sticks])) >= COVERED).all())
 
 
+def _twice_as_close_holds(
+    image: np.ndarray,
+    more: list[Stick],
+    more_polysticks: list[Polystick],
+    sure: list[tuple[float, np.ndarray]],
+    window: tuple[int, int, int, int],
+) -> bool:
+    """Whether the half window's reading (`more`, window px) may stand: it lies along each sure reading in the
+    window (`_keeps`) and no card it reads is a line of the table's own (a bare plank's seam, read as card 1)."""
+    moved = _replaced_in_window([], more, window)
+    if not _keeps(moved, [e for _, e in sure], window):
+        return False
+    ends = np.array([s.ends for s in moved]).reshape(-1, 2, 2)
+    return not any(p.card is not None and is_seam(image, ends[list(p.sticks)]) for p in more_polysticks)
+
+
 def _cards(polysticks: list[Polystick]) -> tuple[int, ...]:
     return tuple(sorted(p.card for p in polysticks if p.card is not None))
 
@@ -522,8 +538,9 @@ class StickRecognizer:
         larger. Where that look reads a card stick by stick (_read_stick_by_stick), its readings replace the
         first look's in its window. Where it does not, the first network looks at a window half the frame's
         sides (CLOSER_SHARES), where it reads a few layouts that it misreads at both other scales. That
-        reading stands only where it also lies along each sure reading in its window (`_keeps`): twice as
-        close, a stick across another's middle was read as two half sticks that made a card."""
+        reading stands only where it also lies along each sure reading in its window and reads no table seam
+        as a card (`_twice_as_close_holds`): twice as close, a stick across another's middle was read as two
+        half sticks that made a card, and a plank's seam as five sticks in a row."""
         # A frame with no stick read surely is looked at again only where faint readings could be most of a
         # layout: every frame without sticks would pay for it (card and tile edges leave faint peaks).
         sure = _outside(readings.sure, ignore)
@@ -544,27 +561,11 @@ class StickRecognizer:
             more, more_polysticks, _, _ = self._look(crop, window_homography, window_ignore, locator)
             if not any(_read_stick_by_stick(p, more) for p in more_polysticks):
                 continue
-            if share < CLOSER and not self._twice_as_close_holds(image, more, more_polysticks, sure, window):
+            if share < CLOSER and not _twice_as_close_holds(image, more, more_polysticks, sure, window):
                 continue
             sticks = _replaced_in_window(sticks, more, window)
             return sticks, self._snapped(sticks, image.shape[1::-1], homography)
         return sticks, polysticks
-
-    @staticmethod
-    def _twice_as_close_holds(
-        image: np.ndarray,
-        more: list[Stick],
-        more_polysticks: list[Polystick],
-        sure: list[tuple[float, np.ndarray]],
-        window: tuple[int, int, int, int],
-    ) -> bool:
-        """Whether the half window's reading may stand: it lies along each sure reading in the window (`_keeps`)
-        and no card it reads is a line of the table's own (a bare plank's seam, read as card 1)."""
-        moved = _replaced_in_window([], more, window)
-        if not _keeps(moved, [e for _, e in sure], window):
-            return False
-        ends = np.array([s.ends for s in moved]).reshape(-1, 2, 2)
-        return not any(p.card is not None and is_seam(image, ends[list(p.sticks)]) for p in more_polysticks)
 
     def _heap_closer(
         self, image: np.ndarray, homography: np.ndarray | None, ignore: list[np.ndarray], sticks: list[Stick]
