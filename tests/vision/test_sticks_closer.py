@@ -148,7 +148,7 @@ def test_a_closer_look_that_loses_a_sure_reading_in_its_window_does_not_keep_the
 ) -> None:
     lost = data.draw(st.integers(0, len(sure) - 1))
     others = [e for i, e in enumerate(sure) if i != lost]
-    # Only a reading that lies mostly along the others can go unmissed.
+    # A lost reading goes unnoticed only where it lies mostly along the others.
     shares = recognize._covered_shares(np.array([sure[lost]]), np.array(others))
     kept = [Stick(e, 0.9) for e in others]
     assert _keeps(kept, sure, WINDOW) == (shares[0] >= recognize.COVERED)
