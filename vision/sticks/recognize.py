@@ -341,12 +341,17 @@ def _in_window(
     )
 
 
+def _centred_in(segments: list[np.ndarray], window: tuple[int, int, int, int]) -> np.ndarray:
+    """Which segments (each 2x2, frame px) have their centre in `window` (x, y, width, height)."""
+    x0, y0, w, h = window
+    centres = np.array([ends.mean(axis=0) for ends in segments]).reshape(-1, 2)
+    return np.all((centres >= [x0, y0]) & (centres < [x0 + w, y0 + h]), axis=1)
+
+
 def _replaced_in_window(sticks: list[Stick], more: list[Stick], window: tuple[int, int, int, int]) -> list[Stick]:
     """`sticks` outside `window` (their centres) and the sticks `more` read in it, moved into the frame."""
-    x0, y0, w, h = window
-    offset = np.array([x0, y0], np.float64)
-    centres = np.array([s.ends.mean(axis=0) for s in sticks]).reshape(-1, 2)
-    inside = np.all((centres >= offset) & (centres < offset + np.array([w, h])), axis=1)
+    offset = np.array(window[:2], np.float64)
+    inside = _centred_in([s.ends for s in sticks], window)
     return [s for s, i in zip(sticks, inside, strict=True) if not i] + [
         Stick(s.ends + offset, s.confidence) for s in more
     ]
@@ -354,8 +359,7 @@ def _replaced_in_window(sticks: list[Stick], more: list[Stick], window: tuple[in
 
 def _keeps(sticks: list[Stick], sure: list[np.ndarray], window: tuple[int, int, int, int]) -> bool:
     """Whether `sticks` lie along (COVERED of its length) each sure reading whose centre is in `window`."""
-    x0, y0, w, h = window
-    held = [e for e in sure if x0 <= e.mean(axis=0)[0] < x0 + w and y0 <= e.mean(axis=0)[1] < y0 + h]
+    held = [e for e, inside in zip(sure, _centred_in(sure, window), strict=True) if inside]
     if not held:
         return True
     if not sticks:
