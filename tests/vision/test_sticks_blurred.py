@@ -15,7 +15,7 @@ class WithoutMirrors(StickRecognizer):
     """The reader without the mirror images' vote, which rescues some of the frames the blurred network does:
     the second look is measured on its own."""
 
-    def _mirrored(self, image, homography, ignore, sticks, polysticks):
+    def _mirrored(self, image, homography, ignore, sticks, polysticks, streak):
         return sticks, polysticks
 
 

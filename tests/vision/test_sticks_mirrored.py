@@ -1,14 +1,23 @@
 """The stick reader's mirrored looks (vision/sticks/mirrored.py): the mirror geometry, the vote, and the
 reader's use of them where its first reading is not settled."""
 
+import cv2
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from models.synth.sticks import StickSceneSpec, render_stick_scene
+from vision.deblur import MAX_LENGTH, MIN_LENGTH, MotionBlur, motion_blur
 from vision.sticks.detections import Stick
-from vision.sticks.mirrored import MIRRORS, mirrored, mirrored_homography, mirrored_points, most_agreed
+from vision.sticks.mirrored import (
+    MIRRORS,
+    mirrored,
+    mirrored_homography,
+    mirrored_points,
+    mirrored_streak,
+    most_agreed,
+)
 from vision.sticks.recognize import StickRecognizer
 
 SEED = 7_600_000
@@ -46,6 +55,30 @@ def test_the_mirrored_homography_maps_a_mirrored_point_where_the_point_went(size
     assert mirrored_homography(None, size, mirror) is None
 
 
+@given(st.floats(MIN_LENGTH, MAX_LENGTH), st.floats(0, 180), mirrors)
+def test_a_mirror_image_s_streak_is_the_streak_mirrored(length, degrees, mirror) -> None:
+    blur = MotionBlur(length, degrees, 9.0)
+    assert np.allclose(mirrored_streak(blur, mirror).kernel(), mirrored(blur.kernel(), mirror), atol=1e-6)
+    assert mirrored_streak(blur, mirror).prominence == blur.prominence
+    assert mirrored_streak(None, mirror) is None
+
+
+def test_a_mirror_image_shows_the_frame_s_streak_mirrored() -> None:
+    """Held-out stick frames streaked 11 px: the streak each mirror image's cepstrum shows is the frame's,
+    mirrored, so the reader finds it once a frame."""
+    rng = np.random.default_rng(3)
+    for i in range(4):
+        scene = render_stick_scene(SEED + i, StickSceneSpec(split="heldout", kind="illegal"))
+        laid = MotionBlur(11.0, float(rng.uniform(0, 180)))
+        frame = cv2.filter2D(scene.image, -1, laid.kernel())
+        found = motion_blur(frame)
+        for mirror in MIRRORS:
+            expected, seen = mirrored_streak(found, mirror), motion_blur(mirrored(frame, mirror))
+            assert abs(seen.length - expected.length) < 0.5
+            assert min(abs(seen.degrees - expected.degrees), 180 - abs(seen.degrees - expected.degrees)) < 2
+            assert abs(seen.prominence - expected.prominence) < 0.05 * expected.prominence
+
+
 @given(st.lists(st.lists(st.integers(1, 4), max_size=2).map(lambda c: tuple(sorted(c))), min_size=1, max_size=4))
 def test_the_vote_goes_to_the_first_of_the_most_shared_cards(cards) -> None:
     chosen = most_agreed(cards)
@@ -67,7 +100,7 @@ class Scripted(StickRecognizer):
         super().__init__(reader.locator, reader.focus, reader.blurred_locator)
         self.image, self.truth, self.plan, self.read = image, truth, plan, []
 
-    def _both_networks(self, image, homography, ignore):
+    def _both_networks(self, image, homography, ignore, streak):
         size = image.shape[1::-1]
         mirror = next(m for m in ((False, False), *MIRRORS) if np.array_equal(mirrored(self.image, m), image))
         self.read.append(mirror)
@@ -127,9 +160,9 @@ class Recording(StickRecognizer):
         self.before = None
         return super().timed(image, homography, ignore)
 
-    def _mirrored(self, image, homography, ignore, sticks, polysticks):
+    def _mirrored(self, image, homography, ignore, sticks, polysticks, streak):
         self.before = polysticks
-        return super()._mirrored(image, homography, ignore, sticks, polysticks)
+        return super()._mirrored(image, homography, ignore, sticks, polysticks, streak)
 
 
 def _busy_table_readings(kind: str, n: int, seed: int) -> list[tuple[object, list, list]]:
@@ -167,3 +200,21 @@ def test_the_vote_reads_no_more_broken_layouts_as_cards() -> None:
     after = sum(any(p.card is not None for p in a) for _, a, _ in readings)
     before = sum(any(p.card is not None for p in b) for _, _, b in readings)
     assert after <= before
+
+
+def test_the_streak_is_found_once_a_frame_for_all_its_mirror_images(monkeypatch) -> None:
+    """Streaked broken layouts, which no look reads as a card, so every mirror image is read: the cepstrum is
+    taken once for the frame (twice where it is read again sharpened), not again for each mirror image."""
+    import vision.sticks.recognize as recognize
+
+    found, asked = recognize.clear_streak, []
+    monkeypatch.setattr(recognize, "clear_streak", lambda image: asked.append(image) or found(image))
+    reader, rng, mirrored_reads = StickRecognizer(), np.random.default_rng(4), 0
+    for i in range(6):
+        scene = render_stick_scene(SEED + i, StickSceneSpec(split="heldout", kind="illegal"))
+        frame = cv2.filter2D(scene.image, -1, MotionBlur(11.0, float(rng.uniform(0, 180))).kernel())
+        asked.clear()
+        reader(frame)
+        assert len(asked) <= 2 and all(image.shape == frame.shape for image in asked)
+        mirrored_reads += reader.timed(frame)[2]["mirrored_ms"] > 0
+    assert mirrored_reads >= 3

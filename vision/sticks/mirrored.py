@@ -10,7 +10,11 @@ snapped again in the frame itself.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
+
+from vision.deblur import MotionBlur
 
 # (left to right, top to bottom): the mirror images read after the frame itself, in this order. The first
 # alone settles a frame where it agrees with the frame's own reading.
@@ -43,6 +47,14 @@ def mirrored_homography(
         if flipped:
             flip[axis, axis], flip[axis, 2] = -1.0, size[axis] - 1
     return np.asarray(homography, np.float64) @ flip
+
+
+def mirrored_streak(blur: MotionBlur | None, mirror: tuple[bool, bool]) -> MotionBlur | None:
+    """The camera streak a mirror image shows where the picture shows `blur`: as long, its angle reflected
+    by each flip (both flips turn it half round, which leaves a streak as it was)."""
+    if blur is None or mirror[0] == mirror[1]:
+        return blur
+    return replace(blur, degrees=(180.0 - blur.degrees) % 180.0)
 
 
 def most_agreed(cards: list[tuple[int, ...]]) -> int:

@@ -29,12 +29,13 @@ import itertools
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from functools import cache, partial
 
 import cv2
 import numpy as np
 
 from rules.sticks import PENTASTICKS
-from vision.deblur import clear_streak, deblurred
+from vision.deblur import MotionBlur, clear_streak, deblurred
 from vision.geometry import to_plane
 from vision.locator import CLOSER, closer_window, flat_gain
 from vision.sharpen import FocusGauge
@@ -43,7 +44,14 @@ from vision.sticks.detections import Polystick, Stick
 from vision.sticks.heaps import HEAP_MODEL_PATH, HEAP_STICKS, heap_window
 from vision.sticks.lattice import group, nearest_on_segments, segment_distance, snap, touch_matrix
 from vision.sticks.locate import BLURRED_MODEL_PATH, PEAK_THRESHOLD, LocatorReadings, StickLocator
-from vision.sticks.mirrored import MIRRORS, mirrored, mirrored_homography, mirrored_points, most_agreed
+from vision.sticks.mirrored import (
+    MIRRORS,
+    mirrored,
+    mirrored_homography,
+    mirrored_points,
+    mirrored_streak,
+    most_agreed,
+)
 from vision.sticks.plane import split_runs, table_plane
 from vision.sticks.reread import reread_group
 from vision.sticks.seams import is_seam
@@ -421,19 +429,21 @@ class StickRecognizer:
         read at sure peaks, stick by stick, needs no sharper look, and the focus measure costs a fifth of a
         frame in focus.
         """
-        sticks, polysticks, timing = self._both_networks(image, homography, ignore)
+        streak = cache(partial(clear_streak, image))
+        sticks, polysticks, timing = self._both_networks(image, homography, ignore, streak)
         settled = _settled(sticks, polysticks)
         start = time.perf_counter()
         sharpened = image if settled else self.focus.sharpened_if_soft(image)
         sharpen_ms = (time.perf_counter() - start) * 1000
         if sharpened is not image:
             image, first_look = sharpened, timing
-            sticks, polysticks, timing = self._both_networks(image, homography, ignore)
+            streak = cache(partial(clear_streak, image))
+            sticks, polysticks, timing = self._both_networks(image, homography, ignore, streak)
             timing = {stage: ms + first_look[stage] for stage, ms in timing.items()}
             settled = _settled(sticks, polysticks)
         t0 = time.perf_counter()
         if sticks and not settled and not _heap(polysticks):
-            sticks, polysticks = self._mirrored(image, homography, ignore, sticks, polysticks)
+            sticks, polysticks = self._mirrored(image, homography, ignore, sticks, polysticks, streak)
         timing["mirrored_ms"] = (time.perf_counter() - t0) * 1000
         t0 = time.perf_counter()
         if len(sticks) >= HEAP_STICKS and not any(p.card is not None for p in polysticks):
@@ -456,10 +466,15 @@ class StickRecognizer:
         return sticks, self._snapped(sticks, image.shape[1::-1], homography)
 
     def _both_networks(
-        self, image: np.ndarray, homography: np.ndarray | None, ignore: list[np.ndarray]
+        self,
+        image: np.ndarray,
+        homography: np.ndarray | None,
+        ignore: list[np.ndarray],
+        streak: Callable[[], MotionBlur | None],
     ) -> tuple[list[Stick], list[Polystick], dict[str, float]]:
         """Every look of the first network, and where it reads sticks but no card, of the one trained on
-        blurred frames; the sticks, the polysticks and each stage's milliseconds."""
+        blurred frames; the sticks, the polysticks and each stage's milliseconds. `streak` gives the frame's
+        clear camera streak, if any: asked only where needed, once a frame for all its mirror images."""
         sticks, polysticks, timing = self._looks(image, homography, ignore, self.locator)
         t0 = time.perf_counter()
         if sticks and not any(p.card is not None for p in polysticks):
@@ -468,7 +483,7 @@ class StickRecognizer:
             more, more_polysticks, _ = self._looks(image, homography, ignore, self.blurred_locator)
             if any(_read_stick_by_stick(p, more) for p in more_polysticks):
                 sticks, polysticks = more, more_polysticks
-            elif blur := clear_streak(image):
+            elif blur := streak():
                 # A camera's streak taken out (vision/deblur.py): that reading stands where it reads a card stick
                 # by stick, and no more than RESTORED_MORE sticks beyond the first reading or a card's five: a
                 # restored frame shows the sticks that were there (on a striped cloth it once read 54 of 5).
@@ -486,6 +501,7 @@ class StickRecognizer:
         ignore: list[np.ndarray],
         sticks: list[Stick],
         polysticks: list[Polystick],
+        streak: Callable[[], MotionBlur | None],
     ) -> tuple[list[Stick], list[Polystick]]:
         """The frame's reading, or where its mirror images outvote it on the cards, theirs
         (vision/sticks/mirrored.py). Read mirrored left to right first: where that agrees, the others are
@@ -497,6 +513,7 @@ class StickRecognizer:
                 mirrored(image, mirror),
                 mirrored_homography(homography, size, mirror),
                 [mirrored_points(quad, size, mirror) for quad in ignore],
+                lambda mirror=mirror: mirrored_streak(streak(), mirror),
             )
             back = [Stick(mirrored_points(s.ends, size, mirror), s.confidence) for s in more]
             readings.append((back, self._snapped(back, size, homography)))
