@@ -122,6 +122,7 @@ def test_timed_reports_each_stage() -> None:
         "mirrored_ms",
         "heap_ms",
         "seams_ms",
+        "ends_ms",
     }
     assert set(times) == stages
     assert all(ms >= 0 for ms in times.values())

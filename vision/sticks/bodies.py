@@ -45,10 +45,14 @@ def body_step(image: np.ndarray, ends: np.ndarray, other: np.ndarray) -> float:
     if hit is not None:
         ts = ts[np.abs(ts - hit[0]) > CLEAR]
     points = ends[0] + ts[:, None] * along
-    beside = SIDE * np.array([-along[1], along[0]])
+    return float(np.median(ridge(image, points, SIDE * np.array([-along[1], along[0]]))))
+
+
+def ridge(image: np.ndarray, points: np.ndarray, beside: np.ndarray) -> np.ndarray:
+    """At each point (n, 2), the colour step to the table `beside` it (a vector across the stick), on the side
+    nearer in colour: high along a stick's body, low on bare table and on a mere edge between two colours."""
     axis = colours(image, points)
-    steps = [np.linalg.norm(axis - colours(image, points + side), axis=1) for side in (beside, -beside)]
-    return float(np.median(np.minimum(*steps)))
+    return np.minimum(*(np.linalg.norm(axis - colours(image, points + side), axis=1) for side in (beside, -beside)))
 
 
 def with_bodies(

@@ -20,7 +20,9 @@
   the frame's mirror images, which vote on the cards (vision/sticks/mirrored.py);
 - heap: where many sticks but no card are read, the locator and lattice stages again on a window round them, at
   twice the scale, with the network trained on heaps seen so (vision/sticks/heaps.py); its reading replaces
-  the sticks in the window.
+  the sticks in the window;
+- ends: a stick off the lattice read far longer or shorter than the frame's others has its ends found again
+  along its axis, where its body ends in the picture (vision/sticks/ends.py).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from vision.locator import CLOSER, closer_window, flat_gain
 from vision.sharpen import FocusGauge
 from vision.sticks.bodies import with_bodies
 from vision.sticks.detections import Polystick, Stick
+from vision.sticks.ends import refined_ends
 from vision.sticks.heaps import HEAP_MODEL_PATH, HEAP_STICKS, heap_window
 from vision.sticks.lattice import group, nearest_on_segments, segment_distance, snap, touch_matrix
 from vision.sticks.locate import BLURRED_MODEL_PATH, PEAK_THRESHOLD, LocatorReadings, StickLocator
@@ -391,6 +394,21 @@ def _twice_as_close_holds(
     return not any(p.card is not None and is_seam(image, ends[list(p.sticks)]) for p in more_polysticks)
 
 
+def _loose_ends_refined(image: np.ndarray, sticks: list[Stick], polysticks: list[Polystick]) -> list[Stick]:
+    """The sticks, in a frame of more than a layout's five, those off the lattice (alone, or in a group off it)
+    with their ends found again in the picture where their length is far off the frame's median
+    (vision/sticks/ends.py). The groups stand as read: a loose stick's ends decide no card. A frame of five
+    or fewer is a DIGIT layout at most, whose verdict its ends as read gave: refined there too, the moved
+    stick of 5 of the 220 held-out broken layouts came out further from where it lies."""
+    loose = {i for p in polysticks if len(p.sticks) == 1 or not p.on_lattice for i in p.sticks}
+    if len(sticks) <= CARD_STICKS or not loose:
+        return sticks
+    median_length = float(np.median([s.length for s in sticks]))
+    return [
+        replace(s, ends=refined_ends(image, s.ends, median_length)) if i in loose else s for i, s in enumerate(sticks)
+    ]
+
+
 def _cards(polysticks: list[Polystick]) -> tuple[int, ...]:
     return tuple(sorted(p.card for p in polysticks if p.card is not None))
 
@@ -452,6 +470,9 @@ class StickRecognizer:
         t0 = time.perf_counter()
         sticks, polysticks = self._without_seams(image, homography, sticks, polysticks)
         timing["seams_ms"] = (time.perf_counter() - t0) * 1000
+        t0 = time.perf_counter()
+        sticks = _loose_ends_refined(image, sticks, polysticks)
+        timing["ends_ms"] = (time.perf_counter() - t0) * 1000
         return sticks, polysticks, {"sharpen_ms": sharpen_ms, **timing}
 
     def _without_seams(
