@@ -41,13 +41,25 @@ def fail(message: str) -> None:
     typer.echo(f"tableref: {message}", err=True)
 
 
+def advise(source: Path | str, image: np.ndarray) -> None:
+    """A line on stderr for each thing about the picture the player could fix (vision/advice.py): what was
+    read from it may be short, and the frame is easier to fix than to read through."""
+    from vision.advice import frame_advice
+
+    for advice in frame_advice(image):
+        typer.echo(f"tableref: {source}: {advice.message}", err=True)
+
+
 def load_photo(path: Path) -> np.ndarray:
-    """The picture at `path`; if it cannot be read, one line saying why and exit code 1."""
+    """The picture at `path`, with advice on it (`advise`); if it cannot be read, one line saying why and exit
+    code 1."""
     try:
-        return load_image(path)
+        image = load_image(path)
     except ImageLoadError as exc:
         fail(str(exc))
         raise typer.Exit(code=1) from exc
+    advise(path, image)
+    return image
 
 
 def _version(value: bool) -> None:

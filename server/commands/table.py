@@ -8,7 +8,7 @@ from pathlib import Path
 import cv2
 import typer
 
-from server.app import app, evaluate_app, expand_inputs, fail, kit_app
+from server.app import advise, app, evaluate_app, expand_inputs, fail, kit_app
 from vision.image_io import ImageLoadError, load_image
 
 
@@ -58,6 +58,7 @@ def recognize(
             fail(str(exc))
             failed += 1
             continue
+        advise(source, image)
         reading = reader.read(image, str(source), TopDownView(profile.table) if profile else None)
         if profile and tuple(profile.table.image_size) != (reading.width, reading.height):
             w, h = profile.table.image_size

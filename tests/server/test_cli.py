@@ -98,6 +98,29 @@ def test_recognize_annotates(tmp_path) -> None:
     assert "cards" in result.stdout
 
 
+def test_a_frame_to_fix_gets_advice_on_stderr_and_is_still_read(tmp_path) -> None:
+    """The demo photo streaked by a moving camera and out of focus: one line each on stderr naming the file and
+    what to do, the JSON on stdout as ever; the photo as taken gets none."""
+    import cv2
+
+    from vision.deblur import MotionBlur
+
+    sample = SAMPLES / "tempus-row.jpg"
+    image = cv2.imread(str(sample))
+    streaked, soft = tmp_path / "streaked.png", tmp_path / "soft.png"
+    cv2.imwrite(str(streaked), cv2.filter2D(image, -1, MotionBlur(13.0, 30.0).kernel()))
+    cv2.imwrite(str(soft), cv2.GaussianBlur(image, (0, 0), 2.5))
+    result = tableref("recognize", "--json", str(sample), str(streaked), str(soft))
+    assert result.returncode == 0, result.stderr
+    advice = result.stderr.strip().splitlines()
+    assert len(advice) == 2
+    assert str(streaked) in advice[0] and "the camera moved" in advice[0] and "hold it still" in advice[0]
+    assert str(soft) in advice[1] and "out of focus" in advice[1]
+    assert len(result.stdout.strip().splitlines()) == 3
+    judged = tableref("judge", "tempus", str(streaked))
+    assert judged.returncode == 0 and "the camera moved" in judged.stderr
+
+
 def test_judge_tempus_on_the_demo_photo() -> None:
     result = tableref("judge", "tempus", str(SAMPLES / "tempus-row.jpg"), "--json")
     assert result.returncode == 0, result.stderr

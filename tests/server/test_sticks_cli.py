@@ -41,7 +41,7 @@ def test_judge_digit_reads_the_card_its_matches_and_the_moves_away(tmp_path: Pat
         path = photo(tmp_path, SEED + i, edges, 0.2 + 0.25 * i, TABLES[i % len(TABLES)])
         result = tableref("judge", "digit", str(path), "--card", str(card), "--card", "1", "--json")
         assert result.exit_code == 0, result.output
-        data = json.loads(result.output)
+        data = json.loads(result.stdout)
         if data["card"] != card:
             continue
         right += 1
@@ -57,8 +57,8 @@ def test_judge_digit_reads_the_card_its_matches_and_the_moves_away(tmp_path: Pat
 def test_judge_digit_text_says_what_the_json_says(tmp_path: Path) -> None:
     for i, card in enumerate((17, 8)):
         path = photo(tmp_path, SEED + 20 + i, tuple(sorted(shape_for_card(card))), 0.45, TABLES[i])
-        data = json.loads(tableref("judge", "digit", str(path), "--card", str(card), "--json").output)
-        text = tableref("judge", "digit", str(path), "--card", str(card)).output
+        data = json.loads(tableref("judge", "digit", str(path), "--card", str(card), "--json").stdout)
+        text = tableref("judge", "digit", str(path), "--card", str(card)).stdout
         assert f"{data['sticks']} sticks" in text
         if data["card"] is not None:
             assert f"card {data['card']}\n" in text
@@ -101,7 +101,7 @@ def test_judge_digit_move_names_what_went_wrong(tmp_path: Path) -> None:
                 "judge", "digit-move", str(first), str(photo(tmp_path, seed, after, turn, table)), "--json"
             )
             assert result.exit_code == 0, result.output
-            verdict = json.loads(result.output)
+            verdict = json.loads(result.stdout)
             total += 1
             if expected == "legal":
                 right += verdict["legal"] and verdict["card"] == card_number(after) and verdict["sticks_moved"] == 1

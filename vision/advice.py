@@ -1,0 +1,111 @@
+"""What the person at the table could fix about a frame: too dark, overexposed, streaked by a moving camera, out
+of focus. Each costs the readers cards, tiles and sticks (`tableref evaluate ... --degrade`), and each is
+easier to fix at the table than to read through.
+
+The thresholds were set on 120 held-out renders (40 each of cards, tiles and sticks) and copies of them made
+worse (models/synth/degrade.py), for few warnings on frames as rendered, and measured on 120 others (seeds
+90500040.., 97500040.., 8100040..). Warned of:
+- as rendered, 4 (3 white tables as overexposed, one as out of focus; renders hold white and black tables and
+  streak a frame in seven, so not every warning there is false);
+- dim (the light cut to 45 % and noise), 11 as dark;
+- overexposed (the light raised 1.6 times), 33 as overexposed;
+- streaked 11 px by a moving camera, 99 (88 as motion-blurred, 11 as out of focus);
+- out of focus by 2 px, 97 (96 as out of focus).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.deblur import motion_blur
+from vision.sharpen import FocusGauge
+
+# The brightest 1 % of a frame under this grey level: nothing on the table is lit. Frames as rendered go that
+# dark only on black tables (3 of 120); dim renders (the light cut to 45 %) mostly stay above it, their
+# trouble being noise more than level, which this cannot tell from a dark table's texture.
+DARK_BELOW = 48
+# More than this share of the frame pure white (grey 250 and up): a white table or sheet clipped, and any
+# light card, tile or stick on it with it.
+WHITE_OVER = 0.5
+# A camera's streak this prominent in the frame's cepstrum (vision/deblur.py; the readers restore frames from 8),
+# where the frame is soft as well: its focus measure under STREAKED_SOFTER, or its edges' sharpness along the
+# streak (`_sharpness_along`) under SOFT_ALONG. Wood grain and long seams give a trough as deep as a streak's
+# (the bench's DIGIT sample on birch stands out 24), but the sticks and cards on them stay sharp. On the first
+# 120 frames: as rendered, the two that stood out 12 measured 0.90 and 1.24, and 1.51 and 3.26 along; streaked
+# 11 px, 82 stood out 12, 78 of them under 0.9 and 73 under 1.45 along (81 either way).
+STREAK_FROM = 12.0
+STREAKED_SOFTER = 0.9
+SOFT_ALONG = 1.45
+SCALES = (0.8, 2.5)  # px: the fine and coarse Gaussians whose gradients `_sharpness_along` compares
+# The focus measure (vision/sharpen.py; the tile and stick readers sharpen under 0.55) under this: frames as
+# rendered measure 0.49 and up, out of focus by 2 px all but a few under 0.59.
+SOFT_BELOW = 0.5
+FEATURELESS = 2.0  # grey levels of spread: a frame this even shows nothing to be in or out of focus
+
+
+@dataclass(frozen=True)
+class Advice:
+    """One thing to fix: `problem` is a short name (dark, overexposed, motion-blurred, out of focus), `message`
+    says what was seen and what to do."""
+
+    problem: str
+    message: str
+
+
+def frame_advice(image: np.ndarray, focus: FocusGauge | None = None) -> list[Advice]:
+    """What to fix about `image` (uint8 BGR or grey), in the order it matters most; empty for a good frame."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    advice = []
+    brightest = float(np.percentile(grey, 99))
+    if brightest < DARK_BELOW:
+        advice.append(
+            Advice(
+                "dark",
+                f"the picture is dark (its brightest parts reach {brightest:.0f} of 255): light the table or "
+                "raise the camera's exposure",
+            )
+        )
+    white = float(np.count_nonzero(grey >= 250)) / grey.size
+    if white > WHITE_OVER:
+        advice.append(
+            Advice(
+                "overexposed",
+                f"{white:.0%} of the picture is pure white: lower the camera's exposure or turn the lamp away",
+            )
+        )
+    if float(grey.std()) < FEATURELESS:
+        return advice  # a blank frame (a covered lens, a bare sheet): no detail to be sharp or streaked
+    streak, softness = motion_blur(grey), (focus or FocusGauge()).softness(grey)
+    streaked = streak is not None and streak.prominence >= STREAK_FROM
+    if streaked and (softness < STREAKED_SOFTER or _sharpness_along(grey, streak.degrees) < SOFT_ALONG):
+        advice.append(
+            Advice(
+                "motion-blurred",
+                f"the camera moved during the shot (a {streak.length:.0f} px streak): hold it still, or light "
+                "the table more so the exposure is shorter",
+            )
+        )
+    elif softness < SOFT_BELOW:
+        advice.append(
+            Advice("out of focus", "the picture is out of focus: focus the camera on the table, or move it back")
+        )
+    return advice
+
+
+def _sharpness_along(grey: np.ndarray, degrees: float) -> float:
+    """How sharp the frame's strongest edges are along a direction: the 99.9th percentile of the gradient along
+    it at the fine scale over that at the coarse one (SCALES). A step in focus gives about the scales' ratio
+    (3); a streak along the direction turns every step across it into a ramp as long, the same at both scales."""
+    direction = np.array([np.cos(np.radians(degrees)), np.sin(np.radians(degrees))], np.float32)
+    tops = []
+    for sigma in SCALES:
+        smooth = cv2.GaussianBlur(grey.astype(np.float32), (0, 0), sigma)
+        gradient = (
+            cv2.Sobel(smooth, cv2.CV_32F, 1, 0, ksize=3) * direction[0]
+            + cv2.Sobel(smooth, cv2.CV_32F, 0, 1, ksize=3) * direction[1]
+        )
+        tops.append(float(np.percentile(np.abs(gradient), 99.9)))
+    return tops[0] / max(tops[1], 1e-3)
