@@ -20,7 +20,7 @@ SEARCH = 0.45  # of the stick's length, or the median's if longer: how far each 
 WINDOW = 0.12  # of the length: the stretch either side of a candidate end whose steps are compared
 OFF_LENGTH = 1.25  # a stick this many times longer or shorter than the frame's median is read again
 LENGTH_WEIGHT = 3.0  # the score's penalty per unit of |log(length / median)|, against steps in body units
-MIN_LENGTH_PX = 10.0
+MIN_LENGTH_PX = 10.0  # shorter readings are not refined, nor refined shorter
 
 
 def _falls(t: np.ndarray, profile: np.ndarray, at: np.ndarray, window: float) -> np.ndarray:
@@ -51,10 +51,9 @@ def refined_ends(image: np.ndarray, ends: np.ndarray, median_length: float) -> n
     shifts = np.arange(-search, search + 1e-9, 1 / length)  # outward from each end, in read lengths
     far = _falls(t, profile, 1 + shifts, WINDOW)
     near = _falls(-t[::-1], profile[::-1], shifts, WINDOW)  # the near end, looked at going down t
-    lengths = 1 + shifts[:, None] + shifts[None, :]  # [near shift, far shift], in read lengths
-    with np.errstate(divide="ignore", invalid="ignore"):
-        penalty = LENGTH_WEIGHT * np.abs(np.log(np.maximum(lengths, 1e-6) * length / median_length))
-    score = (near[:, None] + far[None, :]) / level - penalty
+    lengths = (1 + shifts[:, None] + shifts[None, :]) * length  # px, [near shift, far shift]
+    penalty = LENGTH_WEIGHT * np.abs(np.log(np.maximum(lengths, MIN_LENGTH_PX) / median_length))
+    score = np.where(lengths >= MIN_LENGTH_PX, (near[:, None] + far[None, :]) / level - penalty, -np.inf)
     i, j = np.unravel_index(int(np.argmax(score)), score.shape)
     as_read = int(np.argmin(np.abs(shifts)))
     if not np.isfinite(score[i, j]) or score[i, j] <= score[as_read, as_read]:
