@@ -1,14 +1,14 @@
-"""What the person at the table could fix about a frame: too dark, overexposed, streaked by a moving camera, out
-of focus. Each costs the readers cards, tiles and sticks (`tableref evaluate ... --degrade`), and each is
-easier to fix at the table than to read through.
+"""What the person at the table could fix about a frame: too dark (or grainy, as dim light makes it),
+overexposed, streaked by a moving camera, out of focus. Each costs the readers cards, tiles and sticks
+(`tableref evaluate ... --degrade`), and each is easier to fix at the table than to read through.
 
 The thresholds were set on 120 held-out renders (40 each of cards, tiles and sticks) and copies of them made
 worse (models/synth/degrade.py), for few warnings on frames as rendered, and measured on 120 others (seeds
 90500040.., 97500040.., 8100040..). Warned of:
 - as rendered, 4 (3 white tables as overexposed, one as out of focus; renders hold white and black tables and
   streak a frame in seven, so not every warning there is false);
-- dim (the light cut to 45 % and noise), 11 as dark;
-- overexposed (the light raised 1.6 times), 33 as overexposed;
+- dim (the light cut to 45 % and noise), 119 (as grainy);
+- overexposed (the light raised 1.6 times), 34 (33 as overexposed, one as grainy);
 - streaked 11 px by a moving camera, 99 (88 as motion-blurred, 11 as out of focus);
 - out of focus by 2 px, 97 (96 as out of focus).
 """
@@ -24,9 +24,14 @@ from vision.deblur import motion_blur
 from vision.sharpen import FocusGauge
 
 # The brightest 1 % of a frame under this grey level: nothing on the table is lit. Frames as rendered go that
-# dark only on black tables (3 of 120); dim renders (the light cut to 45 %) mostly stay above it, their
-# trouble being noise more than level, which this cannot tell from a dark table's texture.
+# dark only on black tables (3 of 120); dim renders (the light cut to 45 %) mostly stay above it.
 DARK_BELOW = 48
+# A dim room's frame is grainy more than dark: the camera's gain lifts the noise with the light. Noise (the
+# standard deviation Immerkaer's Laplacian gives) over this share of the frame's range (1st to 99th
+# percentile): frames as rendered, JPEG and sensor noise included, reach 2.9 % at most on the first 120, dim
+# ones 3.4 % at least.
+GRAINY_OVER = 0.033
+NOISE_KERNEL = np.array([[1, -2, 1], [-2, 4, -2], [1, -2, 1]], np.float32)
 # More than this share of the frame pure white (grey 250 and up): a white table or sheet clipped, and any
 # light card, tile or stick on it with it.
 WHITE_OVER = 0.5
@@ -48,7 +53,8 @@ FEATURELESS = 2.0  # grey levels of spread: a frame this even shows nothing to b
 
 @dataclass(frozen=True)
 class Advice:
-    """One thing to fix: `problem` is a short name (dark, overexposed, motion-blurred, out of focus), `message`
+    """One thing to fix: `problem` is a short name (dark, for a dark or grainy frame; overexposed; motion-blurred; out
+    of focus), `message`
     says what was seen and what to do."""
 
     problem: str
@@ -59,13 +65,22 @@ def frame_advice(image: np.ndarray, focus: FocusGauge | None = None) -> list[Adv
     """What to fix about `image` (uint8 BGR or grey), in the order it matters most; empty for a good frame."""
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     advice = []
-    brightest = float(np.percentile(grey, 99))
+    darkest, brightest = (float(v) for v in np.percentile(grey, (1, 99)))
+    grain = _noise(grey) / max(brightest - darkest, 1.0)
     if brightest < DARK_BELOW:
         advice.append(
             Advice(
                 "dark",
                 f"the picture is dark (its brightest parts reach {brightest:.0f} of 255): light the table or "
                 "raise the camera's exposure",
+            )
+        )
+    elif grain > GRAINY_OVER:
+        advice.append(
+            Advice(
+                "dark",
+                f"the picture is grainy (its noise is {grain:.0%} of its contrast), as a camera makes it in dim "
+                "light: light the table more",
             )
         )
     white = float(np.count_nonzero(grey >= 250)) / grey.size
@@ -109,3 +124,10 @@ def _sharpness_along(grey: np.ndarray, degrees: float) -> float:
         )
         tops.append(float(np.percentile(np.abs(gradient), 99.9)))
     return tops[0] / max(tops[1], 1e-3)
+
+
+def _noise(grey: np.ndarray) -> float:
+    """The frame's noise as a standard deviation in grey levels (Immerkaer's estimate: the mean response to a
+    Laplacian difference that cancels smooth shading and most edges)."""
+    response = cv2.filter2D(grey.astype(np.float32), -1, NOISE_KERNEL)[1:-1, 1:-1]
+    return float(np.sqrt(np.pi / 2) * np.abs(response).mean() / 6)
