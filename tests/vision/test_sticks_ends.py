@@ -70,7 +70,7 @@ def test_refined_ends_stay_on_the_axis_within_the_search(seed, length, share) ->
 
 
 class Recording(StickRecognizer):
-    """The reader, keeping the sticks and groups it had before their ends were refined."""
+    """The reader, keeping the sticks it had before their ends were refined."""
 
     def timed(self, image, homography=None, ignore=()):
         with pytest.MonkeyPatch.context() as patch:
@@ -78,7 +78,7 @@ class Recording(StickRecognizer):
             return super().timed(image, homography, ignore)
 
     def _kept(self, image, sticks, polysticks):
-        self.before = sticks, polysticks
+        self.before = sticks
         return _loose_ends_refined(image, sticks, polysticks)
 
 
@@ -89,7 +89,7 @@ def heap_readings() -> list[tuple[object, list, list]]:
     for i in range(HEAPS):
         scene = render_stick_scene(7_300_000 + i, StickSceneSpec(split="heldout", kind="pickup"))
         sticks = reader(scene.image)[0]
-        readings.append((scene, sticks, reader.before[0]))
+        readings.append((scene, sticks, reader.before))
     return readings
 
 
