@@ -25,6 +25,7 @@ from calibration.profile import (
     zones_from_json,
 )
 from calibration.zones import Zone, ZoneError, Zones, check_drawn_zone, drawn_zone, mat_zones
+from server.app import advise
 from vision.sources import SourceError, frames
 
 
@@ -48,7 +49,7 @@ def calibrate_table(
         lens_model = load_lens(lens) if lens else None
     except ProfileError as exc:
         raise _fail(f"{lens}: {exc}", 2) from exc
-    last_error = "no frame"
+    last_error, frame = "no frame", None
     try:
         # A hand may cover the mat in the first frames of a stream: try a few before giving up. A camera
         # that stops (unplugged) raises SourceError after frames()'s timeout; undecodable frames are skipped.
@@ -60,11 +61,14 @@ def calibrate_table(
                 continue
             break
         else:
+            if frame is not None:
+                advise(source, frame)  # a dark or blurred view is a common reason the markers go unseen
             raise _fail(f"{source}: the mat was not found ({last_error}); is the whole mat in view and lit?")
     except SourceError as exc:
         raise _fail(str(exc)) from exc
     except cv2.error as exc:  # a backend that fails mid-stream, or a frame OpenCV cannot work on
         raise _fail(f"{source}: reading a frame failed ({exc.err or exc}); check the camera or file") from exc
+    advise(source, frame)  # the camera is set up here: the time to say what to fix before play
     zones = mat_zones(layout)
     save_profile(CalibrationProfile(table, zones), profile)
     cv2.imwrite(str(annotate), draw_calibration(frame, detect_markers(frame), table, zones))

@@ -32,6 +32,19 @@ def test_calibrate_an_image_then_place_points_through_the_profile(tmp_path) -> N
     assert np.abs(seen - recovered).max() < 2.0
 
 
+def test_calibrate_says_what_to_fix_about_the_camera_s_picture(tmp_path) -> None:
+    """A mat seen in a dim room: calibrated all the same, with the advice to light the table."""
+    from models.synth.degrade import Degradation, degrade
+
+    frame_path = tmp_path / "dim.png"
+    cv2.imwrite(str(frame_path), degrade(next(mat_views(1, seed=7)).frame, Degradation.dim, 7))
+    result = tableref(
+        "calibrate", str(frame_path), "--profile", str(tmp_path / "t.json"), "--annotate", str(tmp_path / "a.png")
+    )
+    assert result.returncode == 0, result.stderr
+    assert "light the table" in result.stderr and str(frame_path) in result.stderr
+
+
 def test_calibrate_without_a_mat_says_so(tmp_path) -> None:
     blank = tmp_path / "blank.png"
     cv2.imwrite(str(blank), np.full((240, 320, 3), 128, np.uint8))
