@@ -567,6 +567,24 @@ def test_cards_read_on_outlines_off_the_tables_card_size_are_put_back_on_their_o
     assert np.mean(np.array(tightened_iou) > 0.8) >= 0.75, tightened_iou
 
 
+def test_an_outline_read_again_onto_another_card_is_refused(recognizer: CardRecognizer, monkeypatch) -> None:
+    """A grown outline put back on a neighbour's corners would read that card twice: it stays as it was."""
+    spec = SceneSpec(split="heldout", n_cards=(4, 4), card_px=(100, 100), max_tilt=10, distractors=False)
+    scene = render_scene(HELDOUT_SEED + 6, spec)
+    cards = [Card(t.face, t.corners.astype(np.float32), 0.8) for t in scene.cards]
+    cards[0] = Card(cards[0].face, recognize.scaled(cards[0].corners, 1.5), 0.8)
+    # Both outline sources put it on its neighbour, read as the grown card's face.
+    neighbour = cards[1].corners
+    monkeypatch.setattr(recognizer.corners, "refine", lambda image, quads: [neighbour for _ in quads])
+    monkeypatch.setattr(recognize, "refine_quad", lambda image, quad: neighbour)
+    monkeypatch.setattr(
+        recognizer.classifier, "read", lambda image, quads: [Reading(cards[0].face, q, 0.99) for q in quads]
+    )
+    assert recognizer.tightened(scene.image, cards)[0] is cards[0]
+    monkeypatch.setattr(recognize, "refine_quad", lambda image, quad: scene.cards[0].corners.astype(np.float32))
+    assert recognizer.tightened(scene.image, cards)[0] is not cards[0]  # while its own corners are taken
+
+
 def _card_at(cx: float, cy: float, half_w: float, half_h: float, turn: float) -> np.ndarray:
     c, s = np.cos(turn), np.sin(turn)
     box = np.array([[-half_w, -half_h], [half_w, -half_h], [half_w, half_h], [-half_w, half_h]])

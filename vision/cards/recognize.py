@@ -416,7 +416,7 @@ class CardRecognizer:
         """`cards`, each on an outline OFF_SIZE times the median card's or further off it either way, read again
         at the median's size on the corners the corner network and the rim search find there: a reading of the
         same face whose rim steps more, or read surer within SIZE_MATCH of the median's size, stands in its
-        place."""
+        place, unless its outline is another card's."""
         if len(cards) < MIN_CARDS_FOR_SIZE:
             return cards
         sizes = TableSizes(cards, image.shape[1::-1])
@@ -431,7 +431,12 @@ class CardRecognizer:
         tight = list(cards)
         for k, i in enumerate(off_size):
             card = cards[i]
-            same = [r for r in readings[k :: len(off_size)] if r is not None and r.face == card.face]
+            others = [c for j, c in enumerate(cards) if j != i]
+            same = [
+                r
+                for r in readings[k :: len(off_size)]
+                if r is not None and r.face == card.face and not any(_same_card(r.corners, c.corners) for c in others)
+            ]
             if not same:
                 continue
             rim = rim_contrast(image, card.corners)
