@@ -18,9 +18,9 @@ from models.synth.tables import render_table
 from vision.cards.recognize import CardRecognizer
 from vision.dominoes import Domino, DominoRecognizer, Half, InvalidDominoError
 from vision.dominoes.locate import CHANNELS, GRID, STRIDE, decode, encode_targets, letterbox
-from vision.dominoes.recognize import MIN_CONFIDENCE, Candidate, select_tiles
+from vision.dominoes.recognize import MIN_CONFIDENCE, MOST_OVERLAP, Candidate, apart, select_tiles
 from vision.dominoes.tile import CROP_MARGIN, CROP_SIZE, CUT_SAMPLES, MIN_CUT, TileFrame, crop_matrices
-from vision.geometry import point_in_quad
+from vision.geometry import point_in_quad, quad_iou
 
 ACCURACY_FLOOR = 0.85  # 0.93 measured on these twelve scenes, less a margin; the bar (99%) is the slow test's
 SQUARE = np.array([[0, 0], [20, 0], [20, 40], [0, 40]], np.float32)
@@ -203,6 +203,39 @@ def test_a_refined_reading_yields_to_a_proposed_one() -> None:
     apart = Candidate(TileFrame(np.array([50.0, 150.0]), u, v), (2, 5), 0.9, refined=True)
     assert select_tiles([junction, apart, proposed]) == [proposed, apart]
     assert select_tiles([junction]) == [junction]
+
+
+readings = st.builds(
+    lambda x, y, angle, half, aspect, confidence: Candidate(
+        TileFrame(
+            np.array([x, y]),
+            half * np.array([math.cos(angle), math.sin(angle)]),
+            half * aspect * np.array([-math.sin(angle), math.cos(angle)]),
+        ),
+        (1, 2),
+        confidence,
+    ),
+    st.floats(0, 150),
+    st.floats(0, 150),
+    st.floats(0, 2 * math.pi),
+    st.floats(15, 40),
+    st.floats(0.4, 0.6),
+    st.floats(0.8, 1.0),
+)
+
+
+@given(st.lists(readings, max_size=12))
+def test_of_readings_over_one_another_only_the_surest_stands(candidates: list[Candidate]) -> None:
+    """Checked against every pair, not only those `apart` compares: its shortcut must drop no overlap."""
+    kept = apart(candidates)
+    assert kept == [c for c in candidates if any(c is k for k in kept)]  # in their order
+    overlap = [[quad_iou(a.frame.corners(), b.frame.corners()) for b in candidates] for a in candidates]
+    index = {id(c): i for i, c in enumerate(candidates)}
+    held = [index[id(k)] for k in kept]
+    assert all(overlap[i][j] <= MOST_OVERLAP for i in held for j in held if i != j)
+    for i, c in enumerate(candidates):
+        if i not in held:
+            assert any(overlap[i][j] > MOST_OVERLAP and candidates[j].confidence >= c.confidence for j in held)
 
 
 def test_unsure_readings_are_dropped() -> None:
