@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from vision.crops import to_tensor
+from vision.geometry import scaled_outline
 from vision.onnx_session import load_session
 
 CROP = 64  # the square the outline's neighbourhood is warped to
@@ -26,10 +27,8 @@ ANCHORS = np.array([[MARGIN, MARGIN], [CROP - MARGIN, MARGIN], [CROP - MARGIN, C
 
 def neighbourhood(image: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The outline's neighbourhood as a CROP x CROP picture, and the homography from image to crop."""
-    quad = np.asarray(quad, np.float32)
-    center = quad.mean(axis=0)
     square = np.array([[0, 0], [CROP, 0], [CROP, CROP], [0, CROP]], np.float32)
-    to_crop = cv2.getPerspectiveTransform(center + (quad - center) * EXPAND, square)
+    to_crop = cv2.getPerspectiveTransform(scaled_outline(np.asarray(quad, np.float32), EXPAND), square)
     crop = cv2.warpPerspective(image, to_crop, (CROP, CROP), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
     return crop, to_crop
 

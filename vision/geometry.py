@@ -97,6 +97,12 @@ def centres_inside(quads: list[np.ndarray]) -> np.ndarray:
     return inside
 
 
+def scaled_outline(outline: np.ndarray, factor: float) -> np.ndarray:
+    """An outline (N x 2) scaled by `factor` about its centre, as float32."""
+    centre = outline.mean(axis=0)
+    return ((outline - centre) * factor + centre).astype(np.float32)
+
+
 def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
     inter, _ = cv2.intersectConvexConvex(np.asarray(a, np.float32), np.asarray(b, np.float32))
     union = polygon_area(a) + polygon_area(b) - inter

@@ -16,6 +16,7 @@ from models.train_cards import training_spec
 from vision.cards.artwork import FACE_CLASSES, CardFace
 from vision.cards.classify import CardClassifier, Reading
 from vision.cards.recognize import Card, CardRecognizer, select_cards
+from vision.geometry import scaled_outline
 from vision.sharpen import sharpened
 
 # The README's held-out set: read once per test run, judged three ways.
@@ -554,7 +555,7 @@ def test_cards_read_on_outlines_off_the_tables_card_size_are_put_back_on_their_o
         grown, shrunk = rng.choice(len(cards), 2, replace=False)
         for i, factor in ((grown, rng.uniform(1.35, 1.6)), (shrunk, rng.uniform(0.62, 0.72))):
             shift = rng.uniform(-0.05, 0.05, 2) * np.linalg.norm(cards[i].corners[0] - cards[i].corners[2])
-            cards[i] = Card(cards[i].face, recognize.scaled(cards[i].corners, factor) + shift, 0.8)
+            cards[i] = Card(cards[i].face, scaled_outline(cards[i].corners, factor) + shift, 0.8)
         tight = recognizer.tightened(image, cards)
         for i, (truth, before, after) in enumerate(zip(scene.cards, cards, tight, strict=True)):
             if i not in (grown, shrunk):
@@ -572,7 +573,7 @@ def test_an_outline_read_again_onto_another_card_is_refused(recognizer: CardReco
     spec = SceneSpec(split="heldout", n_cards=(4, 4), card_px=(100, 100), max_tilt=10, distractors=False)
     scene = render_scene(HELDOUT_SEED + 6, spec)
     cards = [Card(t.face, t.corners.astype(np.float32), 0.8) for t in scene.cards]
-    cards[0] = Card(cards[0].face, recognize.scaled(cards[0].corners, 1.5), 0.8)
+    cards[0] = Card(cards[0].face, scaled_outline(cards[0].corners, 1.5), 0.8)
     # Both outline sources put it on its neighbour, read as the grown card's face.
     neighbour = cards[1].corners
     monkeypatch.setattr(recognizer.corners, "refine", lambda image, quads: [neighbour for _ in quads])

@@ -27,6 +27,7 @@ from vision.geometry import (
     quad_iou,
     rectangle_tilt,
     rims,
+    scaled_outline,
     side_lengths,
     steep_view,
     to_plane,
@@ -306,12 +307,6 @@ def sized_alike(cards: list[Card], size: tuple[int, int]) -> list[bool]:
     return [card.confidence >= SURE or bool(a) for card, a in zip(cards, alike, strict=True)]
 
 
-def scaled(corners: np.ndarray, factor: float) -> np.ndarray:
-    """An outline scaled by `factor` about its centre."""
-    centre = corners.mean(axis=0)
-    return ((corners - centre) * factor + centre).astype(np.float32)
-
-
 class CardRecognizer:
     """Frames in, cards out. Holds the models; build one and reuse it.
 
@@ -424,7 +419,7 @@ class CardRecognizer:
         off_size = np.flatnonzero(np.abs(np.log(ratios)) > np.log(OFF_SIZE))
         if not len(off_size):
             return cards
-        loose = [scaled(cards[i].corners, 1 / ratios[i]) for i in off_size]
+        loose = [scaled_outline(cards[i].corners, 1 / ratios[i]) for i in off_size]
         # One batch: the corner network's outlines, then the rim search's.
         outlines = self.corners.refine(image, loose) + [refine_quad(image, q) for q in loose]
         readings = self.classifier.read(image, outlines)

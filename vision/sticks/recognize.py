@@ -38,7 +38,7 @@ import numpy as np
 
 from rules.sticks import PENTASTICKS
 from vision.deblur import MotionBlur, clear_streak, deblurred
-from vision.geometry import to_plane
+from vision.geometry import scaled_outline, to_plane
 from vision.locator import CLOSER, closer_window, flat_gain
 from vision.sharpen import FocusGauge
 from vision.sticks.bodies import with_bodies
@@ -130,7 +130,7 @@ def _outside(candidates: list[tuple[float, np.ndarray]], ignore: list[np.ndarray
     for outline in ignore:
         outline = np.asarray(outline, np.float32).reshape(-1, 2)
         centre = outline.mean(axis=0)
-        bigger = centre + (outline - centre) * IGNORE_GROWTH
+        bigger = scaled_outline(outline, IGNORE_GROWTH)
         grown.append(bigger + np.sign(bigger - centre) * IGNORE_MARGIN)
     return [
         (score, ends)
