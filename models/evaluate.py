@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
-from models.synth.degrade import Degradation, degrade, worsened
+from models.synth.degrade import Degradation, degrade, moved, worsened
 from models.synth.scenes import PORTRAIT_SIZE, Scene, render_scene, split_fonts
 from models.train_cards import training_spec
 from vision.cards.lines import CardLine, NoStarterError, read_tempus_line
@@ -79,6 +79,12 @@ def score_scene(scene: Scene, cards: list[Card]) -> CardScore:
     return score
 
 
+def as_made_worse(scene: Scene, worse: Degradation) -> Scene:
+    """The scene with its cards where its frame made `worse` shows them (a lens's distortion moves them)."""
+    size = scene.image.shape[1::-1]
+    return replace(scene, cards=[replace(c, corners=moved(c.corners, worse, size)) for c in scene.cards])
+
+
 def line_read_exactly(scene: Scene, line: Callable[[], CardLine]) -> bool:
     """Whether the Tempus `line` read (raising NoStarterError where none is) holds the scene's cards,
     Starter first, in the order they were laid."""
@@ -131,6 +137,7 @@ def _evaluate_cards(
         kind = spec.layout if spec.layout != "scatter" else ("close-up" if spec.card_px[0] >= 120 else "scatter")
         scene = render_scene(s, spec)
         image = degrade(scene.image, worse, s)
+        scene = as_made_worse(scene, worse)
         cards = recognizer(image)
         result = score_scene(scene, cards)
         if spec.faces is not None:  # a Tempus line: judged as `judge tempus PHOTO` reads it

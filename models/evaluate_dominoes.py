@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
-from models.synth.degrade import Degradation, degrade, worsened
+from models.synth.degrade import Degradation, degrade, moved, worsened
 from models.synth.dominoes import DominoScene, DominoSpec, render_dominoes
 from models.train_dominoes import training_spec
 from vision.dominoes import Domino, DominoRecognizer
@@ -81,6 +81,13 @@ class DominoScore:
             "pi_accuracy": round(self.pi_accuracy, 4),
             "false_rate": round(self.false_rate, 4),
         }
+
+
+def as_made_worse(scene: DominoScene, worse: Degradation) -> DominoScene:
+    """The scene with its tiles where its frame made `worse` shows them (a lens's distortion moves them)."""
+    size = scene.image.shape[1::-1]
+    bent = [replace(t, corners=moved(t.corners, worse, size), halves=moved(t.halves, worse, size)) for t in scene.tiles]
+    return replace(scene, tiles=bent)
 
 
 def score_scene(scene: DominoScene, dominoes: list[Domino]) -> DominoScore:
@@ -150,6 +157,7 @@ def evaluate_dominoes(
         kind, spec = evaluation_spec(i, seed)
         scene = render_dominoes(seed + i, spec)
         image = degrade(scene.image, worse, seed + i)
+        scene = as_made_worse(scene, worse)
         recognizer(image)  # warm the caches
         t0, c0 = time.perf_counter(), time.thread_time()
         dominoes, timing = recognizer.timed(image)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
 
-from models.synth.degrade import Degradation, degrade
+from models.synth.degrade import Degradation, degrade, moved
 from models.synth.sticks import StickScene, StickSceneSpec, render_stick_scene
 from vision.sticks.detections import Polystick, Stick
 from vision.sticks.recognize import StickRecognizer
@@ -132,6 +132,12 @@ def score_scene(score: StickScore, scene: StickScene, sticks: list[Stick], polys
     return all_found
 
 
+def as_made_worse(scene: StickScene, worse: Degradation) -> StickScene:
+    """The scene with its sticks where its frame made `worse` shows them (a lens's distortion moves them)."""
+    size = scene.image.shape[1::-1]
+    return replace(scene, sticks=[replace(s, ends=moved(s.ends, worse, size)) for s in scene.sticks])
+
+
 def scene_spec(index: int, split: str, scenes: int) -> StickSceneSpec:
     """The index-th scene of an evaluation of `scenes` lattice layouts: all 55 cards in turn, then the
     illegal and pick-up-sticks scenes (a third as many of each)."""
@@ -172,7 +178,7 @@ def evaluate_sticks(
             start = time.process_time()
             sticks, polysticks = recognizer(image)
             score.milliseconds.append((time.process_time() - start) * 1000)
-            score_scene(score, scene, sticks, polysticks)
+            score_scene(score, as_made_worse(scene, worse), sticks, polysticks)
             if on_scene:
                 on_scene()
     finally:

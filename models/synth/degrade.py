@@ -9,16 +9,25 @@ These go past that, one kind at a time, so an evaluation says how much each cost
 - `warm`: a warm colour cast left in, as a webcam balanced for daylight gives under tungsten lamps
   (blue to WARM_GAINS[0], green to WARM_GAINS[1] of the light);
 - `blur`: the camera moving 11 px at a random angle during the exposure;
-- `soft`: out of focus, a Gaussian blur of sigma 2 px, as a cheap webcam's fixed focus gives close up.
+- `soft`: out of focus, a Gaussian blur of sigma 2 px, as a cheap webcam's fixed focus gives close up;
+- `barrel`: a wide lens's barrel distortion left in, as a webcam that was never calibrated gives: straight
+  edges bow outward and the frame's borders are squeezed towards its middle (BARREL, in OpenCV's lens model
+  with the focal length FOCAL_SHARE of the frame's width; the lens test's strong lens). The render fills a
+  cushion-shaped part of the frame; past it, the render's edge colours are carried on smoothly. Of the kinds,
+  only this one moves things in the picture: `moved` says where a render's point lies in the frame made
+  worse, so an evaluation compares the reading with the truth where the frame shows it.
 Each is a pure function of the frame and the scene's seed.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
+from functools import cache
 
 import cv2
 import numpy as np
+
+from calibration.lens import LensModel
 
 JPEG_QUALITY = 40
 DIM_LIGHT = 0.45
@@ -27,6 +36,8 @@ BRIGHT_LIGHT = 1.6
 WARM_GAINS = (0.6, 0.85, 1.05)  # B, G, R: about 2800 K seen as daylight
 BLUR_LENGTH = 11
 SOFT_SIGMA = 2.0
+BARREL = (-0.2, 0.05, 0.0, 0.0, 0.0)  # k1, k2, p1, p2, k3
+FOCAL_SHARE = 0.7  # about 71 degrees across
 
 
 class Degradation(StrEnum):
@@ -37,6 +48,7 @@ class Degradation(StrEnum):
     warm = "warm"
     blur = "blur"
     soft = "soft"
+    barrel = "barrel"
 
 
 def motion_kernel(length: int, degrees: float) -> np.ndarray:
@@ -69,4 +81,48 @@ def degrade(image: np.ndarray, how: Degradation, seed: int) -> np.ndarray:
         return cv2.filter2D(image, -1, motion_kernel(BLUR_LENGTH, float(rng.uniform(0, 180))))
     if how == Degradation.soft:
         return cv2.GaussianBlur(image, (0, 0), SOFT_SIGMA)
+    if how == Degradation.barrel:
+        return _through_barrel_lens(image)
     return image
+
+
+def moved(points: np.ndarray, how: Degradation, size: tuple[int, int]) -> np.ndarray:
+    """Where points of a render of `size` (width, height) lie in it made worse by `how`: as they were, but
+    under a lens's distortion."""
+    if how != Degradation.barrel:
+        return points
+    points = np.asarray(points)
+    lens, centre, zoom = _barrel(*size)
+    bent = lens.distort_points(centre + zoom * (points.reshape(-1, 2) - centre))
+    return bent.reshape(points.shape).astype(points.dtype)
+
+
+@cache
+def _barrel(width: int, height: int) -> tuple[LensModel, np.ndarray, float]:
+    """The lens, its axis (the frame's centre), and how much wider it sees than the render shows along the
+    frame's axes: the render is spread that much about the axis, so that its edges' middles are the frame's."""
+    focal = FOCAL_SHARE * width
+    centre = np.array([(width - 1) / 2, (height - 1) / 2])
+    matrix = np.array([[focal, 0, centre[0]], [0, focal, centre[1]], [0, 0, 1]])
+    lens = LensModel(matrix, np.array(BARREL), (width, height))
+    edges = np.array([[0, centre[1]], [centre[0], 0]])  # the middles of the frame's left and top edges
+    seen = np.abs(lens.undistort_points(edges) - centre)
+    return lens, centre, float(min(seen[0, 0] / centre[0], seen[1, 1] / centre[1]))
+
+
+@cache
+def _barrel_sources(width: int, height: int) -> np.ndarray:
+    """For each pixel of the distorted frame, where the render shows what it sees (height x width x 2)."""
+    lens, centre, zoom = _barrel(width, height)
+    grid = np.stack(np.meshgrid(np.arange(width), np.arange(height)), axis=-1).reshape(-1, 2)
+    return (centre + (lens.undistort_points(grid) - centre) / zoom).reshape(height, width, 2).astype(np.float32)
+
+
+def _through_barrel_lens(image: np.ndarray) -> np.ndarray:
+    """The render bent by the lens. Spread to the frame's edges (`_barrel`), it leaves a sliver at each of the
+    frame's corners that it does not show; there the frame shows the render mirrored about its edge, so the
+    table goes on. Left black, a border changed the readers' view of the whole frame (a stick layout read
+    right was read as nothing), which no real camera shows."""
+    h, w = image.shape[:2]
+    source = _barrel_sources(w, h)
+    return cv2.remap(image, source[..., 0], source[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT_101)

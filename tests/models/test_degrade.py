@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.synth.degrade import BRIGHT_LIGHT, DIM_LIGHT, WARM_GAINS, Degradation, degrade, worsened
+from models.synth.degrade import BRIGHT_LIGHT, DIM_LIGHT, WARM_GAINS, Degradation, degrade, moved, worsened
 from models.synth.scenes import render_scene
 from models.train_cards import training_spec
 
@@ -73,6 +73,39 @@ def test_soft_blurs_the_same_way_whatever_the_seed(frame: np.ndarray) -> None:
     soft = degrade(frame, Degradation.soft, 1)
     assert sharpness(soft) < 0.5 * sharpness(frame)
     np.testing.assert_array_equal(soft, degrade(frame, Degradation.soft, 2))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.floats(120, 1160), st.floats(60, 660))
+def test_barrel_moves_a_point_of_the_render_where_moved_says(x: float, y: float) -> None:
+    """A bright spot drawn at (x, y) turns up, once the frame is bent, where `moved` puts (x, y). (Nearer the
+    frame's sides the mirrored band past the render shows a second copy of it.)"""
+    spot = np.zeros((720, 1280, 3), np.uint8)
+    cv2.circle(spot, (round(x * 16), round(y * 16)), 5 * 16, (255, 255, 255), -1, cv2.LINE_AA, shift=4)
+    bent = degrade(spot, Degradation.barrel, 1)[..., 0].astype(np.float64)
+    ys, xs = np.mgrid[: bent.shape[0], : bent.shape[1]]
+    seen = np.array([(xs * bent).sum(), (ys * bent).sum()]) / bent.sum()
+    np.testing.assert_allclose(seen, moved(np.array([[x, y]]), Degradation.barrel, (1280, 720))[0], atol=0.3)
+
+
+def test_barrel_bows_straight_edges_and_squeezes_the_border_inwards() -> None:
+    size = (1280, 720)
+    # A straight edge along the top: its ends are pulled in further than its middle, so it bows outwards.
+    left, middle, right = moved(np.array([[100.0, 100.0], [640.0, 100.0], [1180.0, 100.0]]), Degradation.barrel, size)
+    assert middle[1] < (left[1] + right[1]) / 2 - 10
+    assert left[0] > 100 and right[0] < 1180  # towards the middle
+    # Past the render's edges the lens sees on: the frame there carries the render's colours on, not black.
+    frame = np.full((720, 1280, 3), 200, np.uint8)
+    frame[:, 640:] = 100
+    bent = degrade(frame, Degradation.barrel, 1).astype(int)
+    assert (np.abs(bent[:, :560] - 200) <= 6).all() and (np.abs(bent[:, 720:] - 100) <= 6).all()
+
+
+def test_only_the_lens_moves_things() -> None:
+    points = np.array([[10.0, 20.0], [640.0, 360.0]])
+    assert all(moved(points, how, (1280, 720)) is points for how in Degradation if how != Degradation.barrel)
+    centre = moved(np.array([[639.5, 359.5]]), Degradation.barrel, (1280, 720))
+    np.testing.assert_allclose(centre, [[639.5, 359.5]], atol=1e-6)  # the lens's axis stays put
 
 
 def test_only_frames_made_worse_are_named_in_a_title() -> None:
