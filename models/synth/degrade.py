@@ -12,10 +12,9 @@ These go past that, one kind at a time, so an evaluation says how much each cost
 - `soft`: out of focus, a Gaussian blur of sigma 2 px, as a cheap webcam's fixed focus gives close up;
 - `barrel`: a wide lens's barrel distortion left in, as a webcam that was never calibrated gives: straight
   edges bow outward and the frame's borders are squeezed towards its middle (BARREL, in OpenCV's lens model
-  with the focal length FOCAL_SHARE of the frame's width; the lens test's strong lens). The render fills a
-  cushion-shaped part of the frame; past it, the render's edge colours are carried on smoothly. Of the kinds,
-  only this one moves things in the picture: `moved` says where a render's point lies in the frame made
-  worse, so an evaluation compares the reading with the truth where the frame shows it.
+  with the focal length FOCAL_SHARE of the frame's width; the lens test's strong lens). Of the kinds, only
+  this one moves things in the picture: `moved` says where a render's point lies in the frame made worse, so
+  an evaluation compares the reading with the truth where the frame shows it.
 Each is a pure function of the frame and the scene's seed.
 """
 
@@ -99,8 +98,9 @@ def moved(points: np.ndarray, how: Degradation, size: tuple[int, int]) -> np.nda
 
 @cache
 def _barrel(width: int, height: int) -> tuple[LensModel, np.ndarray, float]:
-    """The lens, its axis (the frame's centre), and how much wider it sees than the render shows along the
-    frame's axes: the render is spread that much about the axis, so that its edges' middles are the frame's."""
+    """The lens, its axis (the frame's centre), and how much the render is spread about the axis: as far as
+    the lens sees past it along the shorter of the frame's axes, so that the render's top and bottom edges
+    reach the frame's and nothing the render shows is cut off."""
     focal = FOCAL_SHARE * width
     centre = np.array([(width - 1) / 2, (height - 1) / 2])
     matrix = np.array([[focal, 0, centre[0]], [0, focal, centre[1]], [0, 0, 1]])
@@ -119,10 +119,10 @@ def _barrel_sources(width: int, height: int) -> np.ndarray:
 
 
 def _through_barrel_lens(image: np.ndarray) -> np.ndarray:
-    """The render bent by the lens. Spread to the frame's edges (`_barrel`), it leaves a sliver at each of the
-    frame's corners that it does not show; there the frame shows the render mirrored about its edge, so the
-    table goes on. Left black, a border changed the readers' view of the whole frame (a stick layout read
-    right was read as nothing), which no real camera shows."""
+    """The render bent by the lens. Spread to the frame's top and bottom (`_barrel`), it leaves bands at the
+    frame's sides that it does not show; there the frame shows the render mirrored about its edge, so the
+    table goes on. Left black, the bands changed the readers' view of the whole frame (a stick layout read
+    right was read as nothing), which no real camera shows; the mirror's seams still read as a few sticks."""
     h, w = image.shape[:2]
     source = _barrel_sources(w, h)
     return cv2.remap(image, source[..., 0], source[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT_101)
