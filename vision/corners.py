@@ -22,15 +22,27 @@ from vision.onnx_session import load_session
 CROP = 64  # the square the outline's neighbourhood is warped to
 EXPAND = 1.6  # the neighbourhood: the outline scaled about its centre, so a corner can move out as well as in
 MARGIN = CROP * (1 - 1 / EXPAND) / 2  # where the outline's own corners land in the crop
+SINGULAR = 1e-12  # |determinant| of an outline's map to the crop under which it cannot be inverted
 ANCHORS = np.array([[MARGIN, MARGIN], [CROP - MARGIN, MARGIN], [CROP - MARGIN, CROP - MARGIN], [MARGIN, CROP - MARGIN]])
+
+
+def to_crop(quad: np.ndarray) -> np.ndarray:
+    """The homography from image to the outline's neighbourhood crop."""
+    square = np.array([[0, 0], [CROP, 0], [CROP, CROP], [0, CROP]], np.float32)
+    return cv2.getPerspectiveTransform(scaled_outline(np.asarray(quad, np.float32), EXPAND), square)
 
 
 def neighbourhood(image: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The outline's neighbourhood as a CROP x CROP picture, and the homography from image to crop."""
-    square = np.array([[0, 0], [CROP, 0], [CROP, CROP], [0, CROP]], np.float32)
-    to_crop = cv2.getPerspectiveTransform(scaled_outline(np.asarray(quad, np.float32), EXPAND), square)
-    crop = cv2.warpPerspective(image, to_crop, (CROP, CROP), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
-    return crop, to_crop
+    matrix = to_crop(quad)
+    crop = cv2.warpPerspective(image, matrix, (CROP, CROP), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+    return crop, matrix
+
+
+def _warpable(quad: np.ndarray) -> bool:
+    """Whether the outline's map to the crop can be inverted: not where three corners or more lie in a line
+    (a locator's two axes can come out parallel)."""
+    return abs(np.linalg.det(to_crop(quad))) > SINGULAR
 
 
 class CornerRefiner:
@@ -41,17 +53,18 @@ class CornerRefiner:
         self.input_name = self.session.get_inputs()[0].name
 
     def refine(self, image: np.ndarray, quads: list[np.ndarray], rounds: int = 2) -> list[np.ndarray]:
-        """Each outline moved onto its object's corners; an outline the network folds (not convex) stays."""
+        """Each outline moved onto its object's corners; an outline the network folds (not convex) stays, and
+        so does one that cannot be warped to a crop (`_warpable`)."""
         current = [np.asarray(q, np.float32) for q in quads]
         for _ in range(rounds):
-            if not current:
+            warpable = [i for i, q in enumerate(current) if _warpable(q)]
+            if not warpable:
                 break
-            crops, to_crops = zip(*(neighbourhood(image, q) for q in current), strict=True)
+            crops, to_crops = zip(*(neighbourhood(image, current[i]) for i in warpable), strict=True)
             offsets = self.session.run(None, {self.input_name: to_tensor(np.stack(crops))})[0]
-            moved = []
-            for quad, to_crop, offset in zip(current, to_crops, offsets, strict=True):
+            for i, matrix, offset in zip(warpable, to_crops, offsets, strict=True):
                 in_crop = (ANCHORS + offset.reshape(4, 2) * CROP).astype(np.float32)
-                corners = cv2.perspectiveTransform(in_crop[None], np.linalg.inv(to_crop))[0]
-                moved.append(corners if cv2.isContourConvex(corners) else quad)
-            current = moved
+                corners = cv2.perspectiveTransform(in_crop[None], np.linalg.inv(matrix))[0]
+                if cv2.isContourConvex(corners):
+                    current[i] = corners
         return current

@@ -72,3 +72,20 @@ def test_refined_outlines_keep_the_loose_ones_corner_order(outlines) -> None:
 @pytest.mark.parametrize("refiner", [card_corners, tile_corners])
 def test_nothing_to_refine(refiner) -> None:
     assert refiner().refine(np.zeros((100, 100, 3), np.uint8), []) == []
+
+
+@pytest.mark.parametrize(
+    "flat",
+    [
+        [[100, 100], [200, 100], [300, 100], [400, 100]],  # a locator's two axes parallel: no area at all
+        [[100, 100], [200, 100], [300, 100], [200, 300]],  # three corners in a line: no map to a square
+    ],
+)
+def test_an_outline_that_cannot_be_warped_stays_and_the_rest_are_refined_as_ever(flat) -> None:
+    refiner = card_corners()
+    image, corners = _card_scene(HELDOUT_SEED)
+    loose = [loose_outline(random.Random(0), c) for c in corners]
+    flat = np.array(flat, np.float32)
+    refined = refiner.refine(image, [*loose, flat])
+    assert np.array_equal(refined[-1], flat)
+    assert all(np.allclose(a, b) for a, b in zip(refined, refiner.refine(image, loose), strict=False))
