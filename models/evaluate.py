@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -15,11 +16,15 @@ from rich.progress import track
 from rich.table import Table
 
 from models.synth.degrade import Degradation, degrade, moved, worsened
-from models.synth.scenes import PORTRAIT_SIZE, Scene, render_scene, split_fonts
-from models.train_cards import training_spec
+from models.synth.scenes import PORTRAIT_SIZE, Scene, SceneSpec, render_scene, split_fonts
+from models.train_cards import tempus_line_spec, training_spec
 from vision.cards.lines import CardLine, NoStarterError, read_tempus_line
 from vision.cards.recognize import Card, CardRecognizer
 from vision.geometry import quad_iou
+
+# `--touching`: each scene a Tempus line laid from 4 mm apart to each card over the one before by 8 mm (an eighth
+# of its width), as players in a race lay them. The held-out sets' lines lie 4-20 mm apart.
+TOUCHING_GAP_MM = (-8.0, 4.0)
 
 
 @dataclass
@@ -110,28 +115,44 @@ def evaluate_cards(
     quiet: bool = False,
     worse: Degradation = Degradation.none,
     portrait: bool = False,
+    touching: bool = False,
 ) -> CardScore:
     """Read held-out scenes from `seed`, each made `worse` first (models/synth/degrade.py), and `portrait`
     (PORTRAIT_SIZE, as a phone holds its camera) if asked, on one OpenCV thread (as the stick and domino
     evaluations do): its threaded resampling differs in the last bit, and borderline readings with it, so
-    figures would depend on the machine's cores."""
+    figures would depend on the machine's cores. `touching`: every scene a Tempus line laid TOUCHING_GAP_MM
+    apart."""
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
     try:
-        return _evaluate_cards(scenes, seed, recognizer, quiet, worse, portrait)
+        return _evaluate_cards(scenes, seed, recognizer, quiet, worse, portrait, touching)
     finally:
         cv2.setNumThreads(threads)
 
 
+def scene_spec(seed: int, touching: bool = False) -> SceneSpec:
+    """The held-out scene of `seed`: the training mix of kinds, or with `touching` a Tempus line laid
+    TOUCHING_GAP_MM apart."""
+    if touching:
+        return tempus_line_spec(random.Random(seed), "heldout", TOUCHING_GAP_MM)
+    return training_spec(seed, split="heldout")
+
+
 def _evaluate_cards(
-    scenes: int, seed: int, recognizer: CardRecognizer | None, quiet: bool, worse: Degradation, portrait: bool
+    scenes: int,
+    seed: int,
+    recognizer: CardRecognizer | None,
+    quiet: bool,
+    worse: Degradation,
+    portrait: bool,
+    touching: bool,
 ) -> CardScore:
     recognizer = recognizer or CardRecognizer()
     total = CardScore()
     kinds: dict[str, CardScore] = {}
     seeds = range(seed, seed + scenes)
     for s in seeds if quiet else track(seeds, description="reading held-out scenes"):
-        spec = training_spec(s, split="heldout")
+        spec = scene_spec(s, touching)
         if portrait:
             spec = replace(spec, size=PORTRAIT_SIZE)
         kind = spec.layout if spec.layout != "scatter" else ("close-up" if spec.card_px[0] >= 120 else "scatter")
@@ -148,7 +169,8 @@ def _evaluate_cards(
         total.add(result)
         kinds.setdefault(kind, CardScore()).add(result)
     if not quiet:
-        seeds = f"seeds {seed}..{seed + scenes - 1}{worsened(worse)}{', portrait' if portrait else ''}"
+        laid = ", laid touching" if touching else ""
+        seeds = f"seeds {seed}..{seed + scenes - 1}{worsened(worse)}{', portrait' if portrait else ''}{laid}"
         table = Table(title=f"Digit cards, {scenes} held-out scenes ({seeds})")
         for column in ("scenes", "cards", "found", "read right", "turned", "false detections", "lines exact"):
             table.add_column(column, justify="right")

@@ -15,6 +15,7 @@ import math
 import multiprocessing
 import random
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -53,17 +54,24 @@ def training_spec(seed: int, split: str = "train") -> SceneSpec:
     if kind < 0.4:
         return SceneSpec(split=split)
     if kind < 0.7:
-        start = rng.randint(0, 30)
-        n = rng.randint(5, 20)
-        faces = (
-            CardFace("starter", (3,)),
-            *(CardFace("digit", (d,)) for d in PI_DECIMALS[start : start + n]),
-        )
-        layout = "row" if n <= 10 and rng.random() < 0.5 else "grid"
-        return SceneSpec(split=split, layout=layout, faces=faces, one_deck_style=True)
+        return tempus_line_spec(rng, split)
     if kind < 0.85:
         return SceneSpec(split=split, n_cards=(2, 8), card_px=(120, 320), max_tilt=45)
     return SceneSpec(split=split, n_cards=(1, 3), card_px=(250, 620), max_tilt=35)
+
+
+def tempus_line_spec(rng: random.Random, split: str, gap_mm: tuple[float, float] | None = None) -> SceneSpec:
+    """A Tempus line: the Starter and 5-20 digits of pi from a random place, in a row or a grid, one deck's
+    design; the cards `gap_mm` apart (negative: each laid over the one before), else the renderer's gaps."""
+    start = rng.randint(0, 30)
+    n = rng.randint(5, 20)
+    faces = (
+        CardFace("starter", (3,)),
+        *(CardFace("digit", (d,)) for d in PI_DECIMALS[start : start + n]),
+    )
+    layout = "row" if n <= 10 and rng.random() < 0.5 else "grid"
+    spec = SceneSpec(split=split, layout=layout, faces=faces, one_deck_style=True)
+    return spec if gap_mm is None else replace(spec, gap_mm=gap_mm)
 
 
 def _jitter(rng: random.Random, quad: np.ndarray, amount: float) -> np.ndarray:

@@ -132,8 +132,13 @@ def evaluate_cards(
     seed: int = typer.Option(20_000_000, help="First scene seed (held-out seeds never overlap training)."),
     degrade: Degradation = DEGRADE_OPTION,
     portrait: bool = typer.Option(False, help="Render each scene 720x1280, as a phone held upright takes it."),
+    touching: bool = typer.Option(
+        False,
+        help="Make every scene a Tempus line laid touching: from 4 mm apart to each card over the one before by "
+        "8 mm, as players in a race lay them (the held-out lines lie 4-20 mm apart).",
+    ),
 ) -> None:
     """Digit cards: share read right and false detections on held-out scenes."""
     from models.evaluate import evaluate_cards as run
 
-    run(scenes, seed, worse=degrade, portrait=portrait)
+    run(scenes, seed, worse=degrade, portrait=portrait, touching=touching)
