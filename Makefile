@@ -50,6 +50,8 @@ train: $(STAMP) fonts
 		--out models/digit_cards_blurred.onnx
 	$(BIN)/python -m models.train_card_locator --start models/card_locate.onnx --steps 4000 --lr 5e-4 --seed 13 \
 		--exposure-share 0.3 --checkpoint data/card_locate-exposed.pt
+	$(BIN)/python -m models.train_card_locator --touching-scenes 1200 --start models/card_locate.onnx --steps 2000 \
+		--lr 3e-4 --seed 16 --exposure-share 0.3 --checkpoint data/card_locate-touching.pt
 	$(BIN)/python -m models.train_dominoes
 	$(BIN)/python -m models.finetune_dominoes
 	$(BIN)/python -m models.train_dominoes --skip-locator

@@ -9,8 +9,11 @@
         --streaked-scenes 600 --portrait-scenes 600 --start models/card_locate.onnx --steps 6000 --lr 5e-4 --seed 9 \
         --checkpoint data/card_locate_portrait.pt --out models/card_locate_portrait.onnx   # portrait frames' locator
     python -m models.train_card_locator --start models/card_locate.onnx --steps 4000 --lr 5e-4 --seed 13 \
-        --exposure-share 0.3 --checkpoint data/card_locate-exposed.pt   # the shipped locator, trained on overexposed
-        # windows too (after the portrait locator and the classifiers that learn from its outlines)
+        --exposure-share 0.3 --checkpoint data/card_locate-exposed.pt   # trained on overexposed windows too
+        # (after the portrait locator and the classifiers that learn from its outlines)
+    python -m models.train_card_locator --touching-scenes 1200 --start models/card_locate.onnx --steps 2000 \
+        --lr 3e-4 --seed 16 --exposure-share 0.3 --checkpoint data/card_locate-touching.pt   # the shipped
+        # locator: trained on from that one with Tempus lines laid touching added (fifty-fourth session)
     tableref evaluate cards   # the card reader on held-out renders
 
 Frames are the card scenes of the training split (models/synth/scenes.py: its fonts, designs and tables;
@@ -36,7 +39,7 @@ from models.synth.dominoes import render_dominoes
 from models.synth.scenes import PORTRAIT_SIZE, render_scene
 from models.synth.sticks import SCENE_KINDS, StickSceneSpec, render_stick_scene
 from models.synth.tables import PATTERN_TRAIN_TABLES
-from models.train_cards import training_spec
+from models.train_cards import tempus_line_spec, training_spec
 from models.train_dominoes import training_spec as domino_training_spec
 from vision.cards.centres import CHANNELS, INPUT_SIZE, MODEL_PATH, STRIDE, encode_targets, letterbox
 from vision.geometry import landscape, turned
@@ -54,6 +57,11 @@ STREAKED_SEED = 34_000_000
 STREAKED_SHARE = 0.6
 PORTRAIT_CACHE = "card-locate-frames-portrait"
 PORTRAIT_SEED = 36_000_000
+TOUCHING_CACHE = "card-locate-frames-touching"
+TOUCHING_SEED = 58_000_000
+# Cards of a Tempus line laid touching, or each over the one before by up to a sixth of its width: players in a
+# race lay them so, and the locator, taught on lines with gaps, took such a line for one large card.
+TOUCHING_GAP_MM = (-10.0, 3.0)
 
 
 def _sample(image: np.ndarray, cards: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -91,6 +99,12 @@ def portrait_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
     scene = render_scene(seed, replace(training_spec(seed, "train"), size=PORTRAIT_SIZE))
     image, height = landscape(scene.image)
     return _sample(image, [turned(card.corners, height) for card in scene.cards])
+
+
+def touching_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A Tempus line of the training split laid TOUCHING_GAP_MM apart, as `_sample` gives it."""
+    scene = render_scene(seed, tempus_line_spec(random.Random(seed), "train", TOUCHING_GAP_MM))
+    return _sample(scene.image, [card.corners for card in scene.cards])
 
 
 def card_free_image(seed: int) -> np.ndarray:
@@ -148,6 +162,7 @@ def locator_data(
     mat_scenes: int = 0,
     streaked_scenes: int = 0,
     portrait_scenes: int = 0,
+    touching_scenes: int = 0,
 ) -> dict[str, np.ndarray]:
     """The cached frames and their targets (vision.cards.centres.encode_targets)."""
     blocks = [render_cached(FRAMES_CACHE, frame_sample, FIRST_SEED, scenes)]
@@ -162,6 +177,8 @@ def locator_data(
         blocks.append(render_cached(STREAKED_CACHE, streaked_sample, STREAKED_SEED, streaked_scenes))
     if portrait_scenes:
         blocks.append(render_cached(PORTRAIT_CACHE, portrait_sample, PORTRAIT_SEED, portrait_scenes))
+    if touching_scenes:
+        blocks.append(render_cached(TOUCHING_CACHE, touching_sample, TOUCHING_SEED, touching_scenes))
     return locator_frames(blocks, encode_targets)
 
 
@@ -172,6 +189,7 @@ def train(
     mat_scenes: int = typer.Option(600, help="cards in lanes on the play mat, raw and top-down (cached in data/)"),
     streaked_scenes: int = typer.Option(1200, help="training scenes with bands across cards (cached in data/)"),
     portrait_scenes: int = typer.Option(0, help="training scenes in portrait frames, turned (cached in data/)"),
+    touching_scenes: int = typer.Option(0, help="Tempus lines of cards laid touching or overlapping (cached in data/)"),
     steps: int = typer.Option(16000, help="training steps of 16 windows"),
     seed: int = typer.Option(0),
     resume: bool = typer.Option(False, help="fine-tune from the checkpoint"),
@@ -187,7 +205,9 @@ def train(
     import torch
 
     torch.set_num_threads(1)  # the machine is shared: one core for training
-    data = locator_data(scenes, pattern_scenes, free_scenes, mat_scenes, streaked_scenes, portrait_scenes)
+    data = locator_data(
+        scenes, pattern_scenes, free_scenes, mat_scenes, streaked_scenes, portrait_scenes, touching_scenes
+    )
     print(f"{len(data['canvas'])} frames, {int((data['heat'] > 0.999).sum())} cards")
     model, report = fit_locator(
         locator_maker(len(CHANNELS), start),
@@ -209,6 +229,7 @@ def train(
         "scenes": scenes, "pattern_scenes": pattern_scenes, "free_scenes": free_scenes,
         "mat_scenes": mat_scenes, "streaked_scenes": streaked_scenes, "streaked_share": STREAKED_SHARE,
         "portrait_scenes": portrait_scenes, "portrait_seed": PORTRAIT_SEED,
+        "touching_scenes": touching_scenes, "touching_seed": TOUCHING_SEED, "touching_gap_mm": TOUCHING_GAP_MM,
         "first_seed": FIRST_SEED,
         "seed": seed, "resumed": resume or start is not None,
         "data": "models/synth/scenes.py renders, split=train (models.train_cards.training_spec), on its tables, "
@@ -216,7 +237,8 @@ def train(
                 "(models/synth/dominoes.py without distractors, models/synth/sticks.py); mat_scenes of cards in "
                 "lanes on the play mat (calibration/synth.py race views, training designs), half top-down; "
                 "streaked_scenes more of the first kind with bands across streaked_share of their cards; "
-                "portrait_scenes more of the first kind rendered 720x1280 and turned to landscape",
+                "portrait_scenes more of the first kind rendered 720x1280 and turned to landscape; "
+                "touching_scenes Tempus lines (models.train_cards.tempus_line_spec) laid touching_gap_mm apart",
         **report,
     }  # fmt: skip
     export_locator(model, out, MODEL_PATH, INPUT_SIZE, CHANNELS, STRIDE, training)

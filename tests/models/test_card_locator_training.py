@@ -1,5 +1,7 @@
 """The card locator's training frames: each block's cards land where its targets say."""
 
+import itertools
+import random
 from dataclasses import replace
 
 import cv2
@@ -10,12 +12,16 @@ from models.synth.scenes import PORTRAIT_SIZE, render_scene
 from models.train_card_locator import (
     MAT_SEED,
     PORTRAIT_SEED,
+    TOUCHING_GAP_MM,
+    TOUCHING_SEED,
     card_free_sample,
     frame_sample,
     mat_sample,
     portrait_sample,
+    touching_sample,
 )
-from models.train_cards import training_spec
+from models.train_cards import tempus_line_spec, training_spec
+from vision.cards.artwork import CardFace
 from vision.cards.centres import GRID, INPUT_SIZE, encode_targets
 from vision.cards.classify import CardClassifier
 
@@ -83,3 +89,24 @@ def test_streaks_cross_cards_only_and_leave_other_scenes_as_they_were() -> None:
     on_cards = cv2.dilate(on_cards, np.ones((5, 5), np.uint8)).astype(bool)
     assert changed.sum() > 0.01 * on_cards.sum()
     assert not (changed & ~on_cards).any()
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_a_tempus_line_laid_with_a_negative_gap_lays_each_card_over_the_one_before(seed: int) -> None:
+    def overlapping(gap_mm: tuple[float, float]) -> tuple[int, int]:
+        scene = render_scene(seed, tempus_line_spec(random.Random(seed), "train", gap_mm))
+        quads = [card.corners.astype(np.float32) for card in scene.cards]
+        return sum(cv2.intersectConvexConvex(a, b)[0] > 1 for a, b in itertools.pairwise(quads)), len(quads)
+
+    laid_over, cards = overlapping((-8.0, -8.0))
+    assert laid_over >= cards // 2  # in a grid, a row's last card and the next row's first lie apart
+    assert overlapping((12.0, 12.0))[0] == 0
+
+
+def test_touching_frames_hold_every_card_of_their_line() -> None:
+    seed = TOUCHING_SEED + 1
+    _, corners = touching_sample(seed)
+    cards = _cards(corners)
+    line = render_scene(seed, tempus_line_spec(random.Random(seed), "train", TOUCHING_GAP_MM))
+    assert len(cards) == len(line.cards) >= 6
+    assert line.cards[0].face == CardFace("starter", (3,))
