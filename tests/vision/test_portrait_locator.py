@@ -7,7 +7,7 @@ import pytest
 
 from models.synth.scenes import PORTRAIT_SIZE, render_scene
 from models.train_cards import training_spec
-from vision.cards.centres import MODEL_PATH, PEAK_THRESHOLD, PORTRAIT_MODEL_PATH, CardLocator
+from vision.cards.centres import PEAK_THRESHOLD, PORTRAIT_MODEL_PATH, CardLocator
 from vision.cards.recognize import CardRecognizer
 
 
@@ -40,14 +40,17 @@ def test_each_frame_is_located_by_the_locator_for_its_shape(size: tuple[int, int
     assert reads and set(reads) == {expected}
 
 
-def test_the_portrait_locator_puts_peaks_on_more_cards_of_held_out_portrait_frames() -> None:
-    landscape, portrait = CardLocator(MODEL_PATH), CardLocator(PORTRAIT_MODEL_PATH)
-    by_landscape = by_portrait = total = 0
+def test_the_portrait_locator_puts_peaks_on_most_cards_of_held_out_portrait_frames() -> None:
+    """It once put peaks on more cards than the landscape locator (268 against 259 of 307). Since the landscape
+    one learnt touching lines it puts them on 272, yet reads the portrait sets worse as their first look (1040
+    and 1090 cards with 11 false detections, against 1033 and 1100 with 6: models/digit_cards.md), so the
+    portrait locator stays, held here to what it does."""
+    portrait = CardLocator(PORTRAIT_MODEL_PATH)
+    peaked = total = 0
     for seed in range(96_000_000, 96_000_040):  # tuned on no such seeds
         scene = render_scene(seed, replace(training_spec(seed, split="heldout"), size=PORTRAIT_SIZE))
         cards = [c.corners for c in scene.cards]
-        by_landscape += _peaked(landscape, scene.image, cards)
-        by_portrait += _peaked(portrait, scene.image, cards)
+        peaked += _peaked(portrait, scene.image, cards)
         total += len(cards)
-    # Measured: 268 against 259 of 307.
-    assert total >= 250 and by_portrait >= by_landscape + 5, (by_portrait, by_landscape, total)
+    # Measured: 268 of 307.
+    assert total >= 250 and peaked >= 0.83 * total, (peaked, total)
