@@ -35,14 +35,11 @@ def to_crop(quad: np.ndarray) -> np.ndarray:
 def neighbourhood(image: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The outline's neighbourhood as a CROP x CROP picture, and the homography from image to crop."""
     matrix = to_crop(quad)
-    crop = cv2.warpPerspective(image, matrix, (CROP, CROP), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
-    return crop, matrix
+    return _warped(image, matrix), matrix
 
 
-def _warpable(quad: np.ndarray) -> bool:
-    """Whether the outline's map to the crop can be inverted: not where three corners or more lie in a line
-    (a locator's two axes can come out parallel)."""
-    return abs(np.linalg.det(to_crop(quad))) > SINGULAR
+def _warped(image: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    return cv2.warpPerspective(image, matrix, (CROP, CROP), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
 
 
 class CornerRefiner:
@@ -54,17 +51,19 @@ class CornerRefiner:
 
     def refine(self, image: np.ndarray, quads: list[np.ndarray], rounds: int = 2) -> list[np.ndarray]:
         """Each outline moved onto its object's corners; an outline the network folds (not convex) stays, and
-        so does one that cannot be warped to a crop (`_warpable`)."""
+        so does one whose map to the crop cannot be inverted: three corners or more in a line (a locator's two
+        axes can come out parallel)."""
         current = [np.asarray(q, np.float32) for q in quads]
         for _ in range(rounds):
-            warpable = [i for i, q in enumerate(current) if _warpable(q)]
+            matrices = [to_crop(q) for q in current]
+            warpable = [i for i, m in enumerate(matrices) if abs(np.linalg.det(m)) > SINGULAR]
             if not warpable:
                 break
-            crops, to_crops = zip(*(neighbourhood(image, current[i]) for i in warpable), strict=True)
-            offsets = self.session.run(None, {self.input_name: to_tensor(np.stack(crops))})[0]
-            for i, matrix, offset in zip(warpable, to_crops, offsets, strict=True):
+            crops = np.stack([_warped(image, matrices[i]) for i in warpable])
+            offsets = self.session.run(None, {self.input_name: to_tensor(crops)})[0]
+            for i, offset in zip(warpable, offsets, strict=True):
                 in_crop = (ANCHORS + offset.reshape(4, 2) * CROP).astype(np.float32)
-                corners = cv2.perspectiveTransform(in_crop[None], np.linalg.inv(matrix))[0]
+                corners = cv2.perspectiveTransform(in_crop[None], np.linalg.inv(matrices[i]))[0]
                 if cv2.isContourConvex(corners):
                     current[i] = corners
         return current
