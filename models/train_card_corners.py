@@ -1,13 +1,14 @@
 """Train the card-corner network on synthetic renders and export it to ONNX.
 
-    python -m models.train_card_corners [--scenes 1500] [--streaked-scenes 800] [--epochs 12] [--start ONNX]
+    python -m models.train_card_corners [--scenes 1500] [--streaked-scenes 800] [--touching-scenes 0]
+        [--epochs 12] [--start ONNX]
 
 Each sample is a loose outline of a card in a rendered training scene (train fonts, designs and tables only;
-in a second block, bands across the cards as the card locator learns them) and the card's true corners in the
-outline's own order. The loose outlines are the truth moved, scaled,
-stretched and turned at random, and the outlines the run-time proposers give (edge outlines, the card
-locator's outlines before and after their rim search) wherever one clearly belongs to one card. Needs the
-`train` extra (torch, onnx).
+in a second block, bands across the cards as the card locator learns them; in a third, Tempus lines laid
+touching, as the card locator learns them too) and the card's true corners in the outline's own order. The
+loose outlines are the truth moved, scaled, stretched and turned at random, and the outlines the run-time
+proposers give (edge outlines, the card locator's outlines before and after their rim search) wherever one
+clearly belongs to one card. Needs the `train` extra (torch, onnx).
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ import numpy as np
 import typer
 
 from models.datasets import render_cached
-from models.synth.scenes import render_scene
-from models.train_card_locator import STREAKED_SHARE
-from models.train_cards import augment, training_spec
+from models.synth.scenes import SceneSpec, render_scene
+from models.train_card_locator import STREAKED_SHARE, TOUCHING_GAP_MM, TOUCHING_SEED
+from models.train_cards import augment, tempus_line_spec, training_spec
 from models.training import export_onnx, fit_epochs, load_exported_weights
 from vision.cards.corners import MODEL_PATH
 from vision.cards.locate import locate_card_quads
@@ -73,8 +74,18 @@ def proposals(image: np.ndarray) -> list[np.ndarray]:
 def scene_samples(seed: int, split: str = "train", streaks: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """Crops of loose outlines (N, CROP, CROP, 3) and the true corners' offsets from the outline's own corners
     in crop units (N, 8); `streaks` of the scene's cards crossed by a band."""
+    return _samples(seed, replace(training_spec(seed, split), streaks=streaks))
+
+
+def touching_samples(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """scene_samples of a training-split Tempus line laid TOUCHING_GAP_MM apart: a card half under the next
+    has its neighbour's edge across it, and the corner network had seen none."""
+    return _samples(seed, tempus_line_spec(random.Random(seed), "train", TOUCHING_GAP_MM))
+
+
+def _samples(seed: int, spec: SceneSpec) -> tuple[np.ndarray, np.ndarray]:
     rng = random.Random(seed)
-    scene = render_scene(seed, replace(training_spec(seed, split), streaks=streaks))
+    scene = render_scene(seed, spec)
     truths = [c.corners.astype(np.float32) for c in scene.cards]
     return outline_samples(scene.image, truths, proposals(scene.image), rng)
 
@@ -153,6 +164,7 @@ def main(
     scenes: int = typer.Option(1500, help="training scenes to render"),
     val_scenes: int = typer.Option(200, help="validation scenes (held-out fonts, designs, tables)"),
     streaked_scenes: int = typer.Option(800, help="more training scenes with bands across cards"),
+    touching_scenes: int = typer.Option(0, help="more: training-split Tempus lines laid touching"),
     epochs: int = typer.Option(12),
     max_lr: float = typer.Option(2e-3),
     seed: int = typer.Option(0),
@@ -167,6 +179,8 @@ def main(
     blocks = [render_cached("card-corners-train-v2", scene_samples, 1, scenes)]
     if streaked_scenes:
         blocks.append(render_cached("card-corners-streaked", streaked_samples, STREAKED_SEED, streaked_scenes))
+    if touching_scenes:
+        blocks.append(render_cached("card-corners-touching", touching_samples, TOUCHING_SEED, touching_scenes))
     x_train, y_train = np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks])
     del blocks
     x_val, y_val = render_cached("card-corners-heldout-v2", heldout_samples, 10_000_000, val_scenes)
@@ -177,6 +191,7 @@ def main(
         "scenes": scenes,
         "streaked_scenes": streaked_scenes,
         "streaked_share": STREAKED_SHARE,
+        **({"touching_scenes": touching_scenes, "touching_gap_mm": TOUCHING_GAP_MM} if touching_scenes else {}),
         "epochs": epochs,
         "max_lr": max_lr,
         "seed": seed,
