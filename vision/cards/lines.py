@@ -32,8 +32,8 @@ HOLE_NEAR = 0.35
 HOLE_MIN = 0.7
 NEIGHBOURS_BELOW = 0.8  # a card of a line read less surely is read again where its neighbours put it
 # How far the next card may sit, in the current card's widths along the row and heights across it. Short steps
-# count: cards laid touching, each over the one before, sit under a card apart, and the outline read on a card
-# half under its neighbour may run on into it (a step of half its width or less).
+# count: cards laid touching, each over the one before, sit less than a card apart, and the outline read on a
+# card half under its neighbour may run on into it (a step of half its width or less).
 ROW_STEP = (0.3, 2.4)
 ROW_DRIFT = 0.5
 # The next row's first card: below the current row's first card, in card heights.
@@ -108,8 +108,8 @@ def _aligned(corners: np.ndarray, reference: np.ndarray) -> np.ndarray:
 
 def _nearest(frame: np.ndarray, pool: list[Card], along: tuple[float, float], drift: float, axis: int) -> Card | None:
     """The card closest to where the next cell should be: one step ahead, straight on. A step longer than one
-    card costs as much as straying sideways; a shorter one costs nothing, as a card nearer ahead is the next
-    one, however its outline puts it (a card is never laid over the one after it)."""
+    card costs as much as straying sideways; a shorter one costs nothing: a card nearer ahead lies between this
+    one and any farther, so it comes next, however its outline puts it."""
     best, best_score = None, float("inf")
     for other in pool:
         local = _local(frame, other.center)
