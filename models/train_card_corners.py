@@ -26,8 +26,8 @@ import typer
 
 from models.datasets import render_cached
 from models.synth.scenes import SceneSpec, render_scene
-from models.train_card_locator import STREAKED_SHARE, TOUCHING_GAP_MM, TOUCHING_SEED
-from models.train_cards import augment, tempus_line_spec, training_spec
+from models.train_card_locator import STREAKED_SHARE, TOUCHING_SEED, TRAINING_TOUCHING_GAP_MM, touching_spec
+from models.train_cards import augment, training_spec
 from models.training import export_onnx, fit_epochs, load_exported_weights
 from vision.cards.corners import MODEL_PATH
 from vision.cards.locate import locate_card_quads
@@ -78,9 +78,9 @@ def scene_samples(seed: int, split: str = "train", streaks: float = 0.0) -> tupl
 
 
 def touching_samples(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """scene_samples of a training-split Tempus line laid TOUCHING_GAP_MM apart: a card half under the next
-    has its neighbour's edge across it, and the corner network had seen none."""
-    return _samples(seed, tempus_line_spec(random.Random(seed), "train", TOUCHING_GAP_MM))
+    """scene_samples of a training-split Tempus line laid touching (the locator's `touching_spec`): a card half
+    under the next has its neighbour's edge across it, and the corner network had seen none."""
+    return _samples(seed, touching_spec(seed))
 
 
 def _samples(seed: int, spec: SceneSpec) -> tuple[np.ndarray, np.ndarray]:
@@ -191,7 +191,9 @@ def main(
         "scenes": scenes,
         "streaked_scenes": streaked_scenes,
         "streaked_share": STREAKED_SHARE,
-        **({"touching_scenes": touching_scenes, "touching_gap_mm": TOUCHING_GAP_MM} if touching_scenes else {}),
+        **(
+            {"touching_scenes": touching_scenes, "touching_gap_mm": TRAINING_TOUCHING_GAP_MM} if touching_scenes else {}
+        ),
         "epochs": epochs,
         "max_lr": max_lr,
         "seed": seed,

@@ -36,7 +36,7 @@ import typer
 from models.datasets import DATA_DIR, render_cached
 from models.locator_training import export_locator, fit_locator, locator_frames, locator_maker, padded
 from models.synth.dominoes import render_dominoes
-from models.synth.scenes import PORTRAIT_SIZE, render_scene
+from models.synth.scenes import PORTRAIT_SIZE, SceneSpec, render_scene
 from models.synth.sticks import SCENE_KINDS, StickSceneSpec, render_stick_scene
 from models.synth.tables import PATTERN_TRAIN_TABLES
 from models.train_cards import tempus_line_spec, training_spec
@@ -61,7 +61,7 @@ TOUCHING_CACHE = "card-locate-frames-touching"
 TOUCHING_SEED = 58_000_000
 # Cards of a Tempus line laid touching, or each over the one before by up to a sixth of its width: players in a
 # race lay them so, and the locator, taught on lines with gaps, took such a line for one large card.
-TOUCHING_GAP_MM = (-10.0, 3.0)
+TRAINING_TOUCHING_GAP_MM = (-10.0, 3.0)
 
 
 def _sample(image: np.ndarray, cards: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -101,9 +101,14 @@ def portrait_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return _sample(image, [turned(card.corners, height) for card in scene.cards])
 
 
+def touching_spec(seed: int) -> SceneSpec:
+    """The Tempus line of the training split laid TRAINING_TOUCHING_GAP_MM apart that `seed` gives."""
+    return tempus_line_spec(random.Random(seed), "train", TRAINING_TOUCHING_GAP_MM)
+
+
 def touching_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """A Tempus line of the training split laid TOUCHING_GAP_MM apart, as `_sample` gives it."""
-    scene = render_scene(seed, tempus_line_spec(random.Random(seed), "train", TOUCHING_GAP_MM))
+    """`touching_spec`'s line as `_sample` gives it."""
+    scene = render_scene(seed, touching_spec(seed))
     return _sample(scene.image, [card.corners for card in scene.cards])
 
 
@@ -229,7 +234,7 @@ def train(
         "scenes": scenes, "pattern_scenes": pattern_scenes, "free_scenes": free_scenes,
         "mat_scenes": mat_scenes, "streaked_scenes": streaked_scenes, "streaked_share": STREAKED_SHARE,
         "portrait_scenes": portrait_scenes, "portrait_seed": PORTRAIT_SEED,
-        "touching_scenes": touching_scenes, "touching_seed": TOUCHING_SEED, "touching_gap_mm": TOUCHING_GAP_MM,
+        "touching_scenes": touching_scenes, "touching_seed": TOUCHING_SEED, "touching_gap_mm": TRAINING_TOUCHING_GAP_MM,
         "first_seed": FIRST_SEED,
         "seed": seed, "resumed": resume or start is not None,
         "data": "models/synth/scenes.py renders, split=train (models.train_cards.training_spec), on its tables, "

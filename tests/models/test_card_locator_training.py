@@ -12,13 +12,13 @@ from models.synth.scenes import PORTRAIT_SIZE, render_scene
 from models.train_card_locator import (
     MAT_SEED,
     PORTRAIT_SEED,
-    TOUCHING_GAP_MM,
     TOUCHING_SEED,
     card_free_sample,
     frame_sample,
     mat_sample,
     portrait_sample,
     touching_sample,
+    touching_spec,
 )
 from models.train_cards import tempus_line_spec, training_spec
 from vision.cards.artwork import CardFace
@@ -107,6 +107,6 @@ def test_touching_frames_hold_every_card_of_their_line() -> None:
     seed = TOUCHING_SEED + 1
     _, corners = touching_sample(seed)
     cards = _cards(corners)
-    line = render_scene(seed, tempus_line_spec(random.Random(seed), "train", TOUCHING_GAP_MM))
+    line = render_scene(seed, touching_spec(seed))
     assert len(cards) == len(line.cards) >= 6
     assert line.cards[0].face == CardFace("starter", (3,))

@@ -6,11 +6,10 @@ import random
 import numpy as np
 import pytest
 
-from models.evaluate import TOUCHING_GAP_MM
+from models.evaluate import scene_spec
 from models.synth.dominoes import render_dominoes
 from models.synth.scenes import render_scene
 from models.train_card_corners import in_outline_order, loose_outline
-from models.train_cards import tempus_line_spec
 from models.train_cards import training_spec as card_spec
 from models.train_dominoes import training_spec as tile_spec
 from vision.cards.corners import card_corners
@@ -28,7 +27,7 @@ def _card_scene(seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
 
 
 def _touching_line(seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
-    scene = render_scene(seed, tempus_line_spec(random.Random(seed), "heldout", TOUCHING_GAP_MM))
+    scene = render_scene(seed, scene_spec(seed, touching=True))
     return scene.image, [card.corners for card in scene.cards]
 
 

@@ -29,6 +29,18 @@ def lay_grid(n: int, per_row: int, gap: float, angle: float, jitter: float, rng:
     return cells
 
 
+def seen(outlines: list[np.ndarray], tilt: float, yaw: float) -> list[Card] | None:
+    """The cards laid on `outlines` (table mm) as a camera tilted and turned so sees them: the Starter first,
+    then digits; None where one lies behind the camera or degenerate, where the case means nothing."""
+    camera = Camera.looking_at((1280, 720), card_px=100, tilt_deg=tilt, yaw_deg=yaw, fov_deg=60)
+    center = np.mean([o.mean(axis=0) for o in outlines], axis=0)
+    cards = [
+        Card(STARTER if i == 0 else CardFace("digit", (i % 10,)), camera.project(o - center).astype(np.float32), 0.9)
+        for i, o in enumerate(outlines)
+    ]
+    return None if any(polygon_area(c.corners) < 50 for c in cards) else cards
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     n=st.integers(0, 24),
@@ -41,22 +53,13 @@ def lay_grid(n: int, per_row: int, gap: float, angle: float, jitter: float, rng:
 )
 def test_line_order_survives_any_view(n, per_row, gap, angle, tilt, yaw, seed) -> None:
     rng = random.Random(seed)
-    outlines = lay_grid(n, per_row, gap, angle, jitter=1.5, rng=rng)
-    camera = Camera.looking_at((1280, 720), card_px=100, tilt_deg=tilt, yaw_deg=yaw, fov_deg=60)
-    center = np.mean([o.mean(axis=0) for o in outlines], axis=0)
-    cards = []
-    for i, outline in enumerate(outlines):
-        corners = camera.project(outline - center).astype(np.float32)
-        face = STARTER if i == 0 else CardFace("digit", (i % 10,))
-        cards.append((i, Card(face, corners, 0.9)))
-    # Every card must be in front of the camera and not degenerate for the case to mean anything.
-    if any(polygon_area(c.corners) < 50 for _, c in cards):
+    cards = seen(lay_grid(n, per_row, gap, angle, jitter=1.5, rng=rng), tilt, yaw)
+    if cards is None:
         return
     shuffled = cards[:]
     rng.shuffle(shuffled)
-    line = read_line([c for _, c in shuffled])
-    index = {id(c): i for i, c in cards}
-    assert [index[id(c)] for c in line.cards] == list(range(1, n + 1))
+    line = read_line(shuffled)
+    assert [cards.index(c) for c in line.cards] == list(range(1, n + 1))
     assert line.stray == []
     assert [len(r) for r in line.rows] == [len(r) for r in _expected_rows(n, per_row)]
 
@@ -92,13 +95,8 @@ def test_cards_laid_touching_on_loose_outlines_keep_their_order(n, per_row, gap,
         loosened(o, rng.randrange(4), rng.uniform(-0.25, 0.35))
         for o in lay_grid(n, per_row, gap, angle, jitter=1.0, rng=rng)
     ]
-    camera = Camera.looking_at((1280, 720), card_px=100, tilt_deg=tilt, yaw_deg=yaw, fov_deg=60)
-    center = np.mean([o.mean(axis=0) for o in outlines], axis=0)
-    cards = [
-        Card(STARTER if i == 0 else CardFace("digit", (i % 10,)), camera.project(o - center).astype(np.float32), 0.9)
-        for i, o in enumerate(outlines)
-    ]
-    if any(polygon_area(c.corners) < 50 for c in cards):
+    cards = seen(outlines, tilt, yaw)
+    if cards is None:
         return
     line = read_line(cards[::-1])
     assert [cards.index(c) for c in line.cards] == list(range(1, n + 1))
