@@ -667,6 +667,31 @@ def test_a_card_without_a_rim_stands_only_where_the_locator_vouches_for_it(
     assert recognize.standing(image, [replace(doubted, face=recognize.RING)], [known], heat) == [False]
 
 
+@settings(max_examples=80, deadline=None)
+@given(
+    step=st.integers(0, 40),
+    confidence=st.floats(0.4, 0.99),
+    digit=st.integers(0, 9),
+    angle=st.floats(0, 360),
+)
+def test_an_unsure_card_stands_on_a_rim_and_an_unsure_0_on_a_firmer_one(
+    step: int, confidence: float, digit: int, angle: float
+) -> None:
+    """A card painted `step` grey levels lighter than a plain table: read SURE it stands whatever its rim; read
+    less surely it stands on a rim of RIM_MIN, and a 0 (a ring of the cloth reads as one) only on RING_RIM_MIN."""
+    from vision.cards.centres import outline
+
+    assume(abs(confidence - recognize.SURE) > 1e-6)
+    turn = np.radians(angle)
+    u, v = np.array([np.cos(turn), np.sin(turn)]) * 30, np.array([-np.sin(turn), np.cos(turn)]) * 42
+    quad = outline(np.array([400.0, 300.0]), u, v).astype(np.float32)
+    image = np.full((600, 800, 3), 90, np.uint8)
+    cv2.fillConvexPoly(image, np.round(quad).astype(np.int32), (90 + step,) * 3)
+    card = Card(CardFace("digit", (digit,)), quad, confidence)
+    least = recognize.RING_RIM_MIN if digit == 0 else recognize.RIM_MIN
+    assert recognize.standing(image, [card], [], None) == [confidence >= recognize.SURE or step >= least]
+
+
 def test_a_doubted_outline_is_read_on_its_rim_where_the_corner_network_drifts(
     recognizer: CardRecognizer, monkeypatch
 ) -> None:
