@@ -54,6 +54,9 @@ train: $(STAMP) fonts
 		--lr 3e-4 --seed 16 --exposure-share 0.3 --checkpoint data/card_locate-touching.pt
 	$(BIN)/python -m models.train_card_corners --touching-scenes 1200 --start models/card_corners.onnx --epochs 3 \
 		--max-lr 3e-4 --seed 2
+	$(BIN)/python -m models.train_card_locator --scenes 1200 --pattern-scenes 600 --free-scenes 400 --mat-scenes 300 \
+		--streaked-scenes 600 --touching-scenes 600 --inked-scenes 1200 --start models/card_locate.onnx --steps 2000 \
+		--lr 3e-4 --seed 17 --exposure-share 0.3 --checkpoint data/card_locate-inked.pt
 	$(BIN)/python -m models.train_dominoes
 	$(BIN)/python -m models.finetune_dominoes
 	$(BIN)/python -m models.train_dominoes --skip-locator

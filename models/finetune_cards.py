@@ -30,7 +30,7 @@ import typer
 from models.datasets import render_cached
 from models.synth.degrade import motion_kernel
 from models.synth.scenes import render_scene
-from models.train_card_locator import STREAKED_SHARE, card_free_image
+from models.train_card_locator import INKED_DARK_PAPER, INKED_SHARE, STREAKED_SHARE, card_free_image
 from models.train_cards import (
     augmentation_settings,
     build_dataset,
@@ -58,8 +58,6 @@ STREAKED_SEED = 43_000_000
 LOOSE_SEED = 47_000_000
 LOOSE_IOU = 0.55
 INKED_SEED = 49_000_000
-INKED_SHARE = 0.7
-INKED_DARK_PAPER = 0.5
 BLURRED_SEED = 45_000_000
 MOTION_SHARE = 0.7
 

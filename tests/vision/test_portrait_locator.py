@@ -7,19 +7,9 @@ import pytest
 
 from models.synth.scenes import PORTRAIT_SIZE, render_scene
 from models.train_cards import training_spec
-from vision.cards.centres import PEAK_THRESHOLD, PORTRAIT_MODEL_PATH, CardLocator
+from tests.vision.peaks import peaked_cards
+from vision.cards.centres import PORTRAIT_MODEL_PATH, CardLocator
 from vision.cards.recognize import CardRecognizer
-
-
-def _peaked(locator: CardLocator, image: np.ndarray, cards: list[np.ndarray]) -> int:
-    """The cards the locator's first look puts a peak on: within a fifth of the card's height of its centre."""
-    found, _ = locator.read(image)
-    centres = np.array([q.mean(axis=0) for s, q in found if s >= PEAK_THRESHOLD]).reshape(-1, 2)
-    if not len(centres):
-        return 0
-    return sum(
-        np.linalg.norm(centres - c.mean(axis=0), axis=1).min() < 0.2 * np.linalg.norm(c[3] - c[0]) for c in cards
-    )
 
 
 @pytest.mark.parametrize("size", [(1280, 720), PORTRAIT_SIZE])
@@ -50,7 +40,7 @@ def test_the_portrait_locator_puts_peaks_on_most_cards_of_held_out_portrait_fram
     for seed in range(96_000_000, 96_000_040):  # tuned on no such seeds
         scene = render_scene(seed, replace(training_spec(seed, split="heldout"), size=PORTRAIT_SIZE))
         cards = [c.corners for c in scene.cards]
-        peaked += _peaked(portrait, scene.image, cards)
+        peaked += peaked_cards(portrait, scene.image, cards)
         total += len(cards)
     # Measured: 268 of 307.
     assert total >= 250 and peaked >= 0.83 * total, (peaked, total)
