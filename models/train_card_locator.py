@@ -103,11 +103,15 @@ def streaked_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return frame_sample(seed, streaks=STREAKED_SHARE)
 
 
-def inked_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """A training scene with INKED_DARK_PAPER of its designs on dark paper and INKED_SHARE of its cards crossed
+def inked_spec(seed: int, split: str = "train") -> SceneSpec:
+    """The scene of `seed` with INKED_DARK_PAPER of its designs on dark paper and INKED_SHARE of its cards crossed
     by a band in the numeral's colour: a light numeral broken by a band is all a dark card shows of itself."""
-    spec = replace(training_spec(seed, "train"), streaks=INKED_SHARE, inked_streaks=True, dark_paper=INKED_DARK_PAPER)
-    scene = render_scene(seed, spec)
+    return replace(training_spec(seed, split), streaks=INKED_SHARE, inked_streaks=True, dark_paper=INKED_DARK_PAPER)
+
+
+def inked_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """`inked_spec`'s scene as `_sample` gives it."""
+    scene = render_scene(seed, inked_spec(seed))
     return _sample(scene.image, [card.corners for card in scene.cards])
 
 

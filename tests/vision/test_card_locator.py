@@ -1,10 +1,7 @@
 """The card locator's network on held-out renders of the cards it misses most."""
 
-from dataclasses import replace
-
 from models.synth.scenes import render_scene
-from models.train_card_locator import INKED_DARK_PAPER, INKED_SHARE
-from models.train_cards import training_spec
+from models.train_card_locator import inked_spec
 from tests.vision.peaks import peaked_cards
 from vision.cards.centres import CardLocator
 
@@ -16,9 +13,7 @@ def test_the_locator_puts_peaks_on_dark_cards_crossed_by_bands_in_their_ink() ->
     locator = CardLocator()
     peaked = total = 0
     for seed in range(64_000_000, 64_000_040):  # tuned on no such seeds
-        spec = training_spec(seed, split="heldout")
-        spec = replace(spec, streaks=INKED_SHARE, inked_streaks=True, dark_paper=INKED_DARK_PAPER)
-        scene = render_scene(seed, spec)
+        scene = render_scene(seed, inked_spec(seed, "heldout"))
         cards = [c.corners for c in scene.cards]
         peaked += peaked_cards(locator, scene.image, cards)
         total += len(cards)
