@@ -1,11 +1,12 @@
 """Train the card-corner network on synthetic renders and export it to ONNX.
 
     python -m models.train_card_corners [--scenes 1500] [--streaked-scenes 800] [--touching-scenes 0]
-        [--epochs 12] [--start ONNX]
+        [--inked-scenes 0] [--epochs 12] [--start ONNX]
 
 Each sample is a loose outline of a card in a rendered training scene (train fonts, designs and tables only;
 in a second block, bands across the cards as the card locator learns them; in a third, Tempus lines laid
-touching, as the card locator learns them too) and the card's true corners in the outline's own order. The
+touching, as the card locator learns them too; in a fourth, dark cards crossed by bands in their ink, the
+locator's `inked_spec`) and the card's true corners in the outline's own order. The
 loose outlines are the truth moved, scaled, stretched and turned at random, and the outlines the run-time
 proposers give (edge outlines, the card locator's outlines before and after their rim search) wherever one
 clearly belongs to one card. Needs the `train` extra (torch, onnx).
@@ -26,7 +27,13 @@ import typer
 
 from models.datasets import render_cached
 from models.synth.scenes import SceneSpec, render_scene
-from models.train_card_locator import STREAKED_SHARE, TOUCHING_SEED, TRAINING_TOUCHING_GAP_MM, touching_spec
+from models.train_card_locator import (
+    STREAKED_SHARE,
+    TOUCHING_SEED,
+    TRAINING_TOUCHING_GAP_MM,
+    inked_spec,
+    touching_spec,
+)
 from models.train_cards import augment, training_spec
 from models.training import export_onnx, fit_epochs, load_exported_weights
 from vision.cards.corners import MODEL_PATH
@@ -38,6 +45,8 @@ from vision.geometry import order_clockwise, quad_iou
 
 _locator = None  # one per worker process
 STREAKED_SEED = 42_000_000  # training-split scenes no other trainer renders
+# The locator's inked kind of scene, not its seeds: the locator's outlines on its own training scenes fit too well.
+INKED_SEED = 65_000_000
 
 
 def loose_outline(rng: random.Random, corners: np.ndarray) -> np.ndarray:
@@ -81,6 +90,12 @@ def touching_samples(seed: int) -> tuple[np.ndarray, np.ndarray]:
     """scene_samples of a training-split Tempus line laid touching (the locator's `touching_spec`): a card half
     under the next has its neighbour's edge across it, and the corner network had seen none."""
     return _samples(seed, touching_spec(seed))
+
+
+def inked_samples(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """scene_samples of the locator's `inked_spec` scenes: dark cards crossed by a band in their ink, whose
+    outlines the corner network pulled in onto the numeral or a printed frame."""
+    return _samples(seed, inked_spec(seed))
 
 
 def _samples(seed: int, spec: SceneSpec) -> tuple[np.ndarray, np.ndarray]:
@@ -165,6 +180,7 @@ def main(
     val_scenes: int = typer.Option(200, help="validation scenes (held-out fonts, designs, tables)"),
     streaked_scenes: int = typer.Option(800, help="more training scenes with bands across cards"),
     touching_scenes: int = typer.Option(0, help="more: training-split Tempus lines laid touching"),
+    inked_scenes: int = typer.Option(0, help="more: training scenes of dark cards crossed by bands in their ink"),
     epochs: int = typer.Option(12),
     max_lr: float = typer.Option(2e-3),
     seed: int = typer.Option(0),
@@ -181,6 +197,8 @@ def main(
         blocks.append(render_cached("card-corners-streaked", streaked_samples, STREAKED_SEED, streaked_scenes))
     if touching_scenes:
         blocks.append(render_cached("card-corners-touching", touching_samples, TOUCHING_SEED, touching_scenes))
+    if inked_scenes:
+        blocks.append(render_cached("card-corners-inked", inked_samples, INKED_SEED, inked_scenes))
     x_train, y_train = np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks])
     del blocks
     x_val, y_val = render_cached("card-corners-heldout-v2", heldout_samples, 10_000_000, val_scenes)
@@ -194,6 +212,7 @@ def main(
         **(
             {"touching_scenes": touching_scenes, "touching_gap_mm": TRAINING_TOUCHING_GAP_MM} if touching_scenes else {}
         ),
+        **({"inked_scenes": inked_scenes, "inked_seed": INKED_SEED} if inked_scenes else {}),
         "epochs": epochs,
         "max_lr": max_lr,
         "seed": seed,
