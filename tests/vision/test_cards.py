@@ -629,6 +629,15 @@ def test_free_outlines_are_those_in_frame_clashing_with_no_card(quads, cards) ->
     assert recognize._free(quads, read, (w, h)) == expected
 
 
+def _turned_outline(centre: tuple[float, float], angle: float, size: float = 1.0) -> np.ndarray:
+    """A card's outline (half-axes 30 and 42 px times `size`) turned `angle` degrees about `centre`."""
+    from vision.cards.centres import outline
+
+    turn = np.radians(angle)
+    u, v = np.array([np.cos(turn), np.sin(turn)]) * 30, np.array([-np.sin(turn), np.cos(turn)]) * 42
+    return outline(np.array(centre), u * size, v * size).astype(np.float32)
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     confidence=st.floats(0.4, 0.89),
@@ -642,18 +651,14 @@ def test_a_card_without_a_rim_stands_only_where_the_locator_vouches_for_it(
     """On a frame of one colour no outline has a rim: a reading stands only with the locator's heat at its
     centre, the classifier fairly sure, about the size of the cards known and no 0 (the shape marble's rings
     take); a card read SURE always stands."""
-    from vision.cards.centres import HeatMap, outline
+    from vision.cards.centres import HeatMap
 
     # Away from the bounds, where float32 heat and measured lengths round either way.
     assume(abs(centre_heat - recognize.VOUCHING_HEAT) > 1e-4)
     assume(min(abs(size - recognize.VOUCHED_SIZE), abs(size - 1 / recognize.VOUCHED_SIZE)) > 1e-3)
     image = np.full((720, 1280, 3), 90, np.uint8)
-    turn = np.radians(angle)
-    u, v = np.array([np.cos(turn), np.sin(turn)]) * 30, np.array([-np.sin(turn), np.cos(turn)]) * 42
-    known = Card(CardFace("digit", (1,)), outline(np.array([300.0, 300.0]), u, v).astype(np.float32), 0.95)
-    doubted = Card(
-        CardFace("digit", (2,)), outline(np.array([700.0, 400.0]), u * size, v * size).astype(np.float32), confidence
-    )
+    known = Card(CardFace("digit", (1,)), _turned_outline((300.0, 300.0), angle), 0.95)
+    doubted = Card(CardFace("digit", (2,)), _turned_outline((700.0, 400.0), angle, size), confidence)
     heat = HeatMap(np.full((72, 128), centre_heat, np.float32), cell=10.0)
     vouched = (
         confidence >= recognize.VOUCHED_CONFIDENCE
@@ -679,12 +684,8 @@ def test_an_unsure_card_stands_on_a_rim_and_an_unsure_0_on_a_firmer_one(
 ) -> None:
     """A card painted `step` grey levels lighter than a plain table: read SURE it stands whatever its rim; read
     less surely it stands on a rim of RIM_MIN, and a 0 (a ring of the cloth reads as one) only on RING_RIM_MIN."""
-    from vision.cards.centres import outline
-
     assume(abs(confidence - recognize.SURE) > 1e-6)
-    turn = np.radians(angle)
-    u, v = np.array([np.cos(turn), np.sin(turn)]) * 30, np.array([-np.sin(turn), np.cos(turn)]) * 42
-    quad = outline(np.array([400.0, 300.0]), u, v).astype(np.float32)
+    quad = _turned_outline((400.0, 300.0), angle)
     image = np.full((600, 800, 3), 90, np.uint8)
     cv2.fillConvexPoly(image, np.round(quad).astype(np.int32), (90 + step,) * 3)
     card = Card(CardFace("digit", (digit,)), quad, confidence)
