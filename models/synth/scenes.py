@@ -111,6 +111,7 @@ class SceneSpec:
     min_card_px: float = 58  # no card in the picture is shorter than this
     layout: str = "scatter"  # scatter | row | grid
     gap_mm: tuple[float, float] = (4, 20)  # between neighbours in rows and grids
+    min_tilt: float = 0.0  # above zero, every view is tilted at least this far
     max_tilt: float = 50.0
     faces: tuple[CardFace, ...] | None = None  # lay exactly these (in reading order for row/grid)
     one_deck_style: bool = False  # every card in one design, as a real deck
@@ -139,7 +140,7 @@ def render_scene(seed: int, spec: SceneSpec = SceneSpec()) -> Scene:
         camera = Camera.looking_at(
             spec.size,
             card_px=card_px,
-            tilt_deg=rng.uniform(0, spec.max_tilt) if rng.random() < 0.8 else 0.0,
+            tilt_deg=rng.uniform(spec.min_tilt, spec.max_tilt) if rng.random() < 0.8 or spec.min_tilt else 0.0,
             yaw_deg=rng.uniform(-180, 180),
             fov_deg=rng.uniform(50, 75),
         )

@@ -432,14 +432,17 @@ def _read_all(recognizer: CardRecognizer, scenes: list[Scene]) -> CardScore:
 
 
 def test_steep_views_are_read_better_from_above(recognizer: CardRecognizer, monkeypatch) -> None:
-    """Held-out scenes seen up to 65 degrees from straight down (training stops at 50), read with and
-    without the second look from above."""
-    specs = [(s, replace(training_spec(s, split="heldout"), max_tilt=65.0)) for s in range(81_000_000, 81_000_040)]
+    """Held-out scenes seen 45-65 degrees from straight down (training stops at 50), read with and without
+    the second look from above."""
+    specs = [
+        (s, replace(training_spec(s, split="heldout"), min_tilt=45.0, max_tilt=65.0))
+        for s in range(81_000_000, 81_000_040)
+    ]
     scenes = [render_scene(s, spec) for s, spec in specs]
     with_above = _read_all(recognizer, scenes)
     monkeypatch.setattr(recognize, "STEEP", 90.0)
     without = _read_all(recognizer, scenes)
-    assert with_above.read_right >= without.read_right + 3  # 283 against 278 of 313 when written
+    assert with_above.read_right >= without.read_right + 10  # 289 against 268 of 311 when written
     assert with_above.false_detections <= without.false_detections + 1
 
 
