@@ -57,6 +57,8 @@ train: $(STAMP) fonts
 	$(BIN)/python -m models.train_card_locator --scenes 1200 --pattern-scenes 600 --free-scenes 400 --mat-scenes 300 \
 		--streaked-scenes 600 --touching-scenes 600 --inked-scenes 1200 --start models/card_locate.onnx --steps 2000 \
 		--lr 3e-4 --seed 17 --exposure-share 0.3 --checkpoint data/card_locate-inked.pt
+	$(BIN)/python -m models.train_card_corners --touching-scenes 1200 --inked-scenes 800 --start models/card_corners.onnx \
+		--epochs 2 --max-lr 3e-4 --seed 3
 	$(BIN)/python -m models.train_dominoes
 	$(BIN)/python -m models.finetune_dominoes
 	$(BIN)/python -m models.train_dominoes --skip-locator
