@@ -30,7 +30,7 @@ import typer
 from models.datasets import render_cached
 from models.synth.degrade import motion_kernel
 from models.synth.scenes import render_scene
-from models.train_card_locator import INKED_DARK_PAPER, INKED_SHARE, STREAKED_SHARE, card_free_image
+from models.train_card_locator import INKED_CHANGES, STREAKED_SHARE, card_free_image
 from models.train_cards import (
     augmentation_settings,
     build_dataset,
@@ -109,7 +109,7 @@ def loose_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
 def inked_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
     """located_crops with half the designs on dark paper and most cards crossed by a sash in the numeral's
     colour: a band of that colour hides the numeral where it crosses, and such cards were read as no card."""
-    return located_crops(seed, streaks=INKED_SHARE, inked_streaks=True, dark_paper=INKED_DARK_PAPER)
+    return located_crops(seed, **INKED_CHANGES)
 
 
 def blurred_frame(image: np.ndarray, rng: random.Random) -> np.ndarray:

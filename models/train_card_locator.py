@@ -66,6 +66,7 @@ INKED_CACHE = "card-locate-frames-inked"
 INKED_SEED = 63_000_000
 INKED_SHARE = 0.7
 INKED_DARK_PAPER = 0.5
+INKED_CHANGES = {"streaks": INKED_SHARE, "inked_streaks": True, "dark_paper": INKED_DARK_PAPER}  # to a SceneSpec
 PORTRAIT_CACHE = "card-locate-frames-portrait"
 PORTRAIT_SEED = 36_000_000
 TOUCHING_CACHE = "card-locate-frames-touching"
@@ -82,14 +83,18 @@ def _sample(image: np.ndarray, cards: list[np.ndarray]) -> tuple[np.ndarray, np.
     return canvas[None], padded(cards, MOST_CARDS, (4, 2), scale)
 
 
+def _scene_sample(seed: int, spec: SceneSpec) -> tuple[np.ndarray, np.ndarray]:
+    scene = render_scene(seed, spec)
+    return _sample(scene.image, [card.corners for card in scene.cards])
+
+
 def frame_sample(seed: int, tables: tuple[str, ...] = (), streaks: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """A training scene as `_sample` gives it; the table one of `tables` if given, else one of the split's;
     `streaks` of its cards crossed by a band."""
     spec = replace(training_spec(seed, "train"), streaks=streaks)
     if tables:
         spec = replace(spec, table=random.Random(seed).choice(tables))
-    scene = render_scene(seed, spec)
-    return _sample(scene.image, [card.corners for card in scene.cards])
+    return _scene_sample(seed, spec)
 
 
 def pattern_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -106,13 +111,12 @@ def streaked_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
 def inked_spec(seed: int, split: str = "train") -> SceneSpec:
     """The scene of `seed` with INKED_DARK_PAPER of its designs on dark paper and INKED_SHARE of its cards crossed
     by a band in the numeral's colour: a light numeral broken by a band is all a dark card shows of itself."""
-    return replace(training_spec(seed, split), streaks=INKED_SHARE, inked_streaks=True, dark_paper=INKED_DARK_PAPER)
+    return replace(training_spec(seed, split), **INKED_CHANGES)
 
 
 def inked_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
     """`inked_spec`'s scene as `_sample` gives it."""
-    scene = render_scene(seed, inked_spec(seed))
-    return _sample(scene.image, [card.corners for card in scene.cards])
+    return _scene_sample(seed, inked_spec(seed))
 
 
 def portrait_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -131,8 +135,7 @@ def touching_spec(seed: int) -> SceneSpec:
 
 def touching_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
     """`touching_spec`'s line as `_sample` gives it."""
-    scene = render_scene(seed, touching_spec(seed))
-    return _sample(scene.image, [card.corners for card in scene.cards])
+    return _scene_sample(seed, touching_spec(seed))
 
 
 def card_free_image(seed: int) -> np.ndarray:
