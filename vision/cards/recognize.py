@@ -104,7 +104,8 @@ MIN_CARDS_FOR_SIZE = 3
 # SIZE_MATCH of the median's size (a check's edge steps more than a card's rim). Over the four tuned sets,
 # outlines read right ran round 0.68-1.3 times the median but for 8 of 4028, and the 7 grown past their cards
 # 1.31-1.51 times. On seven sets: 11 cards more read right, 12 false detections fewer, none lost, and cards
-# read right on outlines overlapping theirs under 0.6 went from 78 to 40 (models/digit_cards.md).
+# read right on outlines overlapping theirs under 0.6 went from 78 to 40 (models/digit_cards.md). Half a Wild
+# is card-shaped and holds one of its digits: a digit read on it is read again as the Wild (`_whole_of`).
 OFF_SIZE = 1.25
 SIZE_MATCH = 1.15
 # A frame with at least this many cards read unsure, and no more read sure, is read again restored where its
@@ -189,6 +190,12 @@ def select_cards(readings: list[Reading], image: np.ndarray | None = None) -> li
                 card = outer if _rim_holds(image, outer, inner) else inner
                 kept[clash] = Reading(card.face, card.corners, holder.confidence)
     return [Card(r.face, r.corners, r.confidence) for r in kept]
+
+
+def _whole_of(whole: CardFace, part: CardFace) -> bool:
+    """Whether a card read `part` on an outline off the table's card size may be the card `whole` read at that
+    size: the same face, or a Wild one of whose digits `part` is (the part read on half of it)."""
+    return whole == part or (whole.kind == "wild" and part.kind == "digit" and part.digits[0] in whole.digits)
 
 
 def _rim_holds(image: np.ndarray | None, outer: Reading, inner: Reading) -> bool:
@@ -415,8 +422,9 @@ class CardRecognizer:
     def tightened(self, image: np.ndarray, cards: list[Card]) -> list[Card]:
         """`cards`, each on an outline OFF_SIZE times the median card's or further off it either way, read again
         at the median's size on the corners the corner network and the rim search find there: a reading of the
-        same face whose rim steps more, or read surer within SIZE_MATCH of the median's size, stands in its
-        place, unless its outline is another card's."""
+        same face (or of the Wild it is half of, `_whole_of`) whose rim steps more, or read surer within
+        SIZE_MATCH of the median's size, stands in its place, unless its outline is another card's as read so
+        far."""
         if len(cards) < MIN_CARDS_FOR_SIZE:
             return cards
         sizes = TableSizes(cards, image.shape[1::-1])
@@ -431,11 +439,13 @@ class CardRecognizer:
         tight = list(cards)
         for k, i in enumerate(off_size):
             card = cards[i]
-            others = [c for j, c in enumerate(cards) if j != i]
+            others = [c for j, c in enumerate(tight) if j != i]
             same = [
                 r
                 for r in readings[k :: len(off_size)]
-                if r is not None and r.face == card.face and not any(_same_card(r.corners, c.corners) for c in others)
+                if r is not None
+                and _whole_of(r.face, card.face)
+                and not any(_same_card(r.corners, c.corners) for c in others)
             ]
             if not same:
                 continue
