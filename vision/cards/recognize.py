@@ -424,7 +424,7 @@ class CardRecognizer:
         at the median's size on the corners the corner network and the rim search find there: a reading of the
         same face (or of the Wild it is half of, `_whole_of`) whose rim steps more, or read surer within
         SIZE_MATCH of the median's size, stands in its place, unless its outline is another card's as read so
-        far."""
+        far. A Wild's other half, read as its other digit, goes with it."""
         if len(cards) < MIN_CARDS_FOR_SIZE:
             return cards
         sizes = TableSizes(cards, image.shape[1::-1])
@@ -436,31 +436,45 @@ class CardRecognizer:
         # One batch: the corner network's outlines, then the rim search's.
         outlines = self.corners.refine(image, loose) + [refine_quad(image, q) for q in loose]
         readings = self.classifier.read(image, outlines)
-        tight = list(cards)
+        tight: list[Card | None] = list(cards)
         for k, i in enumerate(off_size):
-            card = cards[i]
-            others = [c for j, c in enumerate(tight) if j != i]
-            same = [
-                r
-                for r in readings[k :: len(off_size)]
-                if r is not None
-                and _whole_of(r.face, card.face)
-                and not any(_same_card(r.corners, c.corners) for c in others)
-            ]
+            card = tight[i]
+            if card is None:
+                continue  # the other half of a Wild read whole
+            same, halves = [], []
+            for r in readings[k :: len(off_size)]:
+                if r is None or not _whole_of(r.face, card.face):
+                    continue
+                # Where both halves of a Wild were read as its digits, the other half is no other card.
+                other_half = [
+                    j
+                    for j in off_size
+                    if j != i
+                    and (c := tight[j]) is not None
+                    and c.face != r.face
+                    and _whole_of(r.face, c.face)
+                    and _same_card(r.corners, c.corners)
+                ]
+                others = [c for j, c in enumerate(tight) if c is not None and j != i and j not in other_half]
+                if not any(_same_card(r.corners, c.corners) for c in others):
+                    same.append(r)
+                    halves.append(other_half)
             if not same:
                 continue
             rim = rim_contrast(image, card.corners)
             steps = [rim_contrast(image, r.corners) for r in same]
             fits = np.abs(np.log(sizes.ratios([r.corners for r in same]))) < np.log(SIZE_MATCH)
             better = [
-                (step, r)
-                for r, step, fit in zip(same, steps, fits, strict=True)
+                (step, n)
+                for n, (r, step, fit) in enumerate(zip(same, steps, fits, strict=True))
                 if step > rim or (fit and r.confidence > card.confidence)
             ]
             if better:
-                reading = max(better, key=lambda sr: sr[0])[1]
-                tight[i] = Card(reading.face, reading.corners, reading.confidence)
-        return tight
+                n = max(better, key=lambda sn: sn[0])[1]
+                tight[i] = Card(same[n].face, same[n].corners, same[n].confidence)
+                for j in halves[n]:
+                    tight[j] = None
+        return [card for card in tight if card is not None]
 
     def _look(self, image: np.ndarray) -> tuple[list[Card], dict[str, float]]:
         """One look at a frame: the cards and each stage's milliseconds."""
