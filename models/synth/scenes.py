@@ -121,6 +121,8 @@ class SceneSpec:
     streaks: float = 0.0  # share of cards crossed by a band: glare on a glossy face, or a printed sash
     inked_streaks: bool = False  # bands in the numeral's own colour: they hide the numeral where they cross
     dark_paper: float = DARK_PAPER_SHARE  # share of card designs on dark paper
+    # Only the first `laid` cards lie on the table, the scene otherwise the same: a row as a player lays it.
+    laid: int | None = None
 
 
 def _sample_faces(rng: random.Random, n: int) -> list[CardFace]:
@@ -157,19 +159,23 @@ def render_scene(seed: int, spec: SceneSpec = SceneSpec()) -> Scene:
     )
     outlines_px = [camera.project(mm) for _, mm in placed]
     distractor_quads = _draw_distractors(rng, nrng, image, camera, placed, spec) if spec.distractors else []
-    for quad in outlines_px:
+    laid = len(placed) if spec.laid is None else spec.laid
+    for k, quad in enumerate(outlines_px):
         offset = np.array([rng.uniform(1, 5), rng.uniform(1, 6)])
-        cv2.fillConvexPoly(shadow, np.round(quad + offset).astype(np.int32), 1.0)
+        if k < laid:
+            cv2.fillConvexPoly(shadow, np.round(quad + offset).astype(np.int32), 1.0)
     shadow = cv2.GaussianBlur(shadow, (0, 0), 3)
     image *= (1 - rng.uniform(0.15, 0.45) * shadow)[..., None]
 
     cards = []
     streaks = random.Random(seed * 7 + 3)  # a stream of its own: the scene is the same with or without them
-    for (face, _), quad in zip(placed, outlines_px, strict=True):
+    for k, ((face, _), quad) in enumerate(zip(placed, outlines_px, strict=True)):
+        # Every card's draws are made, laid or not, so that the cards laid look the same in every frame.
         style = deck_style or random_style(rng, fonts, heldout, spec.dark_paper)
-        streak = streaks.random() < spec.streaks
-        _paste_card(image, face, style, quad, random.Random(streaks.random()) if streak else None, spec.inked_streaks)
-        cards.append(TruthCard(face.reading, quad.astype(np.float32)))
+        streak = random.Random(streaks.random()) if streaks.random() < spec.streaks else None
+        if k < laid:
+            _paste_card(image, face, style, quad, streak, spec.inked_streaks)
+            cards.append(TruthCard(face.reading, quad.astype(np.float32)))
     image = _photograph(rng, nrng, image)
     return Scene(image, cards, distractor_quads)
 
