@@ -1,8 +1,12 @@
-"""Write the sample pictures in samples/ (the demo photo and the bench set). Run: python -m models.synth.samples"""
+"""Write the sample pictures and clips in samples/ (the demo photo and the bench set).
+Run: python -m models.synth.samples"""
 
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 from models.synth.dominoes import DominoSpec, render_dominoes
 from models.synth.scenes import SceneSpec, render_scene
@@ -47,6 +51,44 @@ STICK_SCENES = {
 DOMINO_SCENES = {"dominoes-28.jpg": (28, DominoSpec(split="heldout", layout="pis", top=6, pis=7))}
 
 
+# The bench's clips, as a webcam films the table (MPEG-4 at CLIP_FPS, with its blocks): the race of
+# tempus-row.jpg as a player lays it, a card every FRAMES_PER_CARD frames; and the Seven Pis and DIGIT
+# tables held still for STILL_FRAMES. Every frame has the sensor's own noise (CLIP_NOISE grey levels).
+CLIP_FPS = 8
+FRAMES_PER_CARD = 4
+STILL_FRAMES = 24
+CLIP_NOISE = 2.0
+
+
+def race_frames(seed: int, spec: SceneSpec) -> Iterator[np.ndarray]:
+    """The cards of the scene laid one by one, FRAMES_PER_CARD noisy frames each."""
+    for laid in range(1, len(spec.faces) + 1):
+        yield from filmed(render_scene(seed, replace(spec, laid=laid)).image, FRAMES_PER_CARD, seed + laid)
+
+
+def filmed(image: np.ndarray, count: int, seed: int) -> Iterator[np.ndarray]:
+    """`count` frames of a still table: the picture with fresh sensor noise in each."""
+    noise = np.random.default_rng(seed)
+    for _ in range(count):
+        yield np.clip(image + noise.normal(0, CLIP_NOISE, image.shape), 0, 255).astype(np.uint8)
+
+
+def write_clip(path: Path, frames: Iterator[np.ndarray]) -> int:
+    """The frames as an MPEG-4 video at CLIP_FPS; how many were written."""
+    writer, count = None, 0
+    for frame in frames:
+        if writer is None:
+            fourcc = cv2.VideoWriter_fourcc(*"mp4v")
+            writer = cv2.VideoWriter(str(path), fourcc, CLIP_FPS, (frame.shape[1], frame.shape[0]))
+            if not writer.isOpened():
+                raise RuntimeError(f"{path}: OpenCV cannot write MPEG-4 video here (its build lacks the encoder)")
+        writer.write(frame)
+        count += 1
+    if writer is not None:
+        writer.release()
+    return count
+
+
 def main() -> None:
     from calibration.evaluate import mat_views
 
@@ -65,6 +107,14 @@ def main() -> None:
         dominoes = render_dominoes(seed, spec)
         cv2.imwrite(str(SAMPLES / name), dominoes.image, [cv2.IMWRITE_JPEG_QUALITY, 88])
         print(f"wrote samples/{name}: {len(dominoes.tiles)} dominoes")
+    race_seed, race_spec = SAMPLE_SCENES["tempus-row.jpg"]
+    clips = {
+        "tempus-race.mp4": race_frames(race_seed, race_spec),
+        "seven-pis.mp4": filmed(render_dominoes(*DOMINO_SCENES["dominoes-28.jpg"]).image, STILL_FRAMES, 1),
+        "digit-sticks.mp4": filmed(render_stick_scene(*STICK_SCENES["sticks-digit.jpg"]).image, STILL_FRAMES, 2),
+    }
+    for name, frames in clips.items():
+        print(f"wrote samples/{name}: {write_clip(SAMPLES / name, frames)} frames")
 
 
 if __name__ == "__main__":
