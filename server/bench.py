@@ -1,4 +1,5 @@
-"""`tableref bench`: per-stage milliseconds on the project's sample pictures, pinned to one CPU core."""
+"""`tableref bench`: per-stage milliseconds on the project's sample pictures, and frames per second on its
+clips read through the camera path, pinned to one CPU core."""
 
 from __future__ import annotations
 
@@ -14,9 +15,14 @@ from rich.progress import Progress
 from rich.table import Table
 
 from vision.image_io import load_image
+from vision.sources import frames
 from vision.table import KINDS, TableReader, TableReading
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
+CLIP_SUFFIXES = {".mp4", ".avi", ".mkv", ".mov", ".webm"}
+# A clip is read by the recogniser its game needs, as the game's live loop reads; any other clip by all three.
+CLIP_READERS = {"tempus-race": "cards", "seven-pis": "dominoes", "digit-sticks": "sticks"}
+MOST_CLIP_FRAMES = 1000
 
 
 def pin_to_one_core() -> int:
@@ -26,9 +32,10 @@ def pin_to_one_core() -> int:
     return core
 
 
-def run_bench(repeat: int, samples: Path = SAMPLES) -> dict[str, dict]:
+def run_bench(repeat: int, samples: Path = SAMPLES, clips: tuple[Path, ...] = ()) -> dict[str, dict]:
     """Each sample picture read `repeat` times by all the recognisers together and by each one alone;
-    medians per recogniser and per stage.
+    medians per recogniser and per stage. Then each of the samples' clips and the `clips` given, read once
+    frame by frame (`bench_clip`), under "clips".
 
     Each recogniser has its own speed bar, so each is timed alone, as a game's live loop that runs only the
     recognisers it needs pays for it: read together, they share the focus measure and the sharpened frame
@@ -61,14 +68,76 @@ def run_bench(repeat: int, samples: Path = SAMPLES) -> dict[str, dict]:
             }
     console = Console()
     console.width = max(console.width, 120)
-    console.print(_summary_table(results, repeat, core))
-    for kind in KINDS:
-        console.print(_stage_table(results, kind))
+    if results:
+        console.print(_summary_table(results, repeat, core))
+        for kind in KINDS:
+            console.print(_stage_table(results, kind))
     mat = samples / "mat-view.jpg"
     if mat.is_file():
         results["calibration"] = bench_calibration(load_image(mat), repeat)
         console.print(f"calibration ({mat.name}): {results['calibration']['total_ms']:.1f} ms per frame, one core")
+    videos = sorted(p for p in samples.iterdir() if p.suffix.lower() in CLIP_SUFFIXES) + list(clips)
+    if videos:
+        with Progress(console=Console(stderr=True), transient=True) as progress:
+            task = progress.add_task("reading the clips", total=len(videos))
+            results["clips"] = {}
+            for video in videos:
+                name = CLIP_READERS.get(video.stem, "all")
+                kinds = KINDS if name == "all" else (name,)
+                results["clips"][video.name] = bench_clip(video, readers[name], kinds)
+                progress.advance(task)
+        console.print(_clip_table(results["clips"], core))
     return results
+
+
+def bench_clip(video: Path, reader: TableReader, kinds: tuple[str, ...]) -> dict:
+    """The clip read frame by frame as a live loop reads a camera: decoded by OpenCV (`vision.sources`), each
+    frame read by `reader`, which reads `kinds`. Medians of decoding and reading, the slowest frame read,
+    frames per second over both, and what the last frame held."""
+    decode_ms, read_ms, reading = [], [], None
+    tick = time.perf_counter()
+    for frame in frames(str(video), MOST_CLIP_FRAMES):
+        decoded = time.perf_counter()
+        if reading is None:
+            reader.read(frame, video.name)  # warms the ONNX sessions and working arrays; not counted
+        start = time.perf_counter()
+        reading = reader.read(frame, video.name)
+        done = time.perf_counter()
+        decode_ms.append((decoded - tick) * 1000)
+        read_ms.append((done - start) * 1000)
+        tick = time.perf_counter()
+    count = len(read_ms)
+    return {
+        "frames": count,
+        "kinds": list(kinds),
+        "decode_ms": statistics.median(decode_ms) if count else 0.0,
+        "read_ms": statistics.median(read_ms) if count else 0.0,
+        "slowest_ms": max(read_ms, default=0.0),
+        "fps": 1000 * count / (sum(decode_ms) + sum(read_ms)) if count else 0.0,
+        "found": {kind: len(getattr(reading, kind)) for kind in kinds} if reading else {},
+    }
+
+
+def _clip_table(clips: dict[str, dict], core: int) -> Table:
+    table = Table(
+        title=f"clips through the camera path (OpenCV decoding), one core (cpu {core})",
+        caption="read by the recognisers the clip's game needs; fps over decoding and reading; found: the last frame",
+    )
+    for column in ("clip", "frames", "read by", "decode ms", "read ms", "slowest ms", "fps", "found"):
+        table.add_column(column, justify="right")
+    for name, c in clips.items():
+        found = ", ".join(f"{n} {kind}" for kind, n in c["found"].items())
+        table.add_row(
+            name,
+            str(c["frames"]),
+            " ".join(c["kinds"]),
+            f"{c['decode_ms']:.1f}",
+            f"{c['read_ms']:.1f}",
+            f"{c['slowest_ms']:.1f}",
+            f"{c['fps']:.0f}",
+            found,
+        )
+    return table
 
 
 def _kind_ms(timings: dict[str, float], kind: str) -> float:

@@ -211,8 +211,21 @@ def evaluate_calibration(
 @app.command()
 def bench(
     repeat: int = typer.Option(20, help="Times each picture is read."),
+    clip: list[Path] = typer.Option(
+        [], help="A video of your own table to read as well, frame by frame, by all three recognisers (repeatable)."
+    ),
 ) -> None:
-    """Per-stage milliseconds and frames per second on the project's sample pictures, on one CPU core."""
+    """Per-stage milliseconds and frames per second on the project's sample pictures, and frames per second on
+    its clips (and yours) read through the camera path, on one CPU core."""
     from server.bench import run_bench
+    from vision.sources import SourceError
 
-    run_bench(repeat)
+    for video in clip:
+        if not video.is_file():
+            fail(f"{video}: no such file; give a video file of the table (MP4, AVI...)")
+            raise typer.Exit(code=1)
+    try:
+        run_bench(repeat, clips=tuple(clip))
+    except SourceError as exc:
+        fail(str(exc))
+        raise typer.Exit(code=1) from exc

@@ -1,6 +1,11 @@
 import shutil
 
+from models.synth.samples import FRAMES_PER_CARD, SAMPLE_SCENES, STICK_SCENES, filmed, write_clip
+from models.synth.scenes import render_scene
+from models.synth.sticks import render_stick_scene
 from server.bench import SAMPLES, run_bench
+from vision.cards.recognize import CardRecognizer
+from vision.sources import frames
 from vision.table import KINDS
 
 
@@ -17,3 +22,35 @@ def test_each_recogniser_is_timed_alone_with_its_own_focus_measure(tmp_path) -> 
     assert layout["stages_ms"]["sticks_sharpen_ms"] < 0.2
     assert set(layout["kinds_ms"]) == set(KINDS)
     assert layout["total_ms"] > 0
+
+
+def test_a_clip_is_read_frame_by_frame_by_its_games_recogniser_and_any_other_by_all_three(tmp_path) -> None:
+    """A DIGIT table filmed: every frame decoded and read by the stick reader alone, as the game's live loop
+    reads; the same video under a name of the user's own is read by all three recognisers."""
+    seed, spec = STICK_SCENES["sticks-digit.jpg"]
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    assert write_clip(samples / "digit-sticks.mp4", filmed(render_stick_scene(seed, spec).image, 6, 0)) == 6
+    mine = shutil.copy(samples / "digit-sticks.mp4", tmp_path / "my-table.mp4")
+    clips = run_bench(1, samples, clips=(mine,))["clips"]
+    sticks, everything = clips["digit-sticks.mp4"], clips["my-table.mp4"]
+    assert sticks["frames"] == everything["frames"] == 6
+    assert sticks["kinds"] == ["sticks"] and sticks["found"] == {"sticks": 5}
+    assert everything["kinds"] == list(KINDS) and everything["found"]["sticks"] == 5
+    assert sticks["fps"] > 0 and sticks["read_ms"] <= sticks["slowest_ms"]
+    assert everything["read_ms"] > sticks["read_ms"]  # three recognisers cost more than one
+
+
+def test_the_race_clip_shows_each_card_from_the_frame_it_is_laid_in() -> None:
+    """The bench's race clip read through the camera path: the cards laid so far, and only they, are read in
+    the last frame of each card's turn (one frame in fifteen may miss or misread one)."""
+    seed, spec = SAMPLE_SCENES["tempus-row.jpg"]
+    truth = [card.face.label for card in render_scene(seed, spec).cards]
+    clip = list(frames(str(SAMPLES / "tempus-race.mp4"), 1000))
+    assert len(clip) == len(truth) * FRAMES_PER_CARD
+    reader = CardRecognizer()
+    right = 0
+    for laid in range(1, len(truth) + 1):
+        read = sorted(card.face.label for card in reader(clip[laid * FRAMES_PER_CARD - 1]))
+        right += read == sorted(truth[:laid])
+    assert right >= len(truth) - 1
