@@ -1,5 +1,6 @@
 """Tempus Digit: race to restore a shuffled deck to pi order, judged card by card from the Starter."""
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from rules.pi import PI_DECIMALS
@@ -159,3 +160,41 @@ def rank(entries: list[RaceEntry], options: TempusOptions | None = None) -> Race
             )
         )
     return RaceResult(tuple(standings))
+
+
+SETTLE_READINGS = 3  # a filmed line counts once it is read alike this many frames in a row
+
+
+@dataclass(frozen=True, slots=True)
+class LineChange:
+    """The line after the Starter as it settled at `seconds` into a filmed race."""
+
+    seconds: float
+    cards: tuple[int, ...]
+
+    def to_json(self) -> dict:
+        return {"seconds": round(self.seconds, 3), "cards": list(self.cards)}
+
+
+def settled_lines(
+    readings: Iterable[tuple[float, tuple[int, ...] | None]], settle: int = SETTLE_READINGS
+) -> list[LineChange]:
+    """How the line changed over a filmed race, from each frame's (seconds, line read). A line counts once
+    it is read alike `settle` frames in a row, and is timed at the first of them: a hand passing over the
+    cards, or one frame misread, changes nothing. A frame where no line was seen (None: no Starter found)
+    neither counts nor breaks a run."""
+    if settle < 1:
+        raise TempusError(f"settle must be 1 or more, got {settle}")
+    changes: list[LineChange] = []
+    run: tuple[int, ...] | None = None
+    run_start, run_length = 0.0, 0
+    for seconds, line in readings:
+        if line is None:
+            continue
+        if line != run:
+            run, run_start, run_length = line, seconds, 0
+        run_length += 1
+        settled = changes[-1].cards if changes else None
+        if run_length == settle and run != settled:
+            changes.append(LineChange(run_start, run))
+    return changes

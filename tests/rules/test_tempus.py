@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rules.pi import PI_DECIMALS
-from rules.tempus import RaceEntry, TempusError, TempusOptions, judge, rank
+from rules.tempus import RaceEntry, TempusError, TempusOptions, judge, rank, settled_lines
 
 digits = st.integers(0, 9)
 
@@ -94,3 +94,46 @@ def test_ranking_orders_by_count_then_finish_time(players: list[tuple[int, float
 def test_duplicate_player_names_are_refused() -> None:
     with pytest.raises(TempusError):
         rank([RaceEntry("a", judge([1]), 1.0), RaceEntry("a", judge([1]), 2.0)])
+
+
+seen_lines = st.lists(digits, max_size=6).map(tuple)
+held_lines = st.lists(st.tuples(seen_lines, st.integers(3, 6)), min_size=1, max_size=8)
+
+
+def _filmed(held: list[tuple[tuple[int, ...], int]]) -> list[tuple[float, tuple[int, ...] | None]]:
+    """Frames a tenth of a second apart, each line held for its count of frames."""
+    frames = [line for line, count in held for _ in range(count)]
+    return [(i / 10, line) for i, line in enumerate(frames)]
+
+
+@given(held_lines)
+def test_each_line_held_long_enough_is_timed_at_its_first_frame(held: list[tuple[tuple[int, ...], int]]) -> None:
+    changes = settled_lines(_filmed(held), settle=3)
+    expected, start = [], 0
+    for line, count in held:
+        if not expected or expected[-1][1] != line:
+            expected.append((start / 10, line))
+        start += count
+    assert [(c.seconds, c.cards) for c in changes] == expected
+
+
+@given(
+    held_lines,
+    st.dictionaries(st.integers(0, 8), st.tuples(seen_lines | st.none(), st.integers(1, 2))),
+)
+def test_a_glimpse_shorter_than_the_settling_run_and_frames_without_a_line_change_nothing(
+    held: list[tuple[tuple[int, ...], int]], glimpses: dict[int, tuple[tuple[int, ...] | None, int]]
+) -> None:
+    """A hand over the cards (no line seen) or a misread for one or two frames, between any two held lines,
+    leaves the lines as they were."""
+    frames: list[tuple[tuple[int, ...] | None, int]] = list(held)
+    for gap in sorted((g for g in glimpses if g <= len(held)), reverse=True):
+        frames.insert(gap, glimpses[gap])
+    # The times move with the frames inserted; the lines must not.
+    clean = settled_lines(_filmed(held), settle=3)
+    assert [c.cards for c in settled_lines(_filmed(frames), settle=3)] == [c.cards for c in clean]
+
+
+def test_settling_takes_one_frame_or_more() -> None:
+    with pytest.raises(TempusError):
+        settled_lines([(0.0, (1,))], settle=0)
