@@ -12,6 +12,7 @@ import numpy as np
 from vision.image_io import ImageLoadError, load_image
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
+VIDEO_SUFFIXES = {".mp4", ".avi", ".mkv", ".mov", ".webm", ".m4v"}
 
 
 class SourceError(Exception):
@@ -34,10 +35,16 @@ def _cannot_open(source: int | str) -> str:
 def frames(spec: str, count: int, timeout_s: float = 10.0) -> Iterator[np.ndarray]:
     """Up to `count` good frames. Undecodable frames are skipped; a source that gives none in `timeout_s`
     (a camera unplugged or busy, a dead URL) raises SourceError."""
+    return (frame for _, frame in timed_frames(spec, count, timeout_s))
+
+
+def timed_frames(spec: str, count: int, timeout_s: float = 10.0) -> Iterator[tuple[float, np.ndarray]]:
+    """`frames`, each with its time in seconds: a video file's own timestamps (its frame rate's, where the
+    container gives none), a camera's or a stream's since its first frame; a still image is at 0."""
     source = parse_source(spec)
     if isinstance(source, str) and Path(source).suffix.lower() in IMAGE_SUFFIXES:
         try:
-            yield load_image(source)
+            yield 0.0, load_image(source)
         except ImageLoadError as exc:
             raise SourceError(str(exc)) from exc
         return
@@ -47,14 +54,25 @@ def frames(spec: str, count: int, timeout_s: float = 10.0) -> Iterator[np.ndarra
     try:
         if not capture.isOpened():
             raise SourceError(_cannot_open(source))
-        given, deadline = 0, time.monotonic() + timeout_s
+        recorded = isinstance(source, str) and "://" not in source
+        rate = capture.get(cv2.CAP_PROP_FPS) if recorded else 0.0
+        given, read, first = 0, 0, None
+        deadline = time.monotonic() + timeout_s
         while given < count:
             ok, frame = capture.read()
+            read += ok
             if ok and frame is not None and frame.size:
                 given += 1
                 deadline = time.monotonic() + timeout_s
-                yield frame
-            elif not ok and isinstance(source, str) and "://" not in source:
+                if recorded:
+                    seconds = capture.get(cv2.CAP_PROP_POS_MSEC) / 1000
+                    if seconds <= 0 and read > 1 and rate > 0:  # a container without timestamps: count frames
+                        seconds = (read - 1) / rate
+                else:
+                    first = first if first is not None else time.monotonic()
+                    seconds = time.monotonic() - first
+                yield seconds, frame
+            elif not ok and recorded:
                 break  # a video file has ended
             elif time.monotonic() > deadline:
                 raise SourceError(f"{spec}: no frame for {timeout_s:.0f} s; the camera or stream stopped")
