@@ -15,11 +15,10 @@ from rich.progress import Progress
 from rich.table import Table
 
 from vision.image_io import load_image
-from vision.sources import frames
+from vision.sources import VIDEO_SUFFIXES, frames
 from vision.table import KINDS, TableReader, TableReading
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
-CLIP_SUFFIXES = {".mp4", ".avi", ".mkv", ".mov", ".webm"}
 # A clip is read by the recogniser its game needs, as the game's live loop reads; any other clip by all three.
 CLIP_READERS = {"tempus-race": "cards", "seven-pis": "dominoes", "digit-sticks": "sticks"}
 MOST_CLIP_FRAMES = 1000
@@ -76,7 +75,7 @@ def run_bench(repeat: int, samples: Path = SAMPLES, clips: tuple[Path, ...] = ()
     if mat.is_file():
         results["calibration"] = bench_calibration(load_image(mat), repeat)
         console.print(f"calibration ({mat.name}): {results['calibration']['total_ms']:.1f} ms per frame, one core")
-    videos = sorted(p for p in samples.iterdir() if p.suffix.lower() in CLIP_SUFFIXES) + list(clips)
+    videos = sorted(p for p in samples.iterdir() if p.suffix.lower() in VIDEO_SUFFIXES) + list(clips)
     if videos:
         with Progress(console=Console(stderr=True), transient=True) as progress:
             task = progress.add_task("reading the clips", total=len(videos))

@@ -11,9 +11,10 @@ import typer
 from models.synth.degrade import Degradation
 from rules.tempus import TempusError, TempusOptions, TempusVerdict, judge
 from server.app import DEGRADE_OPTION, evaluate_app, fail, judge_app, kit_app, load_photo
+from vision.sources import VIDEO_SUFFIXES
 
 
-def _print_verdict(verdict: TempusVerdict, options: TempusOptions) -> None:
+def print_verdict(verdict: TempusVerdict, options: TempusOptions) -> None:
     cards = "".join(str(d) for d in verdict.cards)
     typer.echo(f"3.{cards or ''}")
     typer.echo(f"consecutive correct: {verdict.consecutive_correct} of {options.digits}")
@@ -29,7 +30,9 @@ def _print_verdict(verdict: TempusVerdict, options: TempusOptions) -> None:
 
 @judge_app.command("tempus")
 def judge_tempus(
-    photo: Path | None = typer.Argument(None, help="A photo of the Starter and the cards laid after it."),
+    photo: Path | None = typer.Argument(
+        None, help="A photo of the Starter and the cards laid after it, or a video of the race (MP4, AVI...) to time."
+    ),
     digits: str | None = typer.Option(None, help="Judge a typed sequence instead of a photo, e.g. 14159."),
     beginner: int = typer.Option(50, "--beginner", help="House rule: only the first N digits are in play."),
     as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
@@ -43,7 +46,8 @@ def judge_tempus(
 ) -> None:
     """How much of pi is right: consecutive correct cards after the Starter, and the first error.
 
-    With --calibration, every lane of the mat is one player's line: one verdict per lane, then the ranking."""
+    With --calibration, every lane of the mat is one player's line: one verdict per lane, then the ranking.
+    A video is a race filmed: the line is read in every frame, and the race timed to its last card laid."""
     try:
         options = TempusOptions(digits=beginner)
     except TempusError as exc:
@@ -64,6 +68,11 @@ def judge_tempus(
 
         run_lane_race(photo, calibration, options, finished, as_json, annotate)
         return
+    elif photo is not None and photo.suffix.lower() in VIDEO_SUFFIXES:
+        from server.tempus_video import run_video_race
+
+        run_video_race(photo, options, as_json)
+        return
     elif photo is not None:
         sequence, extra = _read_tempus_photo(photo, annotate)
     else:
@@ -73,14 +82,14 @@ def judge_tempus(
     if as_json:
         typer.echo(json.dumps({**verdict.to_json(), **extra}))
     else:
-        _print_verdict(verdict, options)
+        print_verdict(verdict, options)
         for warning in extra.get("warnings", []):
             typer.echo(f"note: {warning}")
 
 
 def _read_tempus_photo(photo: Path, annotate: Path | None) -> tuple[list[int], dict]:
     from vision.annotate import annotate_cards
-    from vision.cards.lines import NoStarterError, read_tempus_line, short_rows
+    from vision.cards.lines import NoStarterError, line_digits, read_tempus_line, short_rows
     from vision.cards.recognize import CardRecognizer
 
     image = load_photo(photo)
@@ -104,10 +113,7 @@ def _read_tempus_photo(photo: Path, annotate: Path | None) -> tuple[list[int], d
     if annotate:
         order = [line.starter, *line.cards]
         cv2.imwrite(str(annotate), annotate_cards(image, [*order, *line.stray], order))
-    # A non-digit card breaks the sequence where it lies: -1 can match no digit of pi.
-    sequence = [c.face.digits[0] if c.face.kind == "digit" else -1 for c in line.cards]
-    sequence = sequence[: sequence.index(-1)] if -1 in sequence else sequence
-    return sequence, {
+    return line_digits(line), {
         "rows": [len(r) for r in line.rows],
         "stray_cards": len(line.stray),
         "short_rows": short,

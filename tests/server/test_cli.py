@@ -3,13 +3,14 @@
 import json
 import subprocess
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
 import pytest
 from PIL import Image
 
-from models.synth.samples import SAMPLE_SCENES
+from models.synth.samples import CLIP_FPS, FRAMES_PER_CARD, SAMPLE_SCENES
 from models.synth.scenes import render_scene
 from rules.pi import PI_DECIMALS
 
@@ -129,6 +130,28 @@ def test_judge_tempus_on_the_demo_photo() -> None:
     assert verdict["consecutive_correct"] == 12
     assert verdict["first_error"] == {"index": 12, "expected": PI_DECIMALS[12], "got": PI_DECIMALS[13]}
     assert verdict["cards"] == [*PI_DECIMALS[:12], PI_DECIMALS[13], PI_DECIMALS[12]]
+
+
+def test_judge_tempus_times_the_race_filmed_in_a_video() -> None:
+    """The sample race, a card laid every FRAMES_PER_CARD frames: the line read as it grew, one card at a
+    time, each timed to the frame it was laid in; judged as the photo of the finished line is."""
+    result = tableref("judge", "tempus", str(SAMPLES / "tempus-race.mp4"), "--json")
+    assert result.returncode == 0, result.stderr
+    race = json.loads(result.stdout)
+    assert race["consecutive_correct"] == 12 and race["first_error"]["index"] == 12
+    laid = race["laid"]
+    assert [len(step["cards"]) for step in laid] == list(range(len(race["cards"]) + 1))
+    assert all(later["cards"][:-1] == earlier["cards"] for earlier, later in pairwise(laid))
+    card_turn = FRAMES_PER_CARD / CLIP_FPS
+    for step in laid:
+        assert abs(step["seconds"] - len(step["cards"]) * card_turn) < 1.01 / CLIP_FPS
+    assert race["finished_at"] == laid[-1]["seconds"] and race["within_time"]
+
+
+def test_judge_tempus_on_a_video_with_no_starter_says_so() -> None:
+    result = tableref("judge", "tempus", str(SAMPLES / "digit-sticks.mp4"))
+    assert result.returncode == 1
+    assert "digit-sticks.mp4" in result.stderr and "no line after a Starter" in result.stderr
 
 
 @pytest.mark.parametrize(("typed", "count"), [("14159", 5), ("3.1415926", 7), ("1415", 4), ("2", 0)])

@@ -169,6 +169,17 @@ def read_tempus_line(classifier: CardClassifier, image: np.ndarray, cards: list[
     return holes_filled(classifier, image, read_from_neighbours(classifier, image, line))
 
 
+def line_digits(line: CardLine) -> list[int]:
+    """The digits of the line's cards in order, up to its first card that is not a digit: a Tempus deck holds
+    none, and one laid breaks the line there."""
+    digits = []
+    for card in line.cards:
+        if card.face.kind != "digit":
+            break
+        digits.append(card.face.digits[0])
+    return digits
+
+
 def read_from_neighbours(classifier: CardClassifier, image: np.ndarray, line: CardLine) -> CardLine:
     """The line with each card after the Starter read less surely than NEIGHBOURS_BELOW read again, as a digit
     lying the way the line lies, on the outlines its neighbours in the line put it on (one typical step on
