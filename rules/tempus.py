@@ -176,6 +176,32 @@ class LineChange:
         return {"seconds": round(self.seconds, 3), "cards": list(self.cards)}
 
 
+class LineSettler:
+    """The line of a filmed race as it settles, one frame at a time (`settled_lines`, for a race watched
+    live): `add` each frame's reading; `changes` holds the lines settled so far."""
+
+    def __init__(self, settle: int = SETTLE_READINGS) -> None:
+        if settle < 1:
+            raise TempusError(f"settle must be 1 or more, got {settle}")
+        self.settle = settle
+        self.changes: list[LineChange] = []
+        self._run: tuple[int, ...] | None = None
+        self._run_start, self._run_length = 0.0, 0
+
+    def add(self, seconds: float, line: tuple[int, ...] | None) -> LineChange | None:
+        """The frame at `seconds` read `line` (None: no line seen); the change it settles, if any."""
+        if line is None:
+            return None
+        if line != self._run:
+            self._run, self._run_start, self._run_length = line, seconds, 0
+        self._run_length += 1
+        settled = self.changes[-1].cards if self.changes else None
+        if self._run_length != self.settle or line == settled:
+            return None
+        self.changes.append(LineChange(self._run_start, line))
+        return self.changes[-1]
+
+
 def settled_lines(
     readings: Iterable[tuple[float, tuple[int, ...] | None]], settle: int = SETTLE_READINGS
 ) -> list[LineChange]:
@@ -183,18 +209,7 @@ def settled_lines(
     it is read alike `settle` frames in a row, and is timed at the first of them: a hand passing over the
     cards, or one frame misread, changes nothing. A frame where no line was seen (None: no Starter found)
     neither counts nor breaks a run."""
-    if settle < 1:
-        raise TempusError(f"settle must be 1 or more, got {settle}")
-    changes: list[LineChange] = []
-    run: tuple[int, ...] | None = None
-    run_start, run_length = 0.0, 0
+    settler = LineSettler(settle)
     for seconds, line in readings:
-        if line is None:
-            continue
-        if line != run:
-            run, run_start, run_length = line, seconds, 0
-        run_length += 1
-        settled = changes[-1].cards if changes else None
-        if run_length == settle and run != settled:
-            changes.append(LineChange(run_start, run))
-    return changes
+        settler.add(seconds, line)
+    return settler.changes

@@ -1,37 +1,39 @@
-"""`tableref judge tempus VIDEO`: a Tempus Digit race timed from a film of the table, no stopwatch.
+"""`tableref judge tempus VIDEO|CAMERA`: a Tempus Digit race timed from a film of the table, no stopwatch.
 
 Every frame's line after the Starter is read as a photo's is; the line counts once it holds for a few
-frames (rules/tempus.py, `settled_lines`), so a hand over the cards or one frame misread changes nothing.
-The race is judged on the last line that settled, and timed from the film's first frame to the moment that
-line was laid.
+frames (rules/tempus.py, `LineSettler`), so a hand over the cards or one frame misread changes nothing. The
+race is timed from the first frame. It ends when the film does, when the line is complete, when the time
+limit passes (the sheet stops sorting there: the line on the table then is judged), or, watched live, when the
+referee presses Ctrl-C. A camera that stops mid-race ends it too: the lines settled so far are judged.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import cv2
 import typer
 from rich.console import Console
 from rich.progress import Progress
 
-from rules.tempus import LineChange, TempusOptions, judge, settled_lines
+from rules.tempus import LineChange, LineSettler, TempusOptions, judge
 from server.app import fail
 from server.commands.cards import print_verdict
 from vision.cards.lines import NoStarterError, line_digits, read_tempus_line
 from vision.cards.recognize import CardRecognizer
-from vision.sources import SourceError, timed_frames
+from vision.sources import SourceError, is_live, timed_frames
 
-MOST_FRAMES = 100_000  # about an hour at 30 fps
+MOST_FRAMES = 1_000_000  # over nine hours at 30 fps
 
 
 @dataclass(frozen=True)
-class FilmedRace:
+class WatchedRace:
     changes: list[LineChange]  # the line as it settled, in time
     frames: int
     started: float  # the first frame's time, seconds
+    ended_by: str  # "film", "complete", "time", "stopped" (Ctrl-C) or "camera" (the source stopped)
 
     @property
     def finished_at(self) -> float | None:
@@ -43,47 +45,89 @@ class FilmedRace:
         return next(c.seconds for c in self.changes if c.cards == final) - self.started
 
 
-def watch_race(video: Path, recognizer: CardRecognizer | None = None) -> FilmedRace:
-    """Every frame of the film read for its line after the Starter (None where no Starter is seen)."""
+def watch_race(
+    source: str,
+    options: TempusOptions,
+    recognizer: CardRecognizer | None = None,
+    on_change: Callable[[LineChange, float], None] = lambda change, started: None,
+) -> WatchedRace:
+    """The race on `source` (a video file, a camera index or a stream URL), read frame by frame until it
+    ends (see the module); `on_change` hears of each line as it settles, with the first frame's time."""
     recognizer = recognizer or CardRecognizer()
-    capture = cv2.VideoCapture(str(video))
-    total = int(capture.get(cv2.CAP_PROP_FRAME_COUNT)) or None
-    capture.release()
-    readings: list[tuple[float, tuple[int, ...] | None]] = []
+    settler = LineSettler()
+    count, started, ended_by = 0, None, "film"
+    total = _frame_count(source)
     with Progress(console=Console(stderr=True), transient=True) as progress:
-        task = progress.add_task(f"reading {video.name}", total=total)
-        for seconds, frame in timed_frames(str(video), MOST_FRAMES):
-            cards = recognizer(frame)
-            try:
-                line = tuple(line_digits(read_tempus_line(recognizer.classifier, frame, cards)))
-            except NoStarterError:
-                line = None
-            readings.append((seconds, line))
-            progress.advance(task)
-    started = readings[0][0] if readings else 0.0
-    return FilmedRace(settled_lines(readings), len(readings), started)
+        task = progress.add_task(f"reading {source}", total=total)
+        try:
+            for seconds, frame in timed_frames(source, MOST_FRAMES):
+                started = seconds if started is None else started
+                if seconds - started > options.time_limit:
+                    ended_by = "time"
+                    break
+                count += 1
+                progress.advance(task)
+                change = settler.add(seconds, _line(recognizer, frame))
+                if change is not None:
+                    on_change(change, started)
+                    if judge(change.cards, options).complete:
+                        ended_by = "complete"
+                        break
+        except KeyboardInterrupt:
+            ended_by = "stopped"
+        except SourceError:
+            if not count:
+                raise
+            ended_by = "camera"
+    return WatchedRace(settler.changes, count, started or 0.0, ended_by)
 
 
-def run_video_race(video: Path, options: TempusOptions, as_json: bool) -> None:
-    """Judge and time the race filmed in `video`, printing the line as it grew and the verdict."""
+def _frame_count(source: str) -> int | None:
+    """A video file's frame count for the progress bar; None for a camera or a stream."""
+    if is_live(source):
+        return None
+    capture = cv2.VideoCapture(source)
+    total = int(capture.get(cv2.CAP_PROP_FRAME_COUNT))
+    capture.release()
+    return total or None
+
+
+def _line(recognizer: CardRecognizer, frame) -> tuple[int, ...] | None:
+    cards = recognizer(frame)
     try:
-        race = watch_race(video)
+        return tuple(line_digits(read_tempus_line(recognizer.classifier, frame, cards)))
+    except NoStarterError:
+        return None
+
+
+def run_video_race(source: str, options: TempusOptions, as_json: bool) -> None:
+    """Judge and time the race on `source`, printing each line as it settles (live, on a camera) and the
+    verdict. Exit code 1 where no line was seen, or where the camera stopped mid-race (after the verdict on
+    what was read until then)."""
+
+    def show(change: LineChange, started: float) -> None:
+        if not as_json:
+            typer.echo(f"{change.seconds - started:7.2f} s  3.{''.join(map(str, change.cards))}")
+
+    try:
+        race = watch_race(source, options, on_change=show)
     except SourceError as exc:
         fail(str(exc))
         raise typer.Exit(code=1) from exc
     if not race.changes:
-        fail(f"{video}: no line after a Starter held still in {race.frames} frames; film the Starter and the cards")
+        fail(f"{source}: no line after a Starter held still in {race.frames} frames; film the Starter and the cards")
         raise typer.Exit(code=1)
     verdict = judge(race.changes[-1].cards, options)
     finished_at = race.finished_at
-    within = finished_at <= options.time_limit
+    within = finished_at <= options.time_limit and race.ended_by != "time"
     if as_json:
         laid = [{**c.to_json(), "seconds": round(c.seconds - race.started, 3)} for c in race.changes]
-        timing = {"frames": race.frames, "laid": laid, "finished_at": round(finished_at, 3)}
+        timing = {"frames": race.frames, "laid": laid, "finished_at": round(finished_at, 3), "ended_by": race.ended_by}
         typer.echo(json.dumps({**verdict.to_json(), **timing, "time_limit": options.time_limit, "within_time": within}))
-        return
-    for change in race.changes:
-        typer.echo(f"{change.seconds - race.started:7.2f} s  3.{''.join(map(str, change.cards))}")
-    print_verdict(verdict, options)
-    limit = f"the limit for {options.digits} digits is {options.time_limit:g} s"
-    typer.echo(f"last card laid at {finished_at:.2f} s; {limit}{'' if within else ': over time'}")
+    else:
+        print_verdict(verdict, options)
+        limit = f"the limit for {options.digits} digits is {options.time_limit:g} s"
+        typer.echo(f"last card laid at {finished_at:.2f} s; {limit}{'' if within else ': time ran out'}")
+    if race.ended_by == "camera":
+        fail(f"{source}: the camera stopped after {race.frames} frames; the verdict is on the line read until then")
+        raise typer.Exit(code=1)

@@ -24,6 +24,12 @@ def parse_source(spec: str) -> int | str:
     return int(spec) if spec.isdigit() else spec
 
 
+def is_live(spec: str) -> bool:
+    """Whether the source is a camera index or a stream URL, not a file."""
+    source = parse_source(spec)
+    return isinstance(source, int) or "://" in source
+
+
 def _cannot_open(source: int | str) -> str:
     if isinstance(source, int):
         return f"camera {source}: cannot be opened; check that it is plugged in and no other program uses it"
@@ -54,7 +60,7 @@ def timed_frames(spec: str, count: int, timeout_s: float = 10.0) -> Iterator[tup
     try:
         if not capture.isOpened():
             raise SourceError(_cannot_open(source))
-        recorded = isinstance(source, str) and "://" not in source
+        recorded = not is_live(spec)
         rate = capture.get(cv2.CAP_PROP_FPS) if recorded else 0.0
         given, read, first = 0, 0, None
         deadline = time.monotonic() + timeout_s

@@ -11,7 +11,7 @@ import typer
 from models.synth.degrade import Degradation
 from rules.tempus import TempusError, TempusOptions, TempusVerdict, judge
 from server.app import DEGRADE_OPTION, evaluate_app, fail, judge_app, kit_app, load_photo
-from vision.sources import VIDEO_SUFFIXES
+from vision.sources import VIDEO_SUFFIXES, is_live
 
 
 def print_verdict(verdict: TempusVerdict, options: TempusOptions) -> None:
@@ -30,8 +30,10 @@ def print_verdict(verdict: TempusVerdict, options: TempusOptions) -> None:
 
 @judge_app.command("tempus")
 def judge_tempus(
-    photo: Path | None = typer.Argument(
-        None, help="A photo of the Starter and the cards laid after it, or a video of the race (MP4, AVI...) to time."
+    photo: str | None = typer.Argument(
+        None,
+        help="A photo of the Starter and the cards laid after it; or a race to time: a video (MP4, AVI...), "
+        "a camera (0) or a stream URL.",
     ),
     digits: str | None = typer.Option(None, help="Judge a typed sequence instead of a photo, e.g. 14159."),
     beginner: int = typer.Option(50, "--beginner", help="House rule: only the first N digits are in play."),
@@ -47,7 +49,9 @@ def judge_tempus(
     """How much of pi is right: consecutive correct cards after the Starter, and the first error.
 
     With --calibration, every lane of the mat is one player's line: one verdict per lane, then the ranking.
-    A video is a race filmed: the line is read in every frame, and the race timed to its last card laid."""
+    A video, a camera or a stream is a race filmed: the line is read in every frame as it settles, and the race
+    timed to its last card laid; watched live, it ends when the line is complete, at the time limit, or on
+    Ctrl-C."""
     try:
         options = TempusOptions(digits=beginner)
     except TempusError as exc:
@@ -66,15 +70,15 @@ def judge_tempus(
     elif photo is not None and calibration is not None:
         from server.tempus_lanes import run_lane_race
 
-        run_lane_race(photo, calibration, options, finished, as_json, annotate)
+        run_lane_race(Path(photo), calibration, options, finished, as_json, annotate)
         return
-    elif photo is not None and photo.suffix.lower() in VIDEO_SUFFIXES:
+    elif photo is not None and (is_live(photo) or Path(photo).suffix.lower() in VIDEO_SUFFIXES):
         from server.tempus_video import run_video_race
 
         run_video_race(photo, options, as_json)
         return
     elif photo is not None:
-        sequence, extra = _read_tempus_photo(photo, annotate)
+        sequence, extra = _read_tempus_photo(Path(photo), annotate)
     else:
         fail("give a photo of the cards, or --digits")
         raise typer.Exit(code=2)
