@@ -4,6 +4,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from rules.pi import PI_DECIMALS
+from rules.settling import SETTLE_FRAMES, Settler, SettlingError
 
 SECONDS_PER_TEN_DIGITS = 30.0
 
@@ -162,9 +163,6 @@ def rank(entries: list[RaceEntry], options: TempusOptions | None = None) -> Race
     return RaceResult(tuple(standings))
 
 
-SETTLE_READINGS = 3  # a filmed line counts once it is read alike this many frames in a row
-
-
 @dataclass(frozen=True, slots=True)
 class LineChange:
     """The line after the Starter as it settled at `seconds` into a filmed race."""
@@ -177,38 +175,30 @@ class LineChange:
 
 
 class LineSettler:
-    """The line of a filmed race as it settles, one frame at a time (`settled_lines`, for a race watched
-    live): `add` each frame's reading; `changes` holds the lines settled so far."""
+    """The line of a filmed race as it settles (rules/settling.py), one frame at a time: `add` each frame's
+    line read (None where no Starter was seen); `changes` holds the lines settled so far."""
 
-    def __init__(self, settle: int = SETTLE_READINGS) -> None:
-        if settle < 1:
-            raise TempusError(f"settle must be 1 or more, got {settle}")
-        self.settle = settle
+    def __init__(self, settle: int = SETTLE_FRAMES) -> None:
+        try:
+            self._settler: Settler[tuple[int, ...]] = Settler(settle)
+        except SettlingError as exc:
+            raise TempusError(str(exc)) from exc
         self.changes: list[LineChange] = []
-        self._run: tuple[int, ...] | None = None
-        self._run_start, self._run_length = 0.0, 0
 
     def add(self, seconds: float, line: tuple[int, ...] | None) -> LineChange | None:
-        """The frame at `seconds` read `line` (None: no line seen); the change it settles, if any."""
-        if line is None:
+        """The line settled by this frame, if any."""
+        settled = self._settler.add(seconds, line)
+        if settled is None:
             return None
-        if line != self._run:
-            self._run, self._run_start, self._run_length = line, seconds, 0
-        self._run_length += 1
-        settled = self.changes[-1].cards if self.changes else None
-        if self._run_length != self.settle or line == settled:
-            return None
-        self.changes.append(LineChange(self._run_start, line))
+        self.changes.append(LineChange(settled.seconds, settled.reading))
         return self.changes[-1]
 
 
 def settled_lines(
-    readings: Iterable[tuple[float, tuple[int, ...] | None]], settle: int = SETTLE_READINGS
+    readings: Iterable[tuple[float, tuple[int, ...] | None]], settle: int = SETTLE_FRAMES
 ) -> list[LineChange]:
-    """How the line changed over a filmed race, from each frame's (seconds, line read). A line counts once
-    it is read alike `settle` frames in a row, and is timed at the first of them: a hand passing over the
-    cards, or one frame misread, changes nothing. A frame where no line was seen (None: no Starter found)
-    neither counts nor breaks a run."""
+    """How the line changed over a filmed race, from each frame's (seconds, line read): each line read alike
+    `settle` frames in a row, timed at the first of them (rules/settling.py)."""
     settler = LineSettler(settle)
     for seconds, line in readings:
         settler.add(seconds, line)
