@@ -2,9 +2,10 @@
 
 Every frame's line after the Starter is read as a photo's is; the line counts once it holds for a few
 frames (rules/tempus.py, `LineSettler`), so a hand over the cards or one frame misread changes nothing. The
-race is timed from the first frame. It ends when the film does, when the line is complete, when the time
-limit passes (the sheet stops sorting there: the line on the table then is judged), or, watched live, when the
-referee presses Ctrl-C. A camera that stops mid-race ends it too: the lines settled so far are judged.
+race is timed from the first frame (server/watching.py). It ends when the film does, when the line is
+complete, when the time limit passes (the sheet stops sorting there: the line on the table then is judged),
+or, watched live, when the referee presses Ctrl-C. A camera that stops mid-race ends it too: the lines
+settled so far are judged.
 """
 
 from __future__ import annotations
@@ -13,26 +14,22 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import cv2
+import numpy as np
 import typer
-from rich.console import Console
-from rich.progress import Progress
 
 from rules.tempus import LineChange, LineSettler, TempusOptions, judge
 from server.app import fail
 from server.commands.cards import print_verdict
+from server.watching import watch
 from vision.cards.lines import NoStarterError, line_digits, read_tempus_line
 from vision.cards.recognize import CardRecognizer
-from vision.sources import SourceError, is_live, timed_frames
-
-MOST_FRAMES = 1_000_000  # over nine hours at 30 fps
+from vision.sources import SourceError
 
 
 @dataclass(frozen=True)
 class WatchedRace:
-    changes: list[LineChange]  # the line as it settled, in time
+    changes: list[LineChange]  # the line as it settled, seconds from the first frame
     frames: int
-    started: float  # the first frame's time, seconds
     ended_by: str  # "film", "complete", "time", "stopped" (Ctrl-C) or "camera" (the source stopped)
 
     @property
@@ -42,57 +39,34 @@ class WatchedRace:
         if not self.changes:
             return None
         final = self.changes[-1].cards
-        return next(c.seconds for c in self.changes if c.cards == final) - self.started
+        return next(c.seconds for c in self.changes if c.cards == final)
 
 
 def watch_race(
     source: str,
     options: TempusOptions,
     recognizer: CardRecognizer | None = None,
-    on_change: Callable[[LineChange, float], None] = lambda change, started: None,
+    on_change: Callable[[LineChange], None] = lambda change: None,
 ) -> WatchedRace:
     """The race on `source` (a video file, a camera index or a stream URL), read frame by frame until it
-    ends (see the module); `on_change` hears of each line as it settles, with the first frame's time."""
+    ends (see the module); `on_change` hears of each line as it settles."""
     recognizer = recognizer or CardRecognizer()
     settler = LineSettler()
-    count, started, ended_by = 0, None, "film"
-    total = _frame_count(source)
-    with Progress(console=Console(stderr=True), transient=True) as progress:
-        task = progress.add_task(f"reading {source}", total=total)
-        try:
-            for seconds, frame in timed_frames(source, MOST_FRAMES):
-                started = seconds if started is None else started
-                if seconds - started > options.time_limit:
-                    ended_by = "time"
-                    break
-                count += 1
-                progress.advance(task)
-                change = settler.add(seconds, _line(recognizer, frame))
-                if change is not None:
-                    on_change(change, started)
-                    if judge(change.cards, options).complete:
-                        ended_by = "complete"
-                        break
-        except KeyboardInterrupt:
-            ended_by = "stopped"
-        except SourceError:
-            if not count:
-                raise
-            ended_by = "camera"
-    return WatchedRace(settler.changes, count, started or 0.0, ended_by)
+
+    def on_frame(seconds: float, frame: np.ndarray) -> str | None:
+        if seconds > options.time_limit:
+            return "time"
+        change = settler.add(seconds, _line(recognizer, frame))
+        if change is None:
+            return None
+        on_change(change)
+        return "complete" if judge(change.cards, options).complete else None
+
+    watched = watch(source, on_frame)
+    return WatchedRace(settler.changes, watched.frames, watched.ended_by)
 
 
-def _frame_count(source: str) -> int | None:
-    """A video file's frame count for the progress bar; None for a camera or a stream."""
-    if is_live(source):
-        return None
-    capture = cv2.VideoCapture(source)
-    total = int(capture.get(cv2.CAP_PROP_FRAME_COUNT))
-    capture.release()
-    return total or None
-
-
-def _line(recognizer: CardRecognizer, frame) -> tuple[int, ...] | None:
+def _line(recognizer: CardRecognizer, frame: np.ndarray) -> tuple[int, ...] | None:
     cards = recognizer(frame)
     try:
         return tuple(line_digits(read_tempus_line(recognizer.classifier, frame, cards)))
@@ -105,9 +79,9 @@ def run_video_race(source: str, options: TempusOptions, as_json: bool) -> None:
     verdict. Exit code 1 where no line was seen, or where the camera stopped mid-race (after the verdict on
     what was read until then)."""
 
-    def show(change: LineChange, started: float) -> None:
+    def show(change: LineChange) -> None:
         if not as_json:
-            typer.echo(f"{change.seconds - started:7.2f} s  3.{''.join(map(str, change.cards))}")
+            typer.echo(f"{change.seconds:7.2f} s  3.{''.join(map(str, change.cards))}")
 
     try:
         race = watch_race(source, options, on_change=show)
@@ -121,7 +95,7 @@ def run_video_race(source: str, options: TempusOptions, as_json: bool) -> None:
     finished_at = race.finished_at
     within = finished_at <= options.time_limit and race.ended_by != "time"
     if as_json:
-        laid = [{**c.to_json(), "seconds": round(c.seconds - race.started, 3)} for c in race.changes]
+        laid = [c.to_json() for c in race.changes]
         timing = {"frames": race.frames, "laid": laid, "finished_at": round(finished_at, 3), "ended_by": race.ended_by}
         typer.echo(json.dumps({**verdict.to_json(), **timing, "time_limit": options.time_limit, "within_time": within}))
     else:

@@ -6,6 +6,7 @@ import pytest
 import typer
 
 import server.tempus_video as tempus_video
+import server.watching as watching
 from models.synth.samples import CLIP_FPS, FRAMES_PER_CARD
 from rules.pi import PI_DECIMALS
 from rules.tempus import TempusOptions
@@ -43,7 +44,7 @@ def test_a_camera_that_stops_mid_race_leaves_the_verdict_on_what_was_read(monkey
                 raise SourceError("camera 0: no frame for 10 s; the camera or stream stopped")
             yield frame
 
-    monkeypatch.setattr(tempus_video, "timed_frames", stops_after_half)
+    monkeypatch.setattr(watching, "timed_frames", stops_after_half)
     with pytest.raises(typer.Exit) as ended:
         tempus_video.run_video_race(RACE, TempusOptions(), as_json=False)
     assert ended.value.exit_code == 1

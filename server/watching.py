@@ -1,0 +1,58 @@
+"""Watching a table: a video file, a camera or a stream read frame by frame, as a referee's live loop reads.
+
+One loop for every game that judges a table over time: a progress bar on stderr, times from the first frame,
+and the ways a watch ends (the film ends, the game says it is over, Ctrl-C, or the camera stops: what was
+judged until then stands).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from rich.console import Console
+from rich.progress import Progress
+
+from vision.sources import SourceError, is_live, timed_frames
+
+MOST_FRAMES = 1_000_000  # over nine hours at 30 fps
+
+
+@dataclass(frozen=True)
+class Watched:
+    frames: int  # frames read
+    ended_by: str  # "film", "stopped" (Ctrl-C), "camera" (the source stopped mid-way) or the game's reason
+
+
+def watch(source: str, on_frame: Callable[[float, np.ndarray], str | None]) -> Watched:
+    """Each frame of `source` given to `on_frame` with its seconds since the first frame, until it returns a
+    reason to stop or the watch ends otherwise. A source that gives no frame at all raises SourceError."""
+    total = None if is_live(source) else _frame_count(source)
+    frames, ended_by, started = 0, "film", None
+    with Progress(console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task(f"watching {source}", total=total)
+        try:
+            for seconds, frame in timed_frames(source, MOST_FRAMES):
+                started = seconds if started is None else started
+                frames += 1
+                progress.advance(task)
+                reason = on_frame(seconds - started, frame)
+                if reason is not None:
+                    ended_by = reason
+                    break
+        except KeyboardInterrupt:
+            ended_by = "stopped"
+        except SourceError:
+            if started is None:
+                raise
+            ended_by = "camera"
+    return Watched(frames, ended_by)
+
+
+def _frame_count(video: str) -> int | None:
+    capture = cv2.VideoCapture(video)
+    total = int(capture.get(cv2.CAP_PROP_FRAME_COUNT))
+    capture.release()
+    return total or None
