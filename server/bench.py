@@ -20,7 +20,7 @@ from vision.table import KINDS, TableReader, TableReading
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
 # A clip is read by the recogniser its game needs, as the game's live loop reads; any other clip by all three.
-CLIP_READERS = {"tempus-race": "cards", "seven-pis": "dominoes", "digit-sticks": "sticks"}
+CLIP_READERS = {"tempus-race": "cards", "seven-pis": "dominoes", "digit-game": "sticks"}
 MOST_CLIP_FRAMES = 1000
 
 

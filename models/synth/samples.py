@@ -12,6 +12,7 @@ from models.synth.dominoes import DominoSpec, render_dominoes
 from models.synth.scenes import SceneSpec, render_scene
 from models.synth.sticks import StickSceneSpec, render_stick_scene
 from rules.pi import PI_DECIMALS
+from rules.sticks import Edge, shape_for_card
 from vision.cards.artwork import CardFace, decko_style
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
@@ -47,13 +48,16 @@ STICK_SCENES = {
     "sticks-digit.jpg": (22, StickSceneSpec(split="heldout", kind="lattice", card=17, stick_px=(90, 120), max_tilt=35)),
 }
 
+# The DIGIT clip (`digit_game_frames`): the bench's stick sample laid flat in the picture's plane of turn.
+DIGIT_GAME = (22, StickSceneSpec(split="heldout", kind="lattice", stick_px=(90, 120), max_tilt=35, turn=0.35))
+
 # Dominoes for the bench: a Seven Pis table of 28 tiles (7 double-six pis) with held-out tiles and table.
 DOMINO_SCENES = {"dominoes-28.jpg": (28, DominoSpec(split="heldout", layout="pis", top=6, pis=7))}
 
 
 # The bench's clips, as a webcam films the table (MPEG-4 at CLIP_FPS, with its blocks): the race of
-# tempus-row.jpg as a player lays it, a card every FRAMES_PER_CARD frames; and the Seven Pis and DIGIT
-# tables held still for STILL_FRAMES. Every frame has the sensor's own noise (CLIP_NOISE grey levels).
+# tempus-row.jpg as a player lays it, a card every FRAMES_PER_CARD frames; the Seven Pis table held still for
+# STILL_FRAMES; a DIGIT game through two turns. Every frame has the sensor's own noise (CLIP_NOISE grey levels).
 CLIP_FPS = 8
 FRAMES_PER_CARD = 4
 STILL_FRAMES = 24
@@ -64,6 +68,29 @@ def race_frames(seed: int, spec: SceneSpec) -> Iterator[np.ndarray]:
     """The cards of the scene laid one by one, FRAMES_PER_CARD noisy frames each."""
     for laid in range(1, len(spec.faces) + 1):
         yield from filmed(render_scene(seed, replace(spec, laid=laid)).image, FRAMES_PER_CARD, seed + laid)
+
+
+def digit_game_layouts() -> list[tuple[Edge, ...]]:
+    """The DIGIT clip's layouts in turn: card 17; after a legal move (card 5); after two sticks moved at once."""
+    from rules.digit_game import Layout, one_move_away
+
+    first = tuple(sorted(shape_for_card(17)))
+    second = tuple(sorted(one_move_away(first)[3][1].apply(Layout(first))))
+    _, move = one_move_away(second)[0]
+    _, other = next((n, m) for n, m in one_move_away(move.apply(Layout(second))) if m.removed != move.added)
+    third = tuple(sorted(other.apply(move.apply(Layout(second)))))
+    return [first, second, third]
+
+
+def digit_game_frames(seed: int, spec: StickSceneSpec) -> Iterator[np.ndarray]:
+    """A DIGIT table filmed through two turns (`digit_game_layouts`), STILL_FRAMES // 2 frames each, with one
+    origin so that the sticks not moved stay where they lay."""
+    layouts = digit_game_layouts()
+    points = np.array([p for edge in layouts[0] for p in (edge.a, edge.b)], float)
+    origin = tuple((points.min(axis=0) + points.max(axis=0)) / 2)
+    for n, edges in enumerate(layouts):
+        scene = render_stick_scene(seed, replace(spec, edges=edges, origin=origin))
+        yield from filmed(scene.image, STILL_FRAMES // 2, seed + n)
 
 
 def filmed(image: np.ndarray, count: int, seed: int) -> Iterator[np.ndarray]:
@@ -111,7 +138,7 @@ def main() -> None:
     clips = {
         "tempus-race.mp4": race_frames(race_seed, race_spec),
         "seven-pis.mp4": filmed(render_dominoes(*DOMINO_SCENES["dominoes-28.jpg"]).image, STILL_FRAMES, 1),
-        "digit-sticks.mp4": filmed(render_stick_scene(*STICK_SCENES["sticks-digit.jpg"]).image, STILL_FRAMES, 2),
+        "digit-game.mp4": digit_game_frames(*DIGIT_GAME),
     }
     for name, frames in clips.items():
         print(f"wrote samples/{name}: {write_clip(SAMPLES / name, frames)} frames")

@@ -142,6 +142,9 @@ class StickSceneSpec:
     # before and after a move, rendered with one seed, differs only by the sticks moved.
     edges: tuple[Edge, ...] | None = None
     turn: float | None = None  # the layout's angle on the table (radians); else a random one
+    # With `edges`: the lattice point laid at the layout's spot on the table; else its bounding box's middle. A
+    # filmed game keeps one origin, so the sticks not moved stay where they lay.
+    origin: tuple[float, float] | None = None
     broken: str | None = None  # how an illegal layout is broken (one of BROKEN_WAYS); else a random way
 
 
@@ -153,15 +156,17 @@ def lattice_sticks(
     center: np.ndarray,
     edges: tuple[Edge, ...] | None = None,
     turn: float | None = None,
+    origin: tuple[float, float] | None = None,
 ) -> list[PlacedStick]:
     """The card's five sticks turned, flipped and laid around `center`, with a hand's placement jitter.
 
-    `edges`, if given, are laid as they are instead, and `turn` fixes the layout's angle.
+    `edges`, if given, are laid as they are instead, and `turn` fixes the layout's angle; `origin`, the
+    lattice point laid at `center` (else the middle of the layout's bounding box).
     """
     symmetry = rng.choice(SYMMETRIES)  # drawn either way, so that one seed gives one camera and table
     shape = frozenset(edges) if edges is not None else transform(shape_for_card(card), symmetry)
     points = np.array([p for e in shape for p in (e.a, e.b)], float)
-    mid = (points.min(axis=0) + points.max(axis=0)) / 2
+    mid = np.array(origin, float) if origin is not None else (points.min(axis=0) + points.max(axis=0)) / 2
     angle = rng.uniform(-math.pi, math.pi)
     angle = angle if turn is None else turn
     rot = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
@@ -406,7 +411,7 @@ def render_stick_scene(seed: int, spec: StickSceneSpec = StickSceneSpec()) -> St
         if spec.kind == "pickup":
             sticks = pickup_sticks(rng, rng.randint(*spec.n_sticks), length_mm, center)
         else:
-            sticks = lattice_sticks(rng, card, unit_mm, length_mm, center, spec.edges, spec.turn)
+            sticks = lattice_sticks(rng, card, unit_mm, length_mm, center, spec.edges, spec.turn, spec.origin)
             if spec.kind == "illegal":
                 result = illegal_sticks(rng, sticks, length_mm, thickness_mm, spec.broken)
                 if result is None:

@@ -30,10 +30,10 @@ def test_a_clip_is_read_frame_by_frame_by_its_games_recogniser_and_any_other_by_
     seed, spec = STICK_SCENES["sticks-digit.jpg"]
     samples = tmp_path / "samples"
     samples.mkdir()
-    assert write_clip(samples / "digit-sticks.mp4", filmed(render_stick_scene(seed, spec).image, 6, 0)) == 6
-    mine = shutil.copy(samples / "digit-sticks.mp4", tmp_path / "my-table.mp4")
+    assert write_clip(samples / "digit-game.mp4", filmed(render_stick_scene(seed, spec).image, 6, 0)) == 6
+    mine = shutil.copy(samples / "digit-game.mp4", tmp_path / "my-table.mp4")
     clips = run_bench(1, samples, clips=(mine,))["clips"]
-    sticks, everything = clips["digit-sticks.mp4"], clips["my-table.mp4"]
+    sticks, everything = clips["digit-game.mp4"], clips["my-table.mp4"]
     assert sticks["frames"] == everything["frames"] == 6
     assert sticks["kinds"] == ["sticks"] and sticks["found"] == {"sticks": 5}
     assert everything["kinds"] == list(KINDS) and everything["found"]["sticks"] == 5

@@ -149,9 +149,9 @@ def test_judge_tempus_times_the_race_filmed_in_a_video() -> None:
 
 
 def test_judge_tempus_on_a_video_with_no_starter_says_so() -> None:
-    result = tableref("judge", "tempus", str(SAMPLES / "digit-sticks.mp4"))
+    result = tableref("judge", "tempus", str(SAMPLES / "digit-game.mp4"))
     assert result.returncode == 1
-    assert "digit-sticks.mp4" in result.stderr and "no line after a Starter" in result.stderr
+    assert "digit-game.mp4" in result.stderr and "no line after a Starter" in result.stderr
 
 
 @pytest.mark.parametrize(("typed", "count"), [("14159", 5), ("3.1415926", 7), ("1415", 4), ("2", 0)])
