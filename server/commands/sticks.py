@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from models.synth.degrade import Degradation
 from server.app import DEGRADE_OPTION, evaluate_app, fail, judge_app, kit_app, load_photo
+
+if TYPE_CHECKING:
+    from rules.sticks import Symmetry
+    from vision.sticks.layout import TableLayout
 
 SYMMETRY_HELP = "Rotations only: a mirror image is another card (the default counts turned or flipped)."
 
@@ -161,35 +165,51 @@ def judge_digit_move(
 ) -> None:
     """Judge one DIGIT turn from two photos: exactly one stick moved, all five still touch in one pattern on
     the lattice; and the card the new layout shows. The camera must not move between the photos."""
-    from rules.digit_game import Layout, Status, judge_move
-    from rules.sticks import SYMMETRIES, card_number, normalize, transform
-
     first, second = _read_table(before), _read_table(after)
     if first.layout is None or second.layout is None:
         fail(f"{before if first.layout is None else after}: no sticks found")
         raise typer.Exit(code=1)
-    # Each photo's lattice frame is taken from its own sticks; a layout turned near 45 degrees in the picture
-    # can come back a quarter turn apart. The table itself does not turn: take the turn that moves least.
-    turned = [Layout(normalize(transform(second.layout, t)), second.layout.on_lattice) for t in SYMMETRIES[:4]]
-    verdict = min(
-        (judge_move(first.layout, layout) for layout in turned),
-        key=lambda v: (max(len(v.removed), len(v.added)), bin(v.status.value).count("1")),
-    )
-    # The groups' own stick counts give way to the tables': sticks apart from the group break the pattern.
-    status = verdict.status & ~Status.WRONG_STICK_COUNT
-    status |= (first.status() | second.status()) & (Status.WRONG_STICK_COUNT | Status.PATTERN_BROKEN)
-    names = _names(status)
-    card = card_number(second.layout, _symmetry(rotations_only)) if not status else None
-    moved = max(len(verdict.removed), len(verdict.added))
-    result = {**verdict.to_json(), "legal": not status, "status": names, "card": card, "sticks_moved": moved}
+    result = move_result(first, second, _symmetry(rotations_only))
     if as_json:
         typer.echo(json.dumps(result))
-        return
-    if not status:
-        typer.echo(f"legal move: take the stick at {verdict.removed[0]}, lay it at {verdict.added[0]}")
-        typer.echo(f"the table now shows card {card}")
     else:
-        typer.echo("not a legal move: " + "; ".join(_problems(names, moved)))
+        typer.echo(move_text(result))
+
+
+def move_result(first: TableLayout, second: TableLayout, symmetry: Symmetry) -> dict[str, Any]:
+    """The turn from one table to the next (vision.sticks.layout.TableLayout, both with a layout) as the
+    verdict's JSON: the move, whether it is legal and why not, the card the table now shows."""
+    from rules.sticks import card_number
+    from vision.sticks.layout import judged_turn
+
+    verdict, status = judged_turn(first, second)
+    names = _names(status)
+    card = card_number(second.layout, symmetry) if not status else None
+    moved = max(len(verdict.removed), len(verdict.added))
+    return {**verdict.to_json(), "legal": not status, "status": names, "card": card, "sticks_moved": moved}
+
+
+def move_text(result: dict[str, Any]) -> str:
+    """`move_result` in words."""
+    from rules.sticks import Edge
+
+    if result["legal"]:
+        removed, added = (Edge.from_json(result[k][0]) for k in ("removed", "added"))
+        return f"legal move: take the stick at {removed}, lay it at {added}; the table now shows card {result['card']}"
+    return "not a legal move: " + "; ".join(_problems(result["status"], result["sticks_moved"]))
+
+
+@judge_app.command("digit-moves")
+def judge_digit_moves(
+    source: str = typer.Argument(..., help="A video of the game (MP4, AVI...), a camera (0) or a stream URL."),
+    rotations_only: bool = typer.Option(False, "--rotations-only", help=SYMMETRY_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print the layouts and moves as JSON at the end."),
+) -> None:
+    """Referee a DIGIT game filmed or watched live: each layout once it holds still for 3 frames, and each
+    turn between two layouts judged as `digit-move` judges two photos. Ctrl-C ends a live watch."""
+    from server.digit_video import run_digit_moves
+
+    run_digit_moves(source, _symmetry(rotations_only), as_json)
 
 
 @kit_app.command("sticks")

@@ -1,0 +1,106 @@
+"""`tableref judge digit-moves VIDEO|CAMERA`: a DIGIT game refereed from a film of the table, move by move.
+
+Every frame's layout is read as a photo's is (vision/sticks/layout.py); a layout counts once it holds for a
+few frames (rules/settling.py), so a hand moving a stick, or one frame misread, is no move. Each layout that
+settles after another is judged as one turn, as `judge digit-move` judges two photos. The watch ends with the
+film, on Ctrl-C, or when the camera stops (server/watching.py); the turns judged until then stand.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import typer
+
+from rules.settling import Settler
+from server.app import fail
+from server.commands.sticks import _names, _problems, move_result, move_text
+from server.watching import watch
+from vision.sources import SourceError
+from vision.sticks import StickRecognizer
+from vision.sticks.layout import TableLayout, layout_key, table_layout
+
+if TYPE_CHECKING:
+    from rules.sticks import Symmetry
+
+
+@dataclass(frozen=True)
+class WatchedGame:
+    layouts: list[dict[str, Any]]  # each table as it settled: seconds, sticks, card, legal, status
+    moves: list[dict[str, Any]]  # each turn between two settled layouts, as `move_result`, with its seconds
+    frames: int
+    ended_by: str
+
+
+def watch_game(source: str, symmetry: Symmetry, on_settled=lambda layout, move: None) -> WatchedGame:
+    """The game on `source` (a video file, a camera index or a stream URL), read frame by frame until the
+    watch ends; `on_settled` hears of each layout as it settles, with the turn that made it (None for the
+    first layout, or where either table holds no layout)."""
+    from rules.sticks import card_number
+
+    recognizer = StickRecognizer()
+    settler: Settler[TableLayout] = Settler(key=layout_key)
+    layouts: list[dict[str, Any]] = []
+    moves: list[dict[str, Any]] = []
+
+    def on_frame(seconds: float, frame: np.ndarray) -> None:
+        settled = settler.add(seconds, table_layout(*recognizer(frame)))
+        if settled is None:
+            return
+        table, status = settled.reading, settled.reading.status()
+        card = card_number(table.layout, symmetry) if table.layout is not None and not status else None
+        layout = {
+            "seconds": round(settled.seconds, 3),
+            "sticks": len(table.sticks),
+            "card": card,
+            "legal": table.layout is not None and not status,
+            "status": _names(status),
+        }
+        layouts.append(layout)
+        before = settler.settled[-2].reading if len(settler.settled) > 1 else None
+        move = None
+        if before is not None and before.layout is not None and table.layout is not None:
+            move = {"seconds": layout["seconds"], **move_result(before, table, symmetry)}
+            moves.append(move)
+        on_settled(layout, move)
+
+    watched = watch(source, on_frame)
+    return WatchedGame(layouts, moves, watched.frames, watched.ended_by)
+
+
+def run_digit_moves(source: str, symmetry: Symmetry, as_json: bool) -> None:
+    """Referee the game on `source`: each layout and each turn as it settles (live, on a camera), then the
+    moves in all. Exit code 1 where no layout was seen, or where the camera stopped mid-game."""
+
+    def show(layout: dict[str, Any], move: dict[str, Any] | None) -> None:
+        if as_json:
+            return
+        if move is not None:
+            said = move_text(move)
+        elif layout["card"] is not None:
+            said = f"the table shows card {layout['card']}"
+        else:
+            said = f"{layout['sticks']} sticks, no card: " + "; ".join(_problems(layout["status"]))
+        typer.echo(f"{layout['seconds']:7.2f} s  {said}")
+
+    try:
+        game = watch_game(source, symmetry, on_settled=show)
+    except SourceError as exc:
+        fail(str(exc))
+        raise typer.Exit(code=1) from exc
+    if not game.layouts:
+        fail(f"{source}: no layout held still in {game.frames} frames; film the sticks from above the table")
+        raise typer.Exit(code=1)
+    legal = sum(move["legal"] for move in game.moves)
+    if as_json:
+        typer.echo(
+            json.dumps({"frames": game.frames, "ended_by": game.ended_by, "layouts": game.layouts, "moves": game.moves})
+        )
+    else:
+        typer.echo(f"{len(game.moves)} turn{'' if len(game.moves) == 1 else 's'} judged, {legal} legal")
+    if game.ended_by == "camera":
+        fail(f"{source}: the camera stopped after {game.frames} frames; the turns judged until then stand")
+        raise typer.Exit(code=1)

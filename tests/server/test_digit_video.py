@@ -1,0 +1,52 @@
+"""A DIGIT game refereed from a film: each layout as it settles, each turn judged; a camera that stops."""
+
+import json
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+import server.cli  # noqa: F401  (registers the commands)
+import server.watching as watching
+from models.synth.samples import STILL_FRAMES, digit_game_layouts
+from rules.sticks import Symmetry, card_number
+from server.app import app
+from server.digit_video import run_digit_moves
+from vision.sources import SourceError, timed_frames
+
+GAME = str(Path(__file__).resolve().parents[2] / "samples" / "digit-game.mp4")
+TURN = STILL_FRAMES // 2  # frames each layout of the sample game is filmed for
+
+
+def test_the_sample_game_is_read_layout_by_layout_and_each_turn_judged() -> None:
+    """Card 17, a legal move to card 5, then two sticks moved at once: the layouts settle at their first
+    frames, the first turn is legal and shows card 5, the second is not, with two sticks moved."""
+    result = CliRunner().invoke(app, ["judge", "digit-moves", GAME, "--json"])
+    assert result.exit_code == 0, result.output
+    game = json.loads(result.stdout)
+    cards = [card_number(edges) for edges in digit_game_layouts()]
+    assert [layout["card"] for layout in game["layouts"]] == cards
+    assert [layout["seconds"] for layout in game["layouts"]] == [n * TURN / 8 for n in range(3)]
+    first, second = game["moves"]
+    assert first["legal"] and first["card"] == cards[1] and first["sticks_moved"] == 1
+    assert not second["legal"] and second["status"] == ["several_sticks_moved"] and second["sticks_moved"] == 2
+    text = CliRunner().invoke(app, ["judge", "digit-moves", GAME]).stdout
+    assert f"the table now shows card {cards[1]}" in text and "several sticks moved (2)" in text
+    assert text.rstrip().endswith("2 turns judged, 1 legal")
+
+
+def test_a_camera_that_stops_mid_game_leaves_the_turns_judged(monkeypatch, capsys) -> None:
+    def stops_in_the_second_turn(source: str, count: int):
+        for n, frame in enumerate(timed_frames(source, count)):
+            if n == TURN * 2 - 1:
+                raise SourceError("camera 0: no frame for 10 s; the camera or stream stopped")
+            yield frame
+
+    monkeypatch.setattr(watching, "timed_frames", stops_in_the_second_turn)
+    with pytest.raises(typer.Exit) as ended:
+        run_digit_moves(GAME, Symmetry.ALL_EIGHT, as_json=False)
+    assert ended.value.exit_code == 1
+    out, err = capsys.readouterr()
+    assert "1 turn judged, 1 legal" in out
+    assert f"the camera stopped after {TURN * 2 - 1} frames" in err
