@@ -38,6 +38,17 @@ def _cannot_open(source: int | str) -> str:
     return f"{source}: cannot be opened as a video; check that it is a video file OpenCV can decode (MP4, AVI...)"
 
 
+def _quietly_opened(source: int | str) -> cv2.VideoCapture:
+    """The capture, opened without OpenCV's own warnings (V4L2, FFmpeg) on stderr: where it fails, SourceError
+    says what to check in the player's words."""
+    level = cv2.utils.logging.getLogLevel()
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+    try:
+        return cv2.VideoCapture(source)
+    finally:
+        cv2.utils.logging.setLogLevel(level)
+
+
 def frames(spec: str, count: int, timeout_s: float = 10.0) -> Iterator[np.ndarray]:
     """Up to `count` good frames. Undecodable frames are skipped; a source that gives none in `timeout_s`
     (a camera unplugged or busy, a dead URL) raises SourceError."""
@@ -56,7 +67,7 @@ def timed_frames(spec: str, count: int, timeout_s: float = 10.0) -> Iterator[tup
         return
     if isinstance(source, str) and "://" not in source and not Path(source).exists():
         raise SourceError(f"{source}: no such file; give a camera index (0), a video or image file, or a URL")
-    capture = cv2.VideoCapture(source)
+    capture = _quietly_opened(source)
     try:
         if not capture.isOpened():
             raise SourceError(_cannot_open(source))

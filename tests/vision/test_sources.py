@@ -16,9 +16,10 @@ def test_an_undecodable_video_is_not_called_a_camera(tmp_path) -> None:
     assert "video file" in str(error.value) and "plugged" not in str(error.value)
 
 
-def test_a_missing_camera_is_named_as_one() -> None:
+def test_a_missing_camera_is_named_as_one_and_opencv_keeps_its_own_warnings(capfd) -> None:
     with pytest.raises(SourceError, match=r"camera 97: .*plugged in"):
         next(frames("97", 1, timeout_s=1))
+    assert "WARN" not in capfd.readouterr().err  # OpenCV's V4L2 and FFmpeg lines would only confuse
 
 
 def test_a_video_files_frames_come_with_their_times(tmp_path) -> None:
