@@ -276,6 +276,9 @@ class DominoSpec:
     # For the pis layout: these tiles exactly, as (pi, ((row, col), (row, col)), (pips on the first cell,
     # pips on the second)) on the pi's own grid (row 0 the back), e.g. a Seven Pis game's placements.
     placed: tuple[tuple[int, tuple[tuple[int, int], tuple[int, int]], tuple[int, int]], ...] | None = None
+    # Only the first `laid` tiles (pi by pi in a pis layout) lie on the table, the scene otherwise the same: a
+    # game filmed as its tiles are laid.
+    laid: int | None = None
 
 
 class _Lens:
@@ -496,12 +499,17 @@ def render_dominoes(seed: int, spec: DominoSpec = DominoSpec()) -> DominoScene:
     styles = [style if spec.one_set else random_tile_style(rng, spec.split, top) for _ in tiles]
     outlines = [p.outline(s.width) for (p, _), s in zip(tiles, styles, strict=True)]
     distractors = _draw_distractors(rng, image, lens, outlines, spec)
-    _cast_shadows(rng, image, lens, tiles, styles)
+    laid = len(tiles) if spec.laid is None else spec.laid
+    _cast_shadows(rng, image, lens, tiles[:laid], styles[:laid])
+    # A tile not yet laid is drawn aside all the same, so that the tiles laid look the same in every frame.
+    aside = np.zeros_like(image) if laid < len(tiles) else image
     truth = []
     order = sorted(range(len(tiles)), key=lambda i: -lens.depth(tiles[i][0].center))
     for i in order:  # far to near, so nearer tiles hide the sides of farther ones
         (pose, kind), st = tiles[i], styles[i]
-        _draw_block(rng, image, lens, pose, st)
+        _draw_block(rng, image if i < laid else aside, lens, pose, st)
+        if i >= laid:
+            continue
         corners = lens.project(pose.outline(st.width), st.thickness).astype(np.float32)
         halves = lens.project(pose.halves(st.width), st.thickness).astype(np.float32)
         truth.append((i, TruthTile(pose.pips, corners, halves, kind)))

@@ -1,12 +1,13 @@
-"""The bench's race clip is one scene filmed as a player lays it: the same table, camera and cards in every
-frame, each card from the frame it is laid in."""
+"""The bench's clips are one scene each, filmed as it is laid: the same table, camera and cards (or tiles) in
+every frame, each card or tile from the frame it is laid in."""
 
 from dataclasses import replace
 
 import cv2
 import numpy as np
 
-from models.synth.samples import SAMPLE_SCENES
+from models.synth.dominoes import render_dominoes
+from models.synth.samples import DOMINO_SCENES, SAMPLE_SCENES
 from models.synth.scenes import SceneSpec, render_scene
 
 MARGIN = 24  # px: a card's shadow, the blur and JPEG's 16 px blocks reach past its outline
@@ -31,3 +32,17 @@ def test_a_scene_laid_in_part_is_the_whole_scene_without_the_cards_not_yet_laid(
             difference = np.abs(part.image.astype(int) - whole.image.astype(int)).max(axis=2)
             assert np.percentile(difference[away], 99.9) <= 2  # the same picture there, up to JPEG's rounding
             assert difference[~away].mean() > 5  # and the cards not yet laid are not there
+
+
+def test_a_table_of_pis_laid_in_part_is_the_whole_table_without_the_tiles_not_yet_laid() -> None:
+    seed, spec = DOMINO_SCENES["dominoes-28.jpg"]
+    whole = render_dominoes(seed, spec)
+    for laid in (4, 12):
+        part = render_dominoes(seed, replace(spec, laid=laid))
+        assert [t.pips for t in part.tiles] == [t.pips for t in whole.tiles[:laid]]
+        for mine, theirs in zip(part.tiles, whole.tiles, strict=False):
+            np.testing.assert_array_equal(mine.corners, theirs.corners)
+        away = _outside([t.corners for t in whole.tiles[laid:]], whole.image.shape)
+        difference = np.abs(part.image.astype(int) - whole.image.astype(int)).max(axis=2)
+        assert np.percentile(difference[away], 99.9) <= 2
+        assert difference[~away].mean() > 5
