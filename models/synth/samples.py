@@ -1,7 +1,7 @@
 """Write the sample pictures and clips in samples/ (the demo photo and the bench set).
 Run: python -m models.synth.samples"""
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -56,18 +56,31 @@ DOMINO_SCENES = {"dominoes-28.jpg": (28, DominoSpec(split="heldout", layout="pis
 
 
 # The bench's clips, as a webcam films the table (MPEG-4 at CLIP_FPS, with its blocks): the race of
-# tempus-row.jpg as a player lays it, a card every FRAMES_PER_CARD frames; the Seven Pis table held still for
-# STILL_FRAMES; a DIGIT game through two turns. Every frame has the sensor's own noise (CLIP_NOISE grey levels).
+# tempus-row.jpg as a player lays it, a card a step; the Seven Pis table of dominoes-28.jpg, a pi a step; a
+# DIGIT game through two turns. Each step is filmed for FRAMES_PER_STEP frames, each frame with the sensor's own
+# noise (CLIP_NOISE grey levels).
 CLIP_FPS = 8
-FRAMES_PER_CARD = 4
-STILL_FRAMES = 24
+FRAMES_PER_STEP = 4
 CLIP_NOISE = 2.0
 
 
+def laid_frames(render: Callable[[int], np.ndarray], counts: Iterable[int], seed: int) -> Iterator[np.ndarray]:
+    """One scene filmed as it is laid: for each count, `render(count)` (the scene with that many things laid)
+    for FRAMES_PER_STEP noisy frames."""
+    for laid in counts:
+        yield from filmed(render(laid), FRAMES_PER_STEP, seed + laid)
+
+
 def race_frames(seed: int, spec: SceneSpec) -> Iterator[np.ndarray]:
-    """The cards of the scene laid one by one, FRAMES_PER_CARD noisy frames each."""
-    for laid in range(1, len(spec.faces) + 1):
-        yield from filmed(render_scene(seed, replace(spec, laid=laid)).image, FRAMES_PER_CARD, seed + laid)
+    """The cards of the scene laid one by one."""
+    return laid_frames(lambda n: render_scene(seed, replace(spec, laid=n)).image, range(1, len(spec.faces) + 1), seed)
+
+
+def pis_frames(seed: int, spec: DominoSpec) -> Iterator[np.ndarray]:
+    """The pis of the scene laid one by one, each whole."""
+    per_pi = 4 if spec.top == 6 else 5
+    counts = range(per_pi, spec.pis * per_pi + 1, per_pi)
+    return laid_frames(lambda n: render_dominoes(seed, replace(spec, laid=n)).image, counts, seed)
 
 
 def digit_game_layouts() -> list[tuple[Edge, ...]]:
@@ -83,14 +96,14 @@ def digit_game_layouts() -> list[tuple[Edge, ...]]:
 
 
 def digit_game_frames(seed: int, spec: StickSceneSpec) -> Iterator[np.ndarray]:
-    """A DIGIT table filmed through two turns (`digit_game_layouts`), STILL_FRAMES // 2 frames each, with one
-    origin so that the sticks not moved stay where they lay."""
+    """A DIGIT table filmed through two turns (`digit_game_layouts`), with one origin so that the sticks not
+    moved stay where they lay."""
     layouts = digit_game_layouts()
     points = np.array([p for edge in layouts[0] for p in (edge.a, edge.b)], float)
     origin = tuple((points.min(axis=0) + points.max(axis=0)) / 2)
-    for n, edges in enumerate(layouts):
-        scene = render_stick_scene(seed, replace(spec, edges=edges, origin=origin))
-        yield from filmed(scene.image, STILL_FRAMES // 2, seed + n)
+    return laid_frames(
+        lambda n: render_stick_scene(seed, replace(spec, edges=layouts[n], origin=origin)).image, range(3), seed
+    )
 
 
 def filmed(image: np.ndarray, count: int, seed: int) -> Iterator[np.ndarray]:
@@ -137,7 +150,7 @@ def main() -> None:
     race_seed, race_spec = SAMPLE_SCENES["tempus-row.jpg"]
     clips = {
         "tempus-race.mp4": race_frames(race_seed, race_spec),
-        "seven-pis.mp4": filmed(render_dominoes(*DOMINO_SCENES["dominoes-28.jpg"]).image, STILL_FRAMES, 1),
+        "seven-pis.mp4": pis_frames(*DOMINO_SCENES["dominoes-28.jpg"]),
         "digit-game.mp4": digit_game_frames(*DIGIT_GAME),
     }
     for name, frames in clips.items():

@@ -1,6 +1,6 @@
 import shutil
 
-from models.synth.samples import FRAMES_PER_CARD, SAMPLE_SCENES, STICK_SCENES, filmed, write_clip
+from models.synth.samples import FRAMES_PER_STEP, SAMPLE_SCENES, STICK_SCENES, filmed, write_clip
 from models.synth.scenes import render_scene
 from models.synth.sticks import render_stick_scene
 from server.bench import SAMPLES, run_bench
@@ -47,10 +47,10 @@ def test_the_race_clip_shows_each_card_from_the_frame_it_is_laid_in() -> None:
     seed, spec = SAMPLE_SCENES["tempus-row.jpg"]
     truth = [card.face.label for card in render_scene(seed, spec).cards]
     clip = list(frames(str(SAMPLES / "tempus-race.mp4"), 1000))
-    assert len(clip) == len(truth) * FRAMES_PER_CARD
+    assert len(clip) == len(truth) * FRAMES_PER_STEP
     reader = CardRecognizer()
     right = 0
     for laid in range(1, len(truth) + 1):
-        read = sorted(card.face.label for card in reader(clip[laid * FRAMES_PER_CARD - 1]))
+        read = sorted(card.face.label for card in reader(clip[laid * FRAMES_PER_STEP - 1]))
         right += read == sorted(truth[:laid])
     assert right >= len(truth) - 1

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from models.synth.samples import CLIP_FPS, FRAMES_PER_CARD, SAMPLE_SCENES
+from models.synth.samples import CLIP_FPS, FRAMES_PER_STEP, SAMPLE_SCENES
 from models.synth.scenes import render_scene
 from rules.pi import PI_DECIMALS
 
@@ -133,7 +133,7 @@ def test_judge_tempus_on_the_demo_photo() -> None:
 
 
 def test_judge_tempus_times_the_race_filmed_in_a_video() -> None:
-    """The sample race, a card laid every FRAMES_PER_CARD frames: the line read as it grew, one card at a
+    """The sample race, a card laid every FRAMES_PER_STEP frames: the line read as it grew, one card at a
     time, each timed to the frame it was laid in; judged as the photo of the finished line is."""
     result = tableref("judge", "tempus", str(SAMPLES / "tempus-race.mp4"), "--json")
     assert result.returncode == 0, result.stderr
@@ -142,7 +142,7 @@ def test_judge_tempus_times_the_race_filmed_in_a_video() -> None:
     laid = race["laid"]
     assert [len(step["cards"]) for step in laid] == list(range(len(race["cards"]) + 1))
     assert all(later["cards"][:-1] == earlier["cards"] for earlier, later in pairwise(laid))
-    card_turn = FRAMES_PER_CARD / CLIP_FPS
+    card_turn = FRAMES_PER_STEP / CLIP_FPS
     for step in laid:
         assert abs(step["seconds"] - len(step["cards"]) * card_turn) < 1.01 / CLIP_FPS
     assert race["finished_at"] == laid[-1]["seconds"] and race["within_time"]

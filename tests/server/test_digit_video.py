@@ -9,14 +9,14 @@ from typer.testing import CliRunner
 
 import server.cli  # noqa: F401  (registers the commands)
 import server.watching as watching
-from models.synth.samples import STILL_FRAMES, digit_game_layouts
+from models.synth.samples import CLIP_FPS, FRAMES_PER_STEP, digit_game_layouts
 from rules.sticks import Symmetry, card_number
 from server.app import app
 from server.digit_video import run_digit_moves
 from vision.sources import SourceError, timed_frames
 
 GAME = str(Path(__file__).resolve().parents[2] / "samples" / "digit-game.mp4")
-TURN = STILL_FRAMES // 2  # frames each layout of the sample game is filmed for
+TURN = FRAMES_PER_STEP  # frames each layout of the sample game is filmed for
 
 
 def test_the_sample_game_is_read_layout_by_layout_and_each_turn_judged() -> None:
@@ -27,7 +27,7 @@ def test_the_sample_game_is_read_layout_by_layout_and_each_turn_judged() -> None
     game = json.loads(result.stdout)
     cards = [card_number(edges) for edges in digit_game_layouts()]
     assert [layout["card"] for layout in game["layouts"]] == cards
-    assert [layout["seconds"] for layout in game["layouts"]] == [n * TURN / 8 for n in range(3)]
+    assert [layout["seconds"] for layout in game["layouts"]] == [n * TURN / CLIP_FPS for n in range(3)]
     first, second = game["moves"]
     assert first["legal"] and first["card"] == cards[1] and first["sticks_moved"] == 1
     assert not second["legal"] and second["status"] == ["several_sticks_moved"] and second["sticks_moved"] == 2

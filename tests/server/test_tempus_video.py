@@ -7,13 +7,13 @@ import typer
 
 import server.tempus_video as tempus_video
 import server.watching as watching
-from models.synth.samples import CLIP_FPS, FRAMES_PER_CARD
+from models.synth.samples import CLIP_FPS, FRAMES_PER_STEP
 from rules.pi import PI_DECIMALS
 from rules.tempus import TempusOptions
 from vision.sources import SourceError, timed_frames
 
 RACE = str(Path(__file__).resolve().parents[2] / "samples" / "tempus-race.mp4")
-CARD_TURN = FRAMES_PER_CARD / CLIP_FPS  # seconds between cards laid in the sample race
+CARD_TURN = FRAMES_PER_STEP / CLIP_FPS  # seconds between cards laid in the sample race
 
 
 def test_a_race_ends_when_its_line_is_complete() -> None:
