@@ -19,7 +19,7 @@ from vision.sources import VIDEO_SUFFIXES, frames
 from vision.table import KINDS, TableReader, TableReading
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
-# A clip is read by the recogniser its game needs, as the game's live loop reads; any other clip by all three.
+# A sample clip is read by the recogniser its game needs, as the game's live loop reads; any other by all three.
 CLIP_READERS = {"tempus-race": "cards", "seven-pis": "dominoes", "digit-game": "sticks"}
 MOST_CLIP_FRAMES = 1000
 
@@ -75,13 +75,13 @@ def run_bench(repeat: int, samples: Path = SAMPLES, clips: tuple[Path, ...] = ()
     if mat.is_file():
         results["calibration"] = bench_calibration(load_image(mat), repeat)
         console.print(f"calibration ({mat.name}): {results['calibration']['total_ms']:.1f} ms per frame, one core")
-    videos = sorted(p for p in samples.iterdir() if p.suffix.lower() in VIDEO_SUFFIXES) + list(clips)
+    own = sorted(p for p in samples.iterdir() if p.suffix.lower() in VIDEO_SUFFIXES)
+    videos = [(video, CLIP_READERS.get(video.stem, "all")) for video in own] + [(video, "all") for video in clips]
     if videos:
         with Progress(console=Console(stderr=True), transient=True) as progress:
             task = progress.add_task("reading the clips", total=len(videos))
             results["clips"] = {}
-            for video in videos:
-                name = CLIP_READERS.get(video.stem, "all")
+            for video, name in videos:
                 kinds = KINDS if name == "all" else (name,)
                 results["clips"][video.name] = bench_clip(video, readers[name], kinds)
                 progress.advance(task)
