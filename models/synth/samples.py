@@ -48,7 +48,7 @@ STICK_SCENES = {
     "sticks-digit.jpg": (22, StickSceneSpec(split="heldout", kind="lattice", card=17, stick_px=(90, 120), max_tilt=35)),
 }
 
-# The DIGIT clip (`digit_game_frames`): the bench's stick sample laid flat in the picture's plane of turn.
+# The DIGIT clip (`digit_game_frames`): the bench's stick sample's camera and table, the layout at one fixed turn.
 DIGIT_GAME = (22, StickSceneSpec(split="heldout", kind="lattice", stick_px=(90, 120), max_tilt=35, turn=0.35))
 
 # Dominoes for the bench: a Seven Pis table of 28 tiles (7 double-six pis) with held-out tiles and table.
