@@ -2,15 +2,18 @@
 
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 import typer
 
 import server.tempus_video as tempus_video
 import server.watching as watching
-from models.synth.samples import CLIP_FPS, FRAMES_PER_STEP
+from models.synth.samples import CLIP_FPS, FRAMES_PER_STEP, SAMPLE_SCENES, write_clip
+from models.synth.scenes import render_scene
 from rules.pi import PI_DECIMALS
 from rules.tempus import TempusOptions
-from vision.sources import SourceError, timed_frames
+from vision.sources import SourceError, frames, timed_frames
 
 RACE = str(Path(__file__).resolve().parents[2] / "samples" / "tempus-race.mp4")
 CARD_TURN = FRAMES_PER_STEP / CLIP_FPS  # seconds between cards laid in the sample race
@@ -51,3 +54,23 @@ def test_a_camera_that_stops_mid_race_leaves_the_verdict_on_what_was_read(monkey
     out, err = capsys.readouterr()
     assert "3.141592\n" in out and "consecutive correct: 6 of 50" in out
     assert "the camera stopped after 30 frames" in err
+
+
+def test_a_hand_over_the_finished_line_does_not_move_the_finish(tmp_path) -> None:
+    """The finished line filmed still, with a hand over its last three cards for 2 frames (a glimpse: no
+    change), then for 8 (the shorter line settles, and the whole line again once the hand is gone): the race
+    is judged on the whole line and finished when it first settled."""
+    seed, spec = SAMPLE_SCENES["tempus-row.jpg"]
+    truth = render_scene(seed, spec).cards
+    finished = list(frames(RACE, 1000))[-1]
+    hand = finished.copy()
+    covered = np.concatenate([card.corners for card in truth[-3:]])
+    cv2.fillConvexPoly(hand, cv2.convexHull(covered.astype(np.int32)), (90, 140, 200))  # a palm's colour
+    clip = tmp_path / "hand.mp4"
+    write_clip(clip, iter([finished] * 6 + [hand] * 2 + [finished] * 6 + [hand] * 8 + [finished] * 6))
+    race = tempus_video.watch_race(str(clip), TempusOptions())
+    lines = [change.cards for change in race.changes]
+    whole = lines[0]
+    assert len(whole) == len(truth) - 1  # every card after the Starter
+    assert len(lines) == 3 and len(lines[1]) < len(whole) and lines[2] == whole
+    assert race.finished_at == 0.0
