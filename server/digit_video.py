@@ -9,6 +9,7 @@ film, on Ctrl-C, or when the camera stops (server/watching.py); the turns judged
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +18,7 @@ import typer
 
 from rules.settling import Settler
 from server.app import fail
-from server.commands.sticks import _names, _problems, move_result, move_text
+from server.commands.sticks import move_result, move_text, problem_texts, status_names
 from server.watching import watch
 from vision.sources import SourceError
 from vision.sticks import StickRecognizer
@@ -35,7 +36,11 @@ class WatchedGame:
     ended_by: str
 
 
-def watch_game(source: str, symmetry: Symmetry, on_settled=lambda layout, move: None) -> WatchedGame:
+def watch_game(
+    source: str,
+    symmetry: Symmetry,
+    on_settled: Callable[[dict[str, Any], dict[str, Any] | None], None] = lambda layout, move: None,
+) -> WatchedGame:
     """The game on `source` (a video file, a camera index or a stream URL), read frame by frame until the
     watch ends; `on_settled` hears of each layout as it settles, with the turn that made it (None for the
     first layout, or where either table holds no layout)."""
@@ -57,7 +62,7 @@ def watch_game(source: str, symmetry: Symmetry, on_settled=lambda layout, move: 
             "sticks": len(table.sticks),
             "card": card,
             "legal": table.layout is not None and not status,
-            "status": _names(status),
+            "status": status_names(status),
         }
         layouts.append(layout)
         before = settler.settled[-2].reading if len(settler.settled) > 1 else None
@@ -83,7 +88,7 @@ def run_digit_moves(source: str, symmetry: Symmetry, as_json: bool) -> None:
         elif layout["card"] is not None:
             said = f"the table shows card {layout['card']}"
         else:
-            said = f"{layout['sticks']} sticks, no card: " + "; ".join(_problems(layout["status"]))
+            said = f"{layout['sticks']} sticks, no card: " + "; ".join(problem_texts(layout["status"]))
         typer.echo(f"{layout['seconds']:7.2f} s  {said}")
 
     try:

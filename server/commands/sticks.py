@@ -13,6 +13,7 @@ from models.synth.degrade import Degradation
 from server.app import DEGRADE_OPTION, evaluate_app, fail, judge_app, kit_app, load_photo
 
 if TYPE_CHECKING:
+    from rules.digit_game import Status
     from rules.sticks import Symmetry
     from vision.sticks.layout import TableLayout
 
@@ -42,11 +43,13 @@ def _symmetry(rotations_only: bool):
     return Symmetry.ROTATIONS_ONLY if rotations_only else Symmetry.ALL_EIGHT
 
 
-def _names(status) -> list[str]:
+def status_names(status: Status) -> list[str]:
+    """A DIGIT status's flags as the verdict's JSON names them."""
     return [(flag.name or "").lower() for flag in status]
 
 
-def _problems(names: list[str], moved: int = 0) -> list[str]:
+def problem_texts(names: list[str], moved: int = 0) -> list[str]:
+    """What the verdict says for each problem named (`status_names`); `moved`: how many sticks moved."""
     return [
         f"{PROBLEMS[name]} ({moved})" if name == "several_sticks_moved" else PROBLEMS.get(name, name) for name in names
     ]
@@ -120,7 +123,7 @@ def judge_digit(
         "sticks": len(table.sticks),
         "card": card,
         "legal": not status,
-        "status": _names(status),
+        "status": status_names(status),
         "layout": table.layout.to_json() if table.layout else None,
         "cards": list(dict.fromkeys(cards)),
         "matches": matches,
@@ -144,7 +147,7 @@ def _print_layout(result: dict, table, away) -> None:
     if result["card"] is not None:
         typer.echo(f"card {result['card']}")
     else:
-        typer.echo("no card: " + "; ".join(_problems(result["status"])))
+        typer.echo("no card: " + "; ".join(problem_texts(result["status"])))
     if result["cards"]:
         given = ", ".join(str(c) for c in result["cards"])
         matched = ", ".join(str(c) for c in result["matches"])
@@ -183,7 +186,7 @@ def move_result(first: TableLayout, second: TableLayout, symmetry: Symmetry) -> 
     from vision.sticks.layout import judged_turn
 
     verdict, status = judged_turn(first, second)
-    names = _names(status)
+    names = status_names(status)
     card = card_number(second.layout, symmetry) if not status else None
     moved = max(len(verdict.removed), len(verdict.added))
     return {**verdict.to_json(), "legal": not status, "status": names, "card": card, "sticks_moved": moved}
@@ -196,7 +199,7 @@ def move_text(result: dict[str, Any]) -> str:
     if result["legal"]:
         removed, added = (Edge.from_json(result[k][0]) for k in ("removed", "added"))
         return f"legal move: take the stick at {removed}, lay it at {added}; the table now shows card {result['card']}"
-    return "not a legal move: " + "; ".join(_problems(result["status"], result["sticks_moved"]))
+    return "not a legal move: " + "; ".join(problem_texts(result["status"], result["sticks_moved"]))
 
 
 @judge_app.command("digit-moves")
