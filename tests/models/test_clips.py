@@ -20,18 +20,24 @@ def _outside(quads: list[np.ndarray], shape: tuple[int, ...]) -> np.ndarray:
     return cv2.dilate(mask, np.ones((2 * MARGIN + 1, 2 * MARGIN + 1), np.uint8)) == 0
 
 
+def _assert_laid_in_part(part: np.ndarray, whole: np.ndarray, laid: list, every: list) -> None:
+    """The partial render's objects `laid` are the whole render's first ones (`every`), in place, and its
+    picture is the whole one's but where the objects not yet laid lie."""
+    for mine, theirs in zip(laid, every, strict=False):
+        np.testing.assert_array_equal(mine.corners, theirs.corners)
+    away = _outside([thing.corners for thing in every[len(laid) :]], whole.shape)
+    difference = np.abs(part.astype(int) - whole.astype(int)).max(axis=2)
+    assert np.percentile(difference[away], 99.9) <= 2  # the same picture there, up to JPEG's rounding
+    assert difference[~away].mean() > 5  # and what is not yet laid is not there
+
+
 def test_a_scene_laid_in_part_is_the_whole_scene_without_the_cards_not_yet_laid() -> None:
     for seed, spec in (SAMPLE_SCENES["tempus-row.jpg"], (5, SceneSpec(layout="row", n_cards=(6, 6)))):
         whole = render_scene(seed, spec)
         for laid in (1, 4):
             part = render_scene(seed, replace(spec, laid=laid))
             assert [c.face for c in part.cards] == [c.face for c in whole.cards[:laid]]
-            for mine, theirs in zip(part.cards, whole.cards, strict=False):
-                np.testing.assert_array_equal(mine.corners, theirs.corners)
-            away = _outside([c.corners for c in whole.cards[laid:]], whole.image.shape)
-            difference = np.abs(part.image.astype(int) - whole.image.astype(int)).max(axis=2)
-            assert np.percentile(difference[away], 99.9) <= 2  # the same picture there, up to JPEG's rounding
-            assert difference[~away].mean() > 5  # and the cards not yet laid are not there
+            _assert_laid_in_part(part.image, whole.image, part.cards, whole.cards)
 
 
 def test_a_table_of_pis_laid_in_part_is_the_whole_table_without_the_tiles_not_yet_laid() -> None:
@@ -40,9 +46,4 @@ def test_a_table_of_pis_laid_in_part_is_the_whole_table_without_the_tiles_not_ye
     for laid in (4, 12):
         part = render_dominoes(seed, replace(spec, laid=laid))
         assert [t.pips for t in part.tiles] == [t.pips for t in whole.tiles[:laid]]
-        for mine, theirs in zip(part.tiles, whole.tiles, strict=False):
-            np.testing.assert_array_equal(mine.corners, theirs.corners)
-        away = _outside([t.corners for t in whole.tiles[laid:]], whole.image.shape)
-        difference = np.abs(part.image.astype(int) - whole.image.astype(int)).max(axis=2)
-        assert np.percentile(difference[away], 99.9) <= 2
-        assert difference[~away].mean() > 5
+        _assert_laid_in_part(part.image, whole.image, part.tiles, whole.tiles)
