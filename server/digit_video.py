@@ -19,8 +19,7 @@ import typer
 from rules.settling import Settler
 from server.app import fail
 from server.commands.sticks import move_result, move_text, problem_texts, status_names
-from server.watching import watch
-from vision.sources import SourceError
+from server.watching import Watched, exit_if_camera_stopped, watch, watched_or_exit
 from vision.sticks import StickRecognizer
 from vision.sticks.layout import TableLayout, layout_key, table_layout
 
@@ -32,8 +31,7 @@ if TYPE_CHECKING:
 class WatchedGame:
     layouts: list[dict[str, Any]]  # each table as it settled: seconds, sticks, card, legal, status
     moves: list[dict[str, Any]]  # each turn between two settled layouts, as `move_result`, with its seconds
-    frames: int
-    ended_by: str
+    watched: Watched
 
 
 def watch_game(
@@ -73,7 +71,7 @@ def watch_game(
         on_settled(layout, move)
 
     watched = watch(source, on_frame)
-    return WatchedGame(layouts, moves, watched.frames, watched.ended_by)
+    return WatchedGame(layouts, moves, watched)
 
 
 def run_digit_moves(source: str, symmetry: Symmetry, as_json: bool) -> None:
@@ -91,21 +89,14 @@ def run_digit_moves(source: str, symmetry: Symmetry, as_json: bool) -> None:
             said = f"{layout['sticks']} sticks, no card: " + "; ".join(problem_texts(layout["status"]))
         typer.echo(f"{layout['seconds']:7.2f} s  {said}")
 
-    try:
-        game = watch_game(source, symmetry, on_settled=show)
-    except SourceError as exc:
-        fail(str(exc))
-        raise typer.Exit(code=1) from exc
+    game = watched_or_exit(lambda: watch_game(source, symmetry, on_settled=show))
+    watched = game.watched
     if not game.layouts:
-        fail(f"{source}: no layout held still in {game.frames} frames; film the sticks from above the table")
+        fail(f"{source}: no layout held still in {watched.frames} frames; film the sticks from above the table")
         raise typer.Exit(code=1)
     legal = sum(move["legal"] for move in game.moves)
     if as_json:
-        typer.echo(
-            json.dumps({"frames": game.frames, "ended_by": game.ended_by, "layouts": game.layouts, "moves": game.moves})
-        )
+        typer.echo(json.dumps({**watched.to_json(), "layouts": game.layouts, "moves": game.moves}))
     else:
         typer.echo(f"{len(game.moves)} turn{'' if len(game.moves) == 1 else 's'} judged, {legal} legal")
-    if game.ended_by == "camera":
-        fail(f"{source}: the camera stopped after {game.frames} frames; the turns judged until then stand")
-        raise typer.Exit(code=1)
+    exit_if_camera_stopped(source, watched, "the turns judged until then stand")

@@ -20,17 +20,15 @@ import typer
 from rules.tempus import LineChange, LineSettler, TempusOptions, judge
 from server.app import fail
 from server.commands.cards import print_verdict
-from server.watching import watch
+from server.watching import Watched, exit_if_camera_stopped, watch, watched_or_exit
 from vision.cards.lines import NoStarterError, line_digits, read_tempus_line
 from vision.cards.recognize import CardRecognizer
-from vision.sources import SourceError
 
 
 @dataclass(frozen=True)
 class WatchedRace:
     changes: list[LineChange]  # the line as it settled, seconds from the first frame
-    frames: int
-    ended_by: str  # "film", "complete", "time", "stopped" (Ctrl-C) or "camera" (the source stopped)
+    watched: Watched  # ended by the film, "complete", "time", Ctrl-C or the camera stopping
 
     @property
     def finished_at(self) -> float | None:
@@ -63,7 +61,7 @@ def watch_race(
         return "complete" if judge(change.cards, options).complete else None
 
     watched = watch(source, on_frame)
-    return WatchedRace(settler.changes, watched.frames, watched.ended_by)
+    return WatchedRace(settler.changes, watched)
 
 
 def _line(recognizer: CardRecognizer, frame: np.ndarray) -> tuple[int, ...] | None:
@@ -83,25 +81,20 @@ def run_video_race(source: str, options: TempusOptions, as_json: bool) -> None:
         if not as_json:
             typer.echo(f"{change.seconds:7.2f} s  3.{''.join(map(str, change.cards))}")
 
-    try:
-        race = watch_race(source, options, on_change=show)
-    except SourceError as exc:
-        fail(str(exc))
-        raise typer.Exit(code=1) from exc
+    race = watched_or_exit(lambda: watch_race(source, options, on_change=show))
+    watched = race.watched
     if not race.changes:
-        fail(f"{source}: no line after a Starter held still in {race.frames} frames; film the Starter and the cards")
+        fail(f"{source}: no line after a Starter held still in {watched.frames} frames; film the Starter and the cards")
         raise typer.Exit(code=1)
     verdict = judge(race.changes[-1].cards, options)
     finished_at = race.finished_at
-    within = finished_at <= options.time_limit and race.ended_by != "time"
+    within = finished_at <= options.time_limit and watched.ended_by != "time"
     if as_json:
         laid = [c.to_json() for c in race.changes]
-        timing = {"frames": race.frames, "laid": laid, "finished_at": round(finished_at, 3), "ended_by": race.ended_by}
+        timing = {**watched.to_json(), "laid": laid, "finished_at": round(finished_at, 3)}
         typer.echo(json.dumps({**verdict.to_json(), **timing, "time_limit": options.time_limit, "within_time": within}))
     else:
         print_verdict(verdict, options)
         limit = f"the limit for {options.digits} digits is {options.time_limit:g} s"
         typer.echo(f"last card laid at {finished_at:.2f} s; {limit}{'' if within else ': time ran out'}")
-    if race.ended_by == "camera":
-        fail(f"{source}: the camera stopped after {race.frames} frames; the verdict is on the line read until then")
-        raise typer.Exit(code=1)
+    exit_if_camera_stopped(source, watched, "the verdict is on the line read until then")

@@ -9,13 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import cv2
 import numpy as np
+import typer
 from rich.console import Console
 from rich.progress import Progress
 
+from server.app import fail
 from vision.sources import SourceError, is_live, timed_frames
+
+T = TypeVar("T")
 
 MOST_FRAMES = 1_000_000  # over nine hours at 30 fps
 
@@ -24,6 +29,9 @@ MOST_FRAMES = 1_000_000  # over nine hours at 30 fps
 class Watched:
     frames: int  # frames read
     ended_by: str  # "film", "stopped" (Ctrl-C), "camera" (the source stopped mid-way) or the game's reason
+
+    def to_json(self) -> dict:
+        return {"frames": self.frames, "ended_by": self.ended_by}
 
 
 def watch(source: str, on_frame: Callable[[float, np.ndarray], str | None]) -> Watched:
@@ -49,6 +57,24 @@ def watch(source: str, on_frame: Callable[[float, np.ndarray], str | None]) -> W
                 raise
             ended_by = "camera"
     return Watched(frames, ended_by)
+
+
+def watched_or_exit(watching: Callable[[], T]) -> T:
+    """What `watching` (a game's watch) gives; if its source gives no frame at all, one line saying why and
+    exit code 1."""
+    try:
+        return watching()
+    except SourceError as exc:
+        fail(str(exc))
+        raise typer.Exit(code=1) from exc
+
+
+def exit_if_camera_stopped(source: str, watched: Watched, what_stands: str) -> None:
+    """Where the camera stopped mid-watch (after what was judged was printed): one line saying so, and exit
+    code 1."""
+    if watched.ended_by == "camera":
+        fail(f"{source}: the camera stopped after {watched.frames} frames; {what_stands}")
+        raise typer.Exit(code=1)
 
 
 def _frame_count(video: str) -> int | None:

@@ -22,10 +22,10 @@ CARD_TURN = FRAMES_PER_STEP / CLIP_FPS  # seconds between cards laid in the samp
 def test_a_race_ends_when_its_line_is_complete() -> None:
     """A beginners' race of four digits: over once 1415 settles, the rest of the film unread."""
     race = tempus_video.watch_race(RACE, TempusOptions(digits=4))
-    assert race.ended_by == "complete"
+    assert race.watched.ended_by == "complete"
     assert race.changes[-1].cards == PI_DECIMALS[:4]
     assert race.finished_at == pytest.approx(4 * CARD_TURN)
-    assert race.frames < 60
+    assert race.watched.frames < 60
 
 
 def test_the_line_on_the_table_when_time_runs_out_is_judged() -> None:
@@ -33,7 +33,7 @@ def test_the_line_on_the_table_when_time_runs_out_is_judged() -> None:
     options = TempusOptions(seconds_per_ten=0.52)
     race = tempus_video.watch_race(RACE, options)
     assert options.time_limit == pytest.approx(2.6)
-    assert race.ended_by == "time"
+    assert race.watched.ended_by == "time"
     assert race.changes[-1].cards == PI_DECIMALS[:4]
 
 
