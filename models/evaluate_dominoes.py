@@ -20,7 +20,9 @@ from rich.table import Table
 from models.synth.degrade import Degradation, degrade, moved, worsened
 from models.synth.dominoes import DominoScene, DominoSpec, render_dominoes
 from models.train_dominoes import training_spec
+from rules.seven_pis import DOUBLE_NINE, DOUBLE_SIX, Setup
 from vision.dominoes import Domino, DominoRecognizer
+from vision.dominoes.pis import read_pis
 
 STEEP_TILT = (50.0, 62.0)  # degrees from straight down; training views stop at 50
 
@@ -48,10 +50,13 @@ class DominoScore:
     pi_read_right: int = 0
     detections: int = 0
     false_detections: int = 0
+    pis: int = 0  # whole pis in the pis scenes
+    pis_right: int = 0  # every tile read right and grouped alone as one pi, each on a slot of the shape
     confusions: dict[str, int] = field(default_factory=dict)
 
     def add(self, other: DominoScore) -> None:
-        for name in ("tiles", "pi_tiles", "found", "read_right", "pi_read_right", "detections", "false_detections"):
+        names = ("tiles", "pi_tiles", "found", "read_right", "pi_read_right", "detections", "false_detections")
+        for name in (*names, "pis", "pis_right"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for k, v in other.confusions.items():
             self.confusions[k] = self.confusions.get(k, 0) + v
@@ -77,6 +82,8 @@ class DominoScore:
             "pi_read_right": self.pi_read_right,
             "detections": self.detections,
             "false_detections": self.false_detections,
+            "pis": self.pis,
+            "pis_right": self.pis_right,
             "accuracy": round(self.accuracy, 4),
             "pi_accuracy": round(self.pi_accuracy, 4),
             "false_rate": round(self.false_rate, 4),
@@ -90,32 +97,67 @@ def as_made_worse(scene: DominoScene, worse: Degradation) -> DominoScene:
     return replace(scene, tiles=bent)
 
 
-def score_scene(scene: DominoScene, dominoes: list[Domino]) -> DominoScore:
-    """Match readings to the truth one to one by where their two halves lie."""
-    score = DominoScore(tiles=len(scene.tiles), detections=len(dominoes))
+def matched(scene: DominoScene, dominoes: list[Domino]) -> dict[int, tuple[int, tuple[int, int]]]:
+    """Readings matched to the truth one to one by where their two halves lie: reading index -> (truth
+    index, the reading's pips in the truth's order)."""
+    pairs: dict[int, tuple[int, tuple[int, int]]] = {}
     free = list(range(len(dominoes)))
-    for truth in scene.tiles:
+    for t, truth in enumerate(scene.tiles):
+        for k in free:
+            order = truth.match(np.array([h.center for h in dominoes[k].halves]))
+            if order is not None:
+                free.remove(k)
+                pairs[k] = (t, dominoes[k].pips if order else dominoes[k].pips[::-1])
+                break
+    return pairs
+
+
+def score_scene(scene: DominoScene, dominoes: list[Domino]) -> DominoScore:
+    """Each truth tile found, read right or not, and the readings that match none."""
+    score = DominoScore(tiles=len(scene.tiles), detections=len(dominoes))
+    found = {t: pips for t, pips in matched(scene, dominoes).values()}
+    for t, truth in enumerate(scene.tiles):
         in_pi = truth.group == "pi"
         score.pi_tiles += in_pi
         label = f"{truth.pips[0]}|{truth.pips[1]}"
-        for k in free:
-            order = truth.match(np.array([h.center for h in dominoes[k].halves]))
-            if order is None:
-                continue
-            free.remove(k)
-            score.found += 1
-            pips = dominoes[k].pips if order else dominoes[k].pips[::-1]
-            if pips == truth.pips:
-                score.read_right += 1
-                score.pi_read_right += in_pi
-            else:
-                key = f"{label}->{pips[0]}|{pips[1]}"
-                score.confusions[key] = score.confusions.get(key, 0) + 1
-            break
-        else:
+        if t not in found:
             score.confusions[f"{label}->missed"] = score.confusions.get(f"{label}->missed", 0) + 1
-    score.false_detections = len(free)
+            continue
+        score.found += 1
+        pips = found[t]
+        if pips == truth.pips:
+            score.read_right += 1
+            score.pi_read_right += in_pi
+        else:
+            key = f"{label}->{pips[0]}|{pips[1]}"
+            score.confusions[key] = score.confusions.get(key, 0) + 1
+    score.false_detections = len(dominoes) - score.found
     return score
+
+
+def score_held_out(scene: DominoScene, spec: DominoSpec, dominoes: list[Domino]) -> DominoScore:
+    """`score_scene`, and in a scene of pis how many `read_pis` gives whole."""
+    score = score_scene(scene, dominoes)
+    if spec.layout == "pis" and spec.top is not None:
+        score.pis, score.pis_right = score_pis(scene, dominoes, DOUBLE_NINE if spec.top == 9 else DOUBLE_SIX)
+    return score
+
+
+def score_pis(scene: DominoScene, dominoes: list[Domino], setup: Setup) -> tuple[int, int]:
+    """The scene's pis, and how many `read_pis` gives whole: every tile read right, and the pi's readings
+    grouped alone as one pi, each on a slot of the shape."""
+    _, groups = read_pis(dominoes, setup, scene.image.shape[1::-1])
+    pairs = matched(scene, dominoes)
+    labels = {t.pi for t in scene.tiles if t.pi is not None}
+    right = 0
+    for label in labels:
+        members = {t for t, truth in enumerate(scene.tiles) if truth.pi == label}
+        reads = {k for k, (t, _) in pairs.items() if t in members}
+        read_right = len(reads) == len(members) and all(pairs[k][1] == scene.tiles[pairs[k][0]].pips for k in reads)
+        right += read_right and any(
+            set(g.dominoes) == reads and all(p.slot in setup.shape.index for p in g.placements) for g in groups
+        )
+    return len(labels), right
 
 
 @dataclass
@@ -166,7 +208,7 @@ def evaluate_dominoes(
             wall.append((t1 - t0) * 1000)
             cpu.append((c1 - c0) * 1000)
             stages.append(timing)
-        score = score_scene(scene, dominoes)
+        score = score_held_out(scene, spec, dominoes)
         result.total.add(score)
         result.kinds.setdefault(kind, DominoScore()).add(score)
         result.tables.setdefault(scene.table, DominoScore()).add(score)
@@ -193,6 +235,12 @@ def print_evaluation(result: Evaluation, scenes: int, seed: int, worse: Degradat
         )
     console = Console()
     console.print(table)
+    if result.total.pis:
+        whole = result.total
+        console.print(
+            f"pis read whole (every tile right, grouped alone as one pi on the shape's slots): {whole.pis_right} of "
+            f"{whole.pis} ({whole.pis_right / whole.pis:.1%})"
+        )
     if result.wall_ms is not None:
         stages = ", ".join(f"{k.removesuffix('_ms')} {v:.1f}" for k, v in result.stage_ms.items())
         console.print(

@@ -219,6 +219,7 @@ class Pose:
     center: np.ndarray
     axis: np.ndarray
     pips: tuple[int, int]
+    pi: int | None = None  # in a pis layout, the pi it belongs to
 
     def outline(self, width: float, gap: float = 0.0) -> np.ndarray:
         """Top-face corners in millimetres: the tile's own TL, TR, BR, BL, the first half at the top."""
@@ -238,6 +239,7 @@ class TruthTile:
     corners: np.ndarray  # image px of the top face: own TL, TR, BR, BL, the first half at the top
     halves: np.ndarray  # image px of each half's centre, in the order of `pips`
     group: str  # single | pi | chain | rack | crossed: what the tile lies in
+    pi: int | None = None  # in a pis layout, the pi it belongs to
 
     def match(self, halves: np.ndarray) -> bool | None:
         """Whether two half centres read from the picture are this tile's: True in the truth's order, False
@@ -323,7 +325,7 @@ def _pis(rng: random.Random, top: int, count: int, complete: bool) -> list[Pose]
             keep = rng.randint(1, len(tiles))
             tiles = rng.sample(tiles, keep)
         for a, b, pa, pb in tiles:
-            poses.append(_cell_pose(rng, (ox + a[0], oy + a[1]), (ox + b[0], oy + b[1]), pa, pb))
+            poses.append(replace(_cell_pose(rng, (ox + a[0], oy + a[1]), (ox + b[0], oy + b[1]), pa, pb), pi=i))
     return poses
 
 
@@ -337,7 +339,7 @@ def _placed_pis(rng: random.Random, placed: tuple, top: int) -> list[Pose]:
     for pi, ((r0, c0), (r1, c1)), (pa, pb) in placed:
         r, c = divmod(labels.index(pi), per_row)
         ox, oy = c * (width + gap), r * (3 + gap)
-        poses.append(_cell_pose(rng, (ox + c0, oy + r0), (ox + c1, oy + r1), pa, pb))
+        poses.append(replace(_cell_pose(rng, (ox + c0, oy + r0), (ox + c1, oy + r1), pa, pb), pi=pi))
     return poses
 
 
@@ -408,7 +410,7 @@ def _to_table(group: list[Pose], width: float, center: np.ndarray, angle: float)
     mid = np.mean([p.center for p in group], axis=0)
     c, s = math.cos(angle), math.sin(angle)
     rot = np.array([[c, -s], [s, c]])
-    return [Pose(center + rot @ (p.center - mid) * width, rot @ p.axis, p.pips) for p in group]
+    return [replace(p, center=center + rot @ (p.center - mid) * width, axis=rot @ p.axis) for p in group]
 
 
 def _fits(quad: np.ndarray, size: tuple[int, int], min_px: float, margin: float = 4) -> bool:
@@ -512,7 +514,7 @@ def render_dominoes(seed: int, spec: DominoSpec = DominoSpec()) -> DominoScene:
             continue
         corners = lens.project(pose.outline(st.width), st.thickness).astype(np.float32)
         halves = lens.project(pose.halves(st.width), st.thickness).astype(np.float32)
-        truth.append((i, TruthTile(pose.pips, corners, halves, kind)))
+        truth.append((i, TruthTile(pose.pips, corners, halves, kind, pose.pi)))
     image = _photograph(rng, nrng, image)
     return DominoScene(image, [t for _, t in sorted(truth, key=lambda x: x[0])], table, distractors)
 

@@ -165,10 +165,11 @@ def _photo_pis(photo: Path, tile_set: str, scoring, annotate: Path | None) -> tu
 
     image = load_photo(photo)
     dominoes = DominoRecognizer()(image)
-    setup = guess_setup(dominoes) if tile_set == "auto" else _setup(tile_set, scoring)
+    size = image.shape[1::-1]
+    setup = guess_setup(dominoes, size) if tile_set == "auto" else _setup(tile_set, scoring)
     if setup.scoring is not scoring:
         setup = _setup("nine" if setup.top == 9 else "six", scoring)
-    layout, groups = read_pis(dominoes, setup)
+    layout, groups = read_pis(dominoes, setup, size)
     if annotate:
         labels = [(f"pi {g.pi}", np.mean([dominoes[i].center for i in g.dominoes], axis=0)) for g in groups]
         cv2.imwrite(str(annotate), annotate_dominoes(image, dominoes, labels))
