@@ -6,9 +6,11 @@ import sys
 
 from server.app import app
 from server.commands import cards, dominoes, sticks, table  # noqa: F401  (registers the commands)
+from vision.memory import keep_freed_memory
 
 
 def main() -> None:
+    keep_freed_memory()
     try:
         app()
     except KeyboardInterrupt:

@@ -17,12 +17,28 @@ MIN_CARD_SIDE = 22  # shortest card side, in full-resolution pixels (a 60 px tal
 MAX_ASPECT = 3.2  # long/short side; a steep webcam view squashes a 1.4 card a long way
 
 
+def contour_areas(contours: list[np.ndarray] | tuple[np.ndarray, ...]) -> np.ndarray:
+    """Each contour's area, as `cv2.contourArea` gives it, for all at once: a busy cloth gives thousands of
+    contours, and a call each cost more than the rest of the quad search. The shoelace sums of integer points
+    are exact in float64, so the areas equal OpenCV's."""
+    if not contours:
+        return np.zeros(0)
+    lengths = np.fromiter(map(len, contours), np.intp, len(contours))
+    points = np.concatenate(contours).reshape(-1, 2).astype(np.float64)
+    starts = np.cumsum(lengths) - lengths
+    following = np.arange(1, len(points) + 1)
+    following[starts + lengths - 1] = starts  # each contour closes on its first point
+    x, y = points[:, 0], points[:, 1]
+    cross = x * y[following] - x[following] * y
+    return np.abs(np.add.reduceat(cross, starts)) / 2
+
+
 def _quads_from_contours(contours: list[np.ndarray], min_area: float, max_area: float) -> list[np.ndarray]:
     quads = []
-    for contour in contours:
-        area = cv2.contourArea(contour)
-        if not min_area <= area <= max_area:
-            continue
+    areas = contour_areas(contours)
+    for i in np.flatnonzero((areas >= min_area) & (areas <= max_area)):
+        contour = contours[i]
+        area = areas[i]
         hull = cv2.convexHull(contour)
         hull_area = cv2.contourArea(hull)
         if hull_area <= 0 or area / hull_area < 0.85:
@@ -49,6 +65,26 @@ def _quads_from_contours(contours: list[np.ndarray], min_area: float, max_area: 
     return quads
 
 
+def colour_canny(image: np.ndarray, low: float, high: float) -> np.ndarray:
+    """`cv2.Canny` of a colour image, pixel for pixel: at each pixel the gradient of the channel whose gradient
+    is strongest (|dx| + |dy|, the first such channel on a tie), traced as a grey image's would be. OpenCV picks
+    the channel pixel by pixel in a plain loop: on the sample pictures its colour Canny took 2.9-3.7 ms, this
+    1.9-2.9 (one core)."""
+    best_dx = best_dy = strongest = None
+    for channel in cv2.split(image):
+        dx = cv2.Sobel(channel, cv2.CV_16S, 1, 0, borderType=cv2.BORDER_REPLICATE)
+        dy = cv2.Sobel(channel, cv2.CV_16S, 0, 1, borderType=cv2.BORDER_REPLICATE)
+        magnitude = cv2.add(np.abs(dx), np.abs(dy))  # at most 2040: no 16-bit overflow
+        if strongest is None:
+            best_dx, best_dy, strongest = dx, dy, magnitude
+            continue
+        stronger = cv2.compare(magnitude, strongest, cv2.CMP_GT)
+        cv2.copyTo(dx, stronger, best_dx)
+        cv2.copyTo(dy, stronger, best_dy)
+        cv2.max(strongest, magnitude, dst=strongest)
+    return cv2.Canny(best_dx, best_dy, low, high)
+
+
 def locate_card_quads(image: np.ndarray) -> list[np.ndarray]:
     """Candidate card outlines (4x2 float32, clockwise from top-left) in `image` pixel coordinates."""
     h, w = image.shape[:2]
@@ -69,7 +105,7 @@ def locate_card_quads(image: np.ndarray) -> list[np.ndarray]:
     # The median from the histogram: sorting a frame's pixels cost more than the rest of this stage's set-up.
     counts = cv2.calcHist([gray], [0], None, [256], [0, 256]).ravel()
     median = float(np.searchsorted(np.cumsum(counts), gray.size / 2))
-    edges = cv2.Canny(blurred, max(10, 0.4 * median), max(30, 1.0 * median))
+    edges = colour_canny(blurred, max(10, 0.4 * median), max(30, 1.0 * median))
     edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
     found, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
     contours.extend(found)
