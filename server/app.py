@@ -37,6 +37,11 @@ DEGRADE_OPTION = typer.Option(
 )
 
 
+def counted(n: int, noun: str) -> str:
+    """ "1 tile", "2 tiles": a count and its noun, plural unless one."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def fail(message: str) -> None:
     """One line on stderr, prefixed so that it reads as the tool speaking."""
     typer.echo(f"tableref: {message}", err=True)

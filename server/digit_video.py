@@ -17,7 +17,7 @@ import numpy as np
 import typer
 
 from rules.settling import Settler
-from server.app import fail
+from server.app import counted, fail
 from server.commands.sticks import move_result, move_text, problem_texts, status_names
 from server.watching import Watched, exit_if_camera_stopped, watch, watched_or_exit
 from vision.sticks import StickRecognizer
@@ -98,5 +98,5 @@ def run_digit_moves(source: str, symmetry: Symmetry, as_json: bool) -> None:
     if as_json:
         typer.echo(json.dumps({**watched.to_json(), "layouts": game.layouts, "moves": game.moves}))
     else:
-        typer.echo(f"{len(game.moves)} turn{'' if len(game.moves) == 1 else 's'} judged, {legal} legal")
+        typer.echo(f"{counted(len(game.moves), 'turn')} judged, {legal} legal")
     exit_if_camera_stopped(source, watched, "the turns judged until then stand")

@@ -30,6 +30,11 @@ def is_live(spec: str) -> bool:
     return isinstance(source, int) or "://" in source
 
 
+def is_film(spec: str) -> bool:
+    """Whether the source moves: a camera, a stream or a video file, not a still picture."""
+    return is_live(spec) or Path(spec).suffix.lower() in VIDEO_SUFFIXES
+
+
 def _cannot_open(source: int | str) -> str:
     if isinstance(source, int):
         return f"camera {source}: cannot be opened; check that it is plugged in and no other program uses it"

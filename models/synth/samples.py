@@ -12,6 +12,7 @@ from models.synth.dominoes import DominoSpec, render_dominoes
 from models.synth.scenes import SceneSpec, render_scene
 from models.synth.sticks import StickSceneSpec, render_stick_scene
 from rules.pi import PI_DECIMALS
+from rules.seven_pis import DOUBLE_SIX, Placement
 from rules.sticks import Edge, shape_for_card
 from vision.cards.artwork import CardFace, decko_style
 
@@ -53,11 +54,14 @@ DIGIT_GAME = (22, StickSceneSpec(split="heldout", kind="lattice", stick_px=(90, 
 
 # Dominoes for the bench: a Seven Pis table of 28 tiles (7 double-six pis) with held-out tiles and table.
 DOMINO_SCENES = {"dominoes-28.jpg": (28, DominoSpec(split="heldout", layout="pis", top=6, pis=7))}
+# The Seven Pis clip (`seven_pis_game_frames`): a game the advisor plays and wins (this game seed goes out: all
+# 28 tiles in 7 pis), rendered as the 28-tile sample is.
+SEVEN_PIS_GAME_SEED = 10
 
 
 # The bench's clips, as a webcam films the table (MPEG-4 at CLIP_FPS, with its blocks): the race of
-# tempus-row.jpg as a player lays it, a card a step; the Seven Pis table of dominoes-28.jpg, a pi a step; a
-# DIGIT game through two turns. Each step is filmed for FRAMES_PER_STEP frames, each frame with the sensor's own
+# tempus-row.jpg as a player lays it, a card a step; a game of Seven Pis, a turn a step; a DIGIT game through
+# two turns. Each step is filmed for FRAMES_PER_STEP frames, each frame with the sensor's own
 # noise (CLIP_NOISE grey levels).
 CLIP_FPS = 8
 FRAMES_PER_STEP = 4
@@ -76,11 +80,26 @@ def race_frames(seed: int, spec: SceneSpec) -> Iterator[np.ndarray]:
     return laid_frames(lambda n: render_scene(seed, replace(spec, laid=n)).image, range(1, len(spec.faces) + 1), seed)
 
 
-def pis_frames(seed: int, spec: DominoSpec) -> Iterator[np.ndarray]:
-    """The pis of the scene laid one by one, each whole."""
-    per_pi = 4 if spec.top == 6 else 5
-    counts = range(per_pi, spec.pis * per_pi + 1, per_pi)
-    return laid_frames(lambda n: render_dominoes(seed, replace(spec, laid=n)).image, counts, seed)
+def seven_pis_game() -> tuple[list[Placement], list[int]]:
+    """The advisor's game of the Seven Pis clip: its placements in the order laid, and how many lie on the
+    table after each turn."""
+    from rules.seven_pis_play import play_game
+
+    order: list[Placement] = []
+    counts = []
+    for state in play_game("advisor", SEVEN_PIS_GAME_SEED):
+        order += [p for p in state.layout.placements if p not in order]
+        counts.append(len(order))
+    return order, [n for n in counts if n]
+
+
+def seven_pis_game_frames(seed: int, spec: DominoSpec) -> Iterator[np.ndarray]:
+    """The game of `seven_pis_game` filmed turn by turn, each tile where its pi and slot put it."""
+    order, counts = seven_pis_game()
+    shape = DOUBLE_SIX.shape
+    placed = tuple((p.pi, shape.slots[shape.index[p.slot]].cells, p.ends) for p in order)
+    game = replace(spec, placed=placed)
+    return laid_frames(lambda n: render_dominoes(seed, replace(game, laid=n)).image, counts, seed)
 
 
 def digit_game_layouts() -> list[tuple[Edge, ...]]:
@@ -150,7 +169,7 @@ def main() -> None:
     race_seed, race_spec = SAMPLE_SCENES["tempus-row.jpg"]
     clips = {
         "tempus-race.mp4": race_frames(race_seed, race_spec),
-        "seven-pis.mp4": pis_frames(*DOMINO_SCENES["dominoes-28.jpg"]),
+        "seven-pis.mp4": seven_pis_game_frames(*DOMINO_SCENES["dominoes-28.jpg"]),
         "digit-game.mp4": digit_game_frames(*DIGIT_GAME),
     }
     for name, frames in clips.items():

@@ -11,7 +11,7 @@ import typer
 from models.synth.degrade import Degradation
 from rules.tempus import TempusError, TempusOptions, TempusVerdict, judge
 from server.app import DEGRADE_OPTION, evaluate_app, fail, judge_app, kit_app, load_photo
-from vision.sources import VIDEO_SUFFIXES, is_live
+from vision.sources import is_film
 
 
 def print_verdict(verdict: TempusVerdict, options: TempusOptions) -> None:
@@ -72,7 +72,7 @@ def judge_tempus(
 
         run_lane_race(Path(photo), calibration, options, finished, as_json, annotate)
         return
-    elif photo is not None and (is_live(photo) or Path(photo).suffix.lower() in VIDEO_SUFFIXES):
+    elif photo is not None and is_film(photo):
         from server.tempus_video import run_video_race
 
         run_video_race(photo, options, as_json)

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import typer
 
 from models.synth.degrade import Degradation
 from server.app import DEGRADE_OPTION, app, evaluate_app, fail, judge_app, load_photo
+from vision.sources import is_film
+
+if TYPE_CHECKING:
+    from rules.seven_pis import Scoring, Setup
+    from vision.dominoes import Domino
 
 
 @app.command()
@@ -80,7 +86,10 @@ def evaluate_dominoes(
 
 @judge_app.command("seven-pis")
 def judge_seven_pis(
-    photo: Path | None = typer.Argument(None, help="A photo of the pis on the table."),
+    photo: str | None = typer.Argument(
+        None,
+        help="A photo of the pis on the table, or a video of the game (MP4, AVI...), a camera (0) or a stream URL.",
+    ),
     tiles: str | None = typer.Option(
         None,
         "--tiles",
@@ -96,7 +105,10 @@ def judge_seven_pis(
         None, "--hand", help="The tiles in hand, e.g. '3|5 2|2 6|1': adds the legal placements and the advisor's play."
     ),
 ) -> None:
-    """Read the pis on the table: each pi's tiles and problems, and the score (tiles not placed)."""
+    """Read the pis on the table: each pi's tiles and problems, and the score (tiles not placed).
+
+    A video, a camera or a stream is a game filmed as it is laid: each tile counts once it holds still for 3
+    frames, and the table is judged each time a tile comes or goes. Ctrl-C ends a live watch."""
     from rules.seven_pis import Scoring
 
     if tile_set not in ("six", "nine", "auto"):
@@ -107,10 +119,18 @@ def judge_seven_pis(
         raise typer.Exit(code=2)
     scoring = Scoring.PIPS if pips else Scoring.TILES
     held = _typed_hand(hand)
+    if photo is not None and is_film(photo):
+        if held is not None or annotate is not None:
+            fail("--hand and --annotate are for a photo; a film is judged as it is laid")
+            raise typer.Exit(code=2)
+        from server.seven_pis_video import run_pis_watch
+
+        run_pis_watch(photo, tile_set, scoring, as_json)
+        return
     if tiles is not None:
         layout, extra = _typed_pis(tiles, tile_set, scoring)
     else:
-        layout, extra = _photo_pis(photo, tile_set, scoring, annotate)
+        layout, extra = _photo_pis(Path(photo), tile_set, scoring, annotate)
     _print_pis(layout, held, extra, as_json)
 
 
@@ -126,7 +146,18 @@ def _typed_hand(text: str | None) -> tuple | None:
         raise typer.Exit(code=2) from exc
 
 
-def _setup(name: str, scoring):
+def chosen_setup(tile_set: str, scoring: Scoring, dominoes: list[Domino], size: tuple[int, int]) -> Setup:
+    """The game `tile_set` names (six or nine), or for "auto" the one the tiles read in a picture of `size`
+    say (`guess_setup`), scored by `scoring`."""
+    from vision.dominoes.pis import guess_setup
+
+    if tile_set == "auto":
+        tile_set = "nine" if guess_setup(dominoes, size).top == 9 else "six"
+    return setup_named(tile_set, scoring)
+
+
+def setup_named(name: str, scoring: Scoring) -> Setup:
+    """The double-nine set's game for "nine", else the double-six set's, scored by `scoring`."""
     from rules.seven_pis import Setup
 
     return Setup.double_nine(scoring) if name == "nine" else Setup.double_six(scoring)
@@ -145,7 +176,7 @@ def _typed_pis(text: str, tile_set: str, scoring) -> tuple:
     if tile_set == "auto":
         big = any(t is not None and max(t.ends) > 6 for pi in typed for t in pi) or any(len(pi) > 4 for pi in typed)
         tile_set = "nine" if big else "six"
-    setup = _setup(tile_set, scoring)
+    setup = setup_named(tile_set, scoring)
     slots = setup.shape.slots
     placements = []
     for pi, row in enumerate(typed):
@@ -161,14 +192,12 @@ def _photo_pis(photo: Path, tile_set: str, scoring, annotate: Path | None) -> tu
 
     from vision.dominoes import DominoRecognizer
     from vision.dominoes.annotate import annotate_dominoes
-    from vision.dominoes.pis import guess_setup, read_pis
+    from vision.dominoes.pis import read_pis
 
     image = load_photo(photo)
     dominoes = DominoRecognizer()(image)
     size = image.shape[1::-1]
-    setup = guess_setup(dominoes, size) if tile_set == "auto" else _setup(tile_set, scoring)
-    if setup.scoring is not scoring:
-        setup = _setup("nine" if setup.top == 9 else "six", scoring)
+    setup = chosen_setup(tile_set, scoring, dominoes, size)
     layout, groups = read_pis(dominoes, setup, size)
     if annotate:
         labels = [(f"pi {g.pi}", np.mean([dominoes[i].center for i in g.dominoes], axis=0)) for g in groups]

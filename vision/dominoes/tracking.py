@@ -1,0 +1,135 @@
+"""Tiles followed from frame to frame of a filmed table, so that a game is judged on tiles, not on frames.
+
+Each frame's readings are matched to the tiles already followed by where they lie (within MATCH_CELLS of a
+tile's width of its centre). A tile counts once it is read in SETTLE_FRAMES frames in a row, and is timed at
+the first of them; until then a reading is a hand, a shadow or a misreading passing by. A tile counted keeps the
+mean of its outlines, which is steadier than any one frame's, and the pips read most often, so one frame's
+misread pip changes nothing. It leaves the table only when unseen for FORGET_SECONDS: a hand laying the next
+tile hides its neighbours for a moment. The table changes only when a tile comes or goes, so whatever is worked
+out from it (the pis) holds still in between.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rules.settling import SETTLE_FRAMES
+from vision.dominoes.detection import Domino, Half
+from vision.dominoes.tile import TileFrame
+
+MATCH_CELLS = 0.5  # a tile laid beside another is a whole width away; one frame's outline is off far less
+FORGET_SECONDS = 3.0
+MEAN_OVER = 10  # frames the outline is averaged over: later readings still count if the first were poor
+
+
+@dataclass
+class _Track:
+    """One tile followed: its outline in its own corner order, and each reading's pips in that order."""
+
+    id: int
+    corners: np.ndarray  # (4, 2): the mean of its outlines
+    pips: Counter[tuple[int, int]]
+    first_seen: float  # the first frame of its current run of sightings
+    last_seen: float
+    run: int = 1  # frames in a row it was read in, until it counts
+    counted: bool = False
+    readings: int = 1
+
+    @property
+    def width(self) -> float:
+        return float(2 * np.linalg.norm(TileFrame.from_corners(self.corners).v))
+
+    def domino(self) -> Domino:
+        (top, bottom), votes = self.pips.most_common(1)[0]
+        a, b = TileFrame.from_corners(self.corners).halves()
+        return Domino(self.corners, (Half(a, top), Half(b, bottom)), votes / sum(self.pips.values()))
+
+    def add(self, seconds: float, reading: Domino) -> None:
+        corners, pips = _in_order(reading, self.corners)
+        weight = 1 / min(self.readings + 1, MEAN_OVER)
+        self.corners = (1 - weight) * self.corners + weight * corners
+        self.pips[pips] += 1
+        self.readings += 1
+        self.run += 1
+        self.last_seen = seconds
+
+
+def _in_order(reading: Domino, corners: np.ndarray) -> tuple[np.ndarray, tuple[int, int]]:
+    """The reading's outline and pips in the corner order of `corners`: the same tile read from its other end
+    has its corners half a turn round and its pips the other way."""
+    turned = np.roll(reading.corners, 2, axis=0)
+    if np.linalg.norm(turned - corners) < np.linalg.norm(reading.corners - corners):
+        return turned.astype(np.float64), reading.pips[::-1]
+    return reading.corners.astype(np.float64), reading.pips
+
+
+@dataclass(frozen=True)
+class TableChange:
+    """The table when a tile came or went: every tile counted, those laid (timed at the first frame each was
+    read in) and those that left (timed at the last frame each was seen in), by the tracker's tile ids."""
+
+    seconds: float
+    tiles: dict[int, Domino]
+    laid: tuple[int, ...]
+    left: tuple[int, ...]
+
+
+@dataclass
+class TileTracker:
+    """Readings added frame by frame (`add`); `tiles` are the tiles counted so far."""
+
+    settle: int = SETTLE_FRAMES
+    forget: float = FORGET_SECONDS
+    _tracks: list[_Track] = field(default_factory=list)
+    _next_id: int = 0
+
+    @property
+    def tiles(self) -> dict[int, Domino]:
+        return {t.id: t.domino() for t in self._tracks if t.counted}
+
+    def add(self, seconds: float, readings: list[Domino]) -> TableChange | None:
+        """The frame at `seconds` read `readings`; the change it makes to the table, if any."""
+        matched = self._match(readings)
+        for k, track in matched.items():
+            track.add(seconds, readings[k])
+        seen = {id(t) for t in matched.values()}
+        for k in sorted(set(range(len(readings))) - set(matched)):
+            reading = readings[k]
+            track = _Track(self._next_id, reading.corners.astype(np.float64), Counter([reading.pips]), seconds, seconds)
+            self._tracks.append(track)
+            seen.add(id(track))
+            self._next_id += 1
+        laid, left, kept = [], [], []
+        for track in self._tracks:
+            if not track.counted and id(track) not in seen:
+                continue  # a run broken before it counted: never a tile
+            if track.counted and seconds - track.last_seen > self.forget:
+                left.append(track)
+                continue
+            if not track.counted and track.run >= self.settle:
+                track.counted = True
+                laid.append(track)
+            kept.append(track)
+        self._tracks = kept
+        if not laid and not left:
+            return None
+        when = min([t.first_seen for t in laid], default=None)
+        when = when if when is not None else min(t.last_seen for t in left)
+        return TableChange(when, self.tiles, tuple(t.id for t in laid), tuple(t.id for t in left))
+
+    def _match(self, readings: list[Domino]) -> dict[int, _Track]:
+        """Readings to tracks one to one, nearest pairs first, each within MATCH_CELLS of the track's width."""
+        pairs = []
+        for k, reading in enumerate(readings):
+            for track in self._tracks:
+                distance = float(np.linalg.norm(reading.center - track.corners.mean(axis=0)))
+                if distance <= MATCH_CELLS * track.width:
+                    pairs.append((distance, k, track))
+        matched: dict[int, _Track] = {}
+        for _, k, track in sorted(pairs, key=lambda p: p[0]):
+            if k not in matched and all(t is not track for t in matched.values()):
+                matched[k] = track
+        return matched
