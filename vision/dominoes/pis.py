@@ -23,10 +23,13 @@ from vision.dominoes.detection import Domino
 from vision.dominoes.tile import TileFrame
 from vision.geometry import rectangle_tilt, to_plane
 
-TOUCH_TOLERANCE = 0.35  # in cells: read outlines put touching halves 0.1-0.3 off; pis laid apart are split by fit
+TOUCH_TOLERANCE = 0.4  # in cells: read outlines put touching halves 0.1-0.3 off; pis laid apart are split by fit
 # Joining groups is tried only when there are more groups than pis and both must fit one pi whole, so it may
 # forgive more: a tile whose outline was read a little off still rejoins its pi.
 JOIN_TOLERANCE = 0.45
+# A tile that fits no pi stays off the shape of the group it touches, unless it touches it more loosely than
+# this and the set has room for another pi: then it is a pi begun a little apart.
+CLOSE_CONTACT = 0.25
 
 
 @dataclass(frozen=True)
@@ -81,13 +84,32 @@ def _step(delta: np.ndarray, axes: Axes) -> tuple[tuple[int, int], float] | None
     return (int(rounded[0]), int(rounded[1])), float(np.abs(coords - rounded).max())
 
 
-def _touching(delta: np.ndarray, a: tuple, b: tuple) -> tuple[int, int] | None:
-    """The step from a half of tile A to a half of tile B `delta` away, if they touch: measured in both
-    tiles' axes and averaged, as each tile's outline is read with its own error."""
+def _misfit(delta: np.ndarray, a: Axes, b: Axes) -> tuple[tuple[int, int], float] | None:
+    """The step from a half of tile A to a half of tile B `delta` away, if it is one cell, and how far off it
+    is: measured in both tiles' axes and averaged, as each tile's outline is read with its own error."""
     there, back = _step(delta, a), _step(-delta, b)
-    if there is None or back is None or (there[1] + back[1]) / 2 > TOUCH_TOLERANCE:
+    if there is None or back is None:
         return None
-    return there[0]
+    return there[0], (there[1] + back[1]) / 2
+
+
+def _touching(delta: np.ndarray, a: Axes, b: Axes) -> tuple[int, int] | None:
+    """The step from a half of tile A to a half of tile B `delta` away, if they touch."""
+    misfit = _misfit(delta, a, b)
+    return misfit[0] if misfit is not None and misfit[1] <= TOUCH_TOLERANCE else None
+
+
+def _contact(a: _Grid, b: _Grid, seen: _Seen) -> float:
+    """How far off touching the nearest halves of A's and B's tiles lie (as `_misfit` measures; inf if none
+    lies a cell from another)."""
+    misfits = (
+        _misfit(hb - ha, seen.axes[ta], seen.axes[tb])
+        for ta in a.cells
+        for tb in b.cells
+        for ha in seen.halves[ta]
+        for hb in seen.halves[tb]
+    )
+    return min((m[1] for m in misfits if m is not None), default=float("inf"))
 
 
 def _cosine(vector: np.ndarray, target: np.ndarray) -> float:
@@ -252,12 +274,12 @@ def _fitted_groups(
         done.append(_Grid({i: c for i, c in grid.cells.items() if i not in off}, grid.axes))
     for home, tile, was in lone:
         target = next((k for k in range(len(done)) if _fits_whole(done[k], tile, seen, shape, pips)), None)
-        if target is None:  # it fits no group: it stays where it lay, off the shape
-            joined = _Grid({**done[home].cells, **was.cells}, {**done[home].axes, **was.axes})
-            target = home
-        else:
-            joined = _joined(done[target], tile, seen)
-        done[target] = joined
+        if target is not None:
+            done[target] = _joined(done[target], tile, seen)
+        elif _contact(tile, done[home], seen) > CLOSE_CONTACT and sum(bool(g.cells) for g in done) < setup.pis:
+            done.append(tile)  # laid a little apart from its group: a pi begun beside it, not a leg out of place
+        else:  # it fits no group and lies close against its own: a tile out of place there
+            done[home] = _Grid({**done[home].cells, **was.cells}, {**done[home].axes, **was.axes})
     done = [g for g in done if g.cells]
     while len(done) > setup.pis:
         join = next(
