@@ -187,12 +187,15 @@ def race_view(
     max_tilt_deg: float = 45.0,
     heldout: bool = True,
     sloppiness: float = 1.0,
+    laid: tuple[int, ...] | None = None,
 ) -> RaceView:
     """The mat with each lane's cards laid along it from its start, photographed by a random camera.
 
     Each lane gets its own deck design (every player brings a deck), cards a finger or so apart with a
     hand's jitter (turned by 1.7 degrees and off the lane's centre line by 1.5 mm, times `sloppiness`, at one
     standard deviation), all facing along the lane. Lines must fit their lanes; no marker is covered by a hand.
+    With `laid`, only each lane's first so many cards lie there, the view otherwise the same: a race filmed as
+    the players lay their lines.
     """
     rng = np.random.default_rng([seed, 1])
     prng = random.Random(seed)
@@ -212,6 +215,7 @@ def race_view(
             at += CARD_MM[0] + gap + prng.gauss(0, 1.0)
         if at - gap - CARD_MM[0] / 2 > lane.length:
             raise ValueError(f"{len(faces)} cards do not fit {lane.zone.name} ({lane.length:.0f} mm long)")
+        row = row[: None if laid is None else laid[len(placed)]]
         for face, corners in row:
             _paste_card(sheet, face, style, corners * SHEET_PX_PER_MM - 0.5)
         placed.append(row)

@@ -194,6 +194,15 @@ class LineSettler:
         return self.changes[-1]
 
 
+def finish_time(changes: list[LineChange]) -> float | None:
+    """When the last line first settled (None before any did): a hand passing over a finished line hides some
+    of it for a while, and the line it leaves is the same, so the finish is not moved."""
+    if not changes:
+        return None
+    final = changes[-1].cards
+    return next(c.seconds for c in changes if c.cards == final)
+
+
 def settled_lines(
     readings: Iterable[tuple[float, tuple[int, ...] | None]], settle: int = SETTLE_FRAMES
 ) -> list[LineChange]:

@@ -167,13 +167,18 @@ def print_race(race: LaneRace, echo) -> None:
             echo(f"{lane.name}{player}: 3.{''.join(map(str, v.cards))}  {summary}")
         for warning in lane.warnings:
             echo(f"  note: {warning}")
-    echo("ranking:" if race.result.standings else "ranking: none, no lane holds a Starter")
-    for standing in race.result.standings:
+    print_ranking(race.result, echo)
+    for warning in race.warnings:
+        echo(f"note: {warning}")
+
+
+def print_ranking(result: RaceResult, echo) -> None:
+    """The standings, one line each, with the finish times where known."""
+    echo("ranking:" if result.standings else "ranking: none, no lane holds a Starter")
+    for standing in result.standings:
         time = "" if standing.finished_at is None else f", finished at {standing.finished_at:g} s"
         late = "" if standing.within_time or standing.finished_at is None else " (over the time limit)"
         echo(f"  {standing.rank}. {standing.player}: {standing.consecutive_correct} correct{time}{late}")
-    for warning in race.warnings:
-        echo(f"note: {warning}")
 
 
 def annotate_race(image: np.ndarray, cards: list[Card], race: LaneRace) -> np.ndarray:
@@ -186,6 +191,21 @@ def annotate_race(image: np.ndarray, cards: list[Card], race: LaneRace) -> np.nd
     return out
 
 
+def load_race_profile(calibration: Path) -> CalibrationProfile:
+    """The calibration profile, with lanes to race in; else one line saying why and exit code 2."""
+    from calibration.profile import ProfileError, load_profile
+
+    try:
+        profile = load_profile(calibration)
+    except ProfileError as exc:
+        fail(f"{calibration}: {exc}")
+        raise typer.Exit(code=2) from exc
+    if not lanes_of(profile.zones):
+        fail(f"{calibration}: the profile has no lanes (zones of purpose 'lane'); draw some with `tableref zones`")
+        raise typer.Exit(code=2)
+    return profile
+
+
 def run_lane_race(
     photo: Path,
     calibration: Path,
@@ -195,13 +215,11 @@ def run_lane_race(
     annotate: Path | None,
 ) -> None:
     """The command's body: read the photo, judge the lanes, print; every failure is one line and exit 1 or 2."""
-    from calibration.profile import ProfileError, load_profile
-
+    profile = load_race_profile(calibration)
     try:
-        profile = load_profile(calibration)
         times = parse_finish_times(finished)
-    except (ProfileError, LaneRaceError) as exc:
-        fail(f"{calibration}: {exc}" if isinstance(exc, ProfileError) else str(exc))
+    except LaneRaceError as exc:
+        fail(str(exc))
         raise typer.Exit(code=2) from exc
     image = load_photo(photo)
     if tuple(profile.table.image_size) != (image.shape[1], image.shape[0]):

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import typer
 
-from rules.tempus import LineChange, LineSettler, TempusOptions, judge
+from rules.tempus import LineChange, LineSettler, TempusOptions, finish_time, judge
 from server.app import fail
 from server.commands.cards import print_verdict
 from server.watching import Watched, exit_if_camera_stopped, watch, watched_or_exit
@@ -32,12 +32,8 @@ class WatchedRace:
 
     @property
     def finished_at(self) -> float | None:
-        """Seconds from the first frame to the moment the last line first settled: a hand passing over the
-        finished line hides some of it for a while, and the line it leaves is the same."""
-        if not self.changes:
-            return None
-        final = self.changes[-1].cards
-        return next(c.seconds for c in self.changes if c.cards == final)
+        """Seconds from the first frame to the moment the last line first settled."""
+        return finish_time(self.changes)
 
 
 def watch_race(

@@ -48,7 +48,8 @@ def judge_tempus(
 ) -> None:
     """How much of pi is right: consecutive correct cards after the Starter, and the first error.
 
-    With --calibration, every lane of the mat is one player's line: one verdict per lane, then the ranking.
+    With --calibration, every lane of the mat is one player's line: one verdict per lane, then the ranking; on a
+    film, each lane is timed to its last card laid.
     A video, a camera or a stream is a race filmed: the line is read in every frame as it settles, and the race
     timed to its last card laid; watched live, it ends when the line is complete, at the time limit, or on
     Ctrl-C."""
@@ -67,6 +68,14 @@ def judge_tempus(
             fail(f"--digits takes digits only, got {digits!r}")
             raise typer.Exit(code=2)
         sequence = [int(c) for c in cleaned]
+    elif photo is not None and calibration is not None and is_film(photo):
+        if finished or annotate:
+            fail("--finished and --annotate are for a photo; a film times the race itself")
+            raise typer.Exit(code=2)
+        from server.tempus_lane_video import run_lane_video_race
+
+        run_lane_video_race(photo, calibration, options, as_json)
+        return
     elif photo is not None and calibration is not None:
         from server.tempus_lanes import run_lane_race
 

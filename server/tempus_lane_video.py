@@ -1,0 +1,116 @@
+"""`tableref judge tempus VIDEO|CAMERA --calibration PROFILE`: a race between players, a lane each, timed from
+a film of the mat.
+
+Each frame is read as a photo of the lanes is (server/tempus_lanes.py): the cards placed on the table through the
+profile, split among its lanes, each lane's line taken from its Starter. Each lane's line counts once it holds
+for a few frames (rules/tempus.py, `LineSettler`), so a hand reaching over a lane changes nothing. A player's
+finish is the moment their lane's last line first settled; the lanes are ranked on their last lines, a tie going
+to whoever finished first. The race ends with the film, when every lane with a line holds a complete one, when
+the time limit passes, on Ctrl-C, or when the camera stops; what was read until then is judged.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import typer
+
+from calibration.lanes import lanes_of
+from calibration.profile import CalibrationProfile
+from calibration.sweep import read_lane_cards
+from calibration.topdown import TopDownView
+from rules.tempus import LineChange, LineSettler, RaceEntry, TempusOptions, finish_time, judge, rank
+from server.app import fail
+from server.tempus_lanes import LaneRaceError, judge_lanes, load_race_profile, print_ranking
+from server.watching import Watched, exit_if_camera_stopped, watch, watched_or_exit
+from vision.cards.recognize import Card, CardRecognizer
+
+
+@dataclass(frozen=True)
+class WatchedLanes:
+    changes: dict[str, list[LineChange]]  # each lane's line as it settled, seconds from the first frame
+    watched: Watched  # ended by the film, "complete", "time", Ctrl-C or the camera stopping
+
+    def entries(self, options: TempusOptions) -> list[RaceEntry]:
+        """Each lane that settled a line, judged on its last one and timed to when that first settled."""
+        return [
+            RaceEntry(lane, judge(changes[-1].cards, options), finish_time(changes))
+            for lane, changes in self.changes.items()
+            if changes
+        ]
+
+
+def lane_lines(cards: list[Card], profile: CalibrationProfile, options: TempusOptions) -> dict[str, tuple[int, ...]]:
+    """Each lane's line after its Starter, as a photo's lanes are read; lanes with no Starter are left out."""
+    try:
+        race = judge_lanes(cards, profile, options)
+    except LaneRaceError:  # no card in any lane yet
+        return {}
+    return {lane.name: tuple(lane.verdict.cards) for lane in race.lanes if lane.verdict is not None}
+
+
+def watch_lane_race(
+    source: str,
+    profile: CalibrationProfile,
+    options: TempusOptions,
+    on_change: Callable[[str, LineChange], None] = lambda lane, change: None,
+) -> WatchedLanes:
+    """The race on `source` read frame by frame until it ends (see the module); `on_change` hears of each
+    lane's line as it settles. A frame of another size than the profile's raises LaneRaceError."""
+    recognizer, view, lanes = CardRecognizer(), TopDownView(profile.table), lanes_of(profile.zones)
+    settlers = {lane.zone.name: LineSettler() for lane in lanes}
+
+    def on_frame(seconds: float, frame: np.ndarray) -> str | None:
+        if seconds > options.time_limit:
+            return "time"
+        if tuple(profile.table.image_size) != frame.shape[1::-1]:
+            w, h = profile.table.image_size
+            raise LaneRaceError(f"its frames are {frame.shape[1]}x{frame.shape[0]}, the calibration's {w}x{h}")
+        lines = lane_lines(read_lane_cards(recognizer, frame, view, lanes), profile, options)
+        for lane, settler in settlers.items():
+            change = settler.add(seconds, lines.get(lane))
+            if change is not None:
+                on_change(lane, change)
+        last = [settler.changes[-1].cards for settler in settlers.values() if settler.changes]
+        return "complete" if last and all(judge(cards, options).complete for cards in last) else None
+
+    watched = watch(source, on_frame)
+    return WatchedLanes({lane: settler.changes for lane, settler in settlers.items()}, watched)
+
+
+def run_lane_video_race(source: str, calibration: Path, options: TempusOptions, as_json: bool) -> None:
+    """Judge, time and rank the race on `source`, printing each lane's line as it settles (live, on a camera).
+    Exit code 1 where no lane's line was seen, or where the camera stopped mid-race (after the ranking)."""
+    profile = load_race_profile(calibration)
+
+    def show(lane: str, change: LineChange) -> None:
+        if not as_json:
+            typer.echo(f"{change.seconds:7.2f} s  {lane}: 3.{''.join(map(str, change.cards))}")
+
+    try:
+        race = watched_or_exit(lambda: watch_lane_race(source, profile, options, on_change=show))
+    except LaneRaceError as exc:
+        fail(f"{source}: {exc}; calibrate again with this camera")
+        raise typer.Exit(code=1) from exc
+    entries = race.entries(options)
+    if not entries:
+        fail(f"{source}: no lane's line held still in {race.watched.frames} frames; film the lanes and their Starters")
+        raise typer.Exit(code=1)
+    result = rank(entries, options)
+    if as_json:
+        lanes = [
+            {"lane": e.player, **e.verdict.to_json(), "laid": [c.to_json() for c in race.changes[e.player]],
+             "finished_at": round(e.finished_at, 3)}
+            for e in entries
+        ]  # fmt: skip
+        typer.echo(json.dumps({**race.watched.to_json(), "lanes": lanes, "ranking": result.to_json()}))
+    else:
+        for e in entries:
+            line, verdict = "".join(map(str, e.verdict.cards)), e.verdict
+            typer.echo(f"{e.player}: 3.{line}  {verdict.consecutive_correct} of {verdict.digits} consecutive correct")
+        print_ranking(result, typer.echo)
+    exit_if_camera_stopped(source, race.watched, "the ranking is on the lines read until then")
