@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import cv2
@@ -13,6 +14,7 @@ from vision.image_io import ImageLoadError, load_image
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mkv", ".mov", ".webm", ".m4v"}
+REOPEN_FIRST_S, REOPEN_WAIT_S = 0.1, 2.0  # a live source that stops is opened again after these waits, doubling
 
 
 class SourceError(Exception):
@@ -73,32 +75,88 @@ def timed_frames(spec: str, count: int, timeout_s: float = 10.0) -> Iterator[tup
     if isinstance(source, str) and "://" not in source and not Path(source).exists():
         raise SourceError(f"{source}: no such file; give a camera index (0), a video or image file, or a URL")
     capture = _quietly_opened(source)
+    if not capture.isOpened():
+        capture.release()
+        raise SourceError(_cannot_open(source))
+    if is_live(spec):
+        yield from _live_frames(NewestFrame(capture, lambda: _quietly_opened(source)), spec, count, timeout_s)
+        return
     try:
-        if not capture.isOpened():
-            raise SourceError(_cannot_open(source))
-        recorded = not is_live(spec)
-        rate = capture.get(cv2.CAP_PROP_FPS) if recorded else 0.0
-        given, read, first = 0, 0, None
-        deadline = time.monotonic() + timeout_s
+        rate = capture.get(cv2.CAP_PROP_FPS)
+        given, read = 0, 0
         while given < count:
             ok, frame = capture.read()
             read += ok
-            if ok and frame is not None and frame.size:
-                given += 1
-                deadline = time.monotonic() + timeout_s
-                if recorded:
-                    seconds = capture.get(cv2.CAP_PROP_POS_MSEC) / 1000
-                    if seconds <= 0 and read > 1 and rate > 0:  # a container without timestamps: count frames
-                        seconds = (read - 1) / rate
-                else:
-                    first = first if first is not None else time.monotonic()
-                    seconds = time.monotonic() - first
-                yield seconds, frame
-            elif not ok and recorded:
+            if not ok:
                 break  # a video file has ended
-            elif time.monotonic() > deadline:
-                raise SourceError(f"{spec}: no frame for {timeout_s:.0f} s; the camera or stream stopped")
+            if frame is not None and frame.size:
+                given += 1
+                seconds = capture.get(cv2.CAP_PROP_POS_MSEC) / 1000
+                if seconds <= 0 and read > 1 and rate > 0:  # a container without timestamps: count frames
+                    seconds = (read - 1) / rate
+                yield seconds, frame
         if given == 0:
             raise SourceError(f"{spec}: gave no frames; is it a video OpenCV can decode?")
     finally:
+        capture.release()
+
+
+def _live_frames(newest: NewestFrame, spec: str, count: int, timeout_s: float) -> Iterator[tuple[float, np.ndarray]]:
+    """The newest frame each time one is asked for, timed from the first one taken."""
+    try:
+        first = None
+        for _ in range(count):
+            taken = newest.next(timeout_s)
+            if taken is None:
+                raise SourceError(f"{spec}: no frame for {timeout_s:.0f} s; the camera or stream stopped")
+            stamp, frame = taken
+            first = stamp if first is None else first
+            yield stamp - first, frame
+    finally:
+        newest.close()
+
+
+class NewestFrame:
+    """A camera or stream read in a thread of its own, so that whoever asks gets the newest frame: the camera
+    does not wait on a slow referee, and what it films meanwhile is dropped, not queued (a stream's queue would
+    only grow, and the verdicts fall behind the table). A capture that stops giving frames (a camera unplugged,
+    a stream gone) is opened again, waiting longer each time, up to REOPEN_WAIT_S between tries."""
+
+    def __init__(self, capture: cv2.VideoCapture, reopen: Callable[[], cv2.VideoCapture]) -> None:
+        self.dropped = 0  # frames read but never asked for
+        self._reopen = reopen
+        self._ready = threading.Condition()
+        self._frame: tuple[float, np.ndarray] | None = None
+        self._stopped = False
+        self._thread = threading.Thread(target=self._read, args=(capture,), daemon=True)
+        self._thread.start()
+
+    def next(self, timeout_s: float) -> tuple[float, np.ndarray] | None:
+        """The newest frame not yet given, with its monotonic time when read; None if none comes in time."""
+        with self._ready:
+            if not self._ready.wait_for(lambda: self._frame is not None, timeout_s):
+                return None
+            taken, self._frame = self._frame, None
+            return taken
+
+    def close(self) -> None:
+        with self._ready:
+            self._stopped = True
+        self._thread.join(timeout=REOPEN_WAIT_S)  # a stalled stream may hold its read longer: it ends on its own
+
+    def _read(self, capture: cv2.VideoCapture) -> None:
+        wait = REOPEN_FIRST_S
+        while not self._stopped:
+            ok, frame = capture.read()
+            if ok and frame is not None and frame.size:
+                with self._ready:
+                    self.dropped += self._frame is not None
+                    self._frame = (time.monotonic(), frame)
+                    self._ready.notify_all()
+                wait = REOPEN_FIRST_S
+                continue
+            capture.release()
+            time.sleep(wait)
+            wait = min(2 * wait, REOPEN_WAIT_S)
+            capture = self._reopen()
         capture.release()

@@ -1,10 +1,13 @@
 """What a user is told when a frame source cannot be opened: the advice must fit the kind of source."""
 
+import itertools
+import time
+
 import cv2
 import numpy as np
 import pytest
 
-from vision.sources import SourceError, frames, timed_frames
+from vision.sources import NewestFrame, SourceError, _live_frames, frames, timed_frames
 
 
 def test_an_undecodable_video_is_not_called_a_camera(tmp_path) -> None:
@@ -38,3 +41,54 @@ def test_a_photo_is_one_frame_at_time_zero(tmp_path) -> None:
     photo = tmp_path / "table.png"
     cv2.imwrite(str(photo), np.zeros((8, 8, 3), np.uint8))
     assert [seconds for seconds, _ in timed_frames(str(photo), 10)] == [0.0]
+
+
+class FakeCamera:
+    """A camera filming at `fps`: each frame shows its number; after `fails_after` frames it gives none."""
+
+    def __init__(self, fps: float = 100.0, fails_after: int | None = None, start: int = 0) -> None:
+        self.fps, self.fails_after, self.shown, self.start = fps, fails_after, 0, start
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        time.sleep(1 / self.fps)
+        if self.fails_after is not None and self.shown >= self.fails_after:
+            return False, None
+        self.shown += 1
+        return True, np.full((4, 4, 3), (self.start + self.shown) % 256, np.uint8)
+
+    def release(self) -> None:
+        pass
+
+
+def test_a_slow_referee_gets_the_newest_frame_not_a_queue() -> None:
+    """A camera at 100 fps read by a referee taking 50 ms a frame: each frame taken is the one just filmed,
+    and the ones between are dropped."""
+    camera = FakeCamera()
+    newest = NewestFrame(camera, lambda: FakeCamera())
+    try:
+        taken = []
+        for _ in range(8):
+            _, frame = newest.next(1.0)
+            taken.append((int(frame[0, 0, 0]), camera.shown))
+            time.sleep(0.05)
+    finally:
+        newest.close()
+    assert all(shown - number <= 3 for number, shown in taken)  # a queue would fall 5 frames behind a turn
+    assert all(b - a >= 3 for (a, _), (b, _) in itertools.pairwise(taken))  # what was filmed meanwhile: dropped
+    assert newest.dropped >= 20
+
+
+def test_a_camera_that_drops_out_is_opened_again() -> None:
+    """Unplugged after 5 frames, and back when opened again: the frames go on, numbered from 100."""
+    newest = NewestFrame(FakeCamera(fails_after=5), lambda: FakeCamera(start=100))
+    try:
+        numbers = [int(newest.next(2.0)[1][0, 0, 0]) for _ in range(10)]
+    finally:
+        newest.close()
+    assert numbers[0] <= 5 and numbers[-1] > 100
+
+
+def test_a_camera_that_never_comes_back_ends_the_watch_with_a_clear_error() -> None:
+    live = _live_frames(NewestFrame(FakeCamera(fails_after=2), lambda: FakeCamera(fails_after=0)), "0", 10, 1.0)
+    with pytest.raises(SourceError, match=r"0: no frame for 1 s; the camera or stream stopped"):
+        list(live)
