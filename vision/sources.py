@@ -15,6 +15,7 @@ from vision.image_io import ImageLoadError, load_image
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mkv", ".mov", ".webm", ".m4v"}
 REOPEN_FIRST_S, REOPEN_WAIT_S = 0.1, 2.0  # a live source that stops is opened again after these waits, doubling
+POLL_S = 0.05  # how often a referee waiting for a frame looks at the clock
 
 
 class SourceError(Exception):
@@ -127,15 +128,22 @@ class NewestFrame:
         self._reopen = reopen
         self._ready = threading.Condition()
         self._frame: tuple[float, np.ndarray] | None = None
+        self._failure: Exception | None = None
         self._stopped = False
         self._thread = threading.Thread(target=self._read, args=(capture,), daemon=True)
         self._thread.start()
 
     def next(self, timeout_s: float) -> tuple[float, np.ndarray] | None:
-        """The newest frame not yet given, with its monotonic time when read; None if none comes in time."""
+        """The newest frame not yet given, with its monotonic time when read; None if none comes in time. An
+        error the capture raised (a backend that lost the device) is raised here."""
+        deadline = time.monotonic() + timeout_s
         with self._ready:
-            if not self._ready.wait_for(lambda: self._frame is not None, timeout_s):
-                return None
+            while self._frame is None and self._failure is None:
+                if time.monotonic() > deadline:
+                    return None
+                self._ready.wait(POLL_S)
+            if self._failure is not None:
+                raise self._failure
             taken, self._frame = self._frame, None
             return taken
 
@@ -147,7 +155,12 @@ class NewestFrame:
     def _read(self, capture: cv2.VideoCapture) -> None:
         wait = REOPEN_FIRST_S
         while not self._stopped:
-            ok, frame = capture.read()
+            try:
+                ok, frame = capture.read()
+            except cv2.error as exc:  # the backend itself broke: opening it again would not mend it
+                with self._ready:
+                    self._failure = exc
+                break
             if ok and frame is not None and frame.size:
                 with self._ready:
                     self.dropped += self._frame is not None
