@@ -37,6 +37,24 @@ DEGRADE_OPTION = typer.Option(
 )
 
 
+# Every judge that takes a film can keep what it judges as it goes (server/storage.py).
+RECORD_OPTION = typer.Option(
+    None,
+    "--record",
+    help="On a film, a camera or a stream: a SQLite file that keeps each line, table or turn the moment it is "
+    "judged, so that a crash loses nothing already judged. `tableref results FILE` reads it back.",
+)
+
+
+def film_only(record: Path | None, source: str | None) -> None:
+    """--record is for a film; with anything else, one line saying so and exit code 2."""
+    from vision.sources import is_film
+
+    if record is not None and (source is None or not is_film(source)):
+        fail("--record keeps what a film, a camera or a stream is judged to; a photo's verdict is printed whole")
+        raise typer.Exit(code=2)
+
+
 def counted(n: int, noun: str) -> str:
     """ "1 tile", "2 tiles": a count and its noun, plural unless one."""
     return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -19,6 +20,7 @@ import typer
 from rules.settling import Settler
 from server.app import counted, fail
 from server.commands.sticks import move_result, move_text, problem_texts, status_names
+from server.storage import NotRecorded, Recording, recording
 from server.watching import Watched, exit_if_camera_stopped, watch, watched_or_exit
 from vision.sticks import StickRecognizer
 from vision.sticks.layout import TableLayout, layout_key, table_layout
@@ -38,12 +40,14 @@ def watch_game(
     source: str,
     symmetry: Symmetry,
     on_settled: Callable[[dict[str, Any], dict[str, Any] | None], None] = lambda layout, move: None,
+    recording: Recording | NotRecorded | None = None,
 ) -> WatchedGame:
     """The game on `source` (a video file, a camera index or a stream URL), read frame by frame until the
     watch ends; `on_settled` hears of each layout as it settles, with the turn that made it (None for the
-    first layout, or where either table holds no layout)."""
+    first layout, or where either table holds no layout), and `recording` keeps them."""
     from rules.sticks import card_number
 
+    recording = recording or NotRecorded()
     recognizer = StickRecognizer()
     settler: Settler[TableLayout] = Settler(key=layout_key)
     layouts: list[dict[str, Any]] = []
@@ -68,13 +72,14 @@ def watch_game(
         if before is not None and before.layout is not None and table.layout is not None:
             move = {"seconds": layout["seconds"], **move_result(before, table, symmetry)}
             moves.append(move)
+        recording.add(layout["seconds"], {"layout": layout, "move": move})
         on_settled(layout, move)
 
-    watched = watch(source, on_frame)
+    watched = watch(source, on_frame, recording)
     return WatchedGame(layouts, moves, watched)
 
 
-def run_digit_moves(source: str, symmetry: Symmetry, as_json: bool) -> None:
+def run_digit_moves(source: str, symmetry: Symmetry, as_json: bool, record: Path | None = None) -> None:
     """Referee the game on `source`: each layout and each turn as it settles (live, on a camera), then the
     moves in all. Exit code 1 where no layout was seen, or where the camera stopped mid-game."""
 
@@ -89,7 +94,8 @@ def run_digit_moves(source: str, symmetry: Symmetry, as_json: bool) -> None:
             said = f"{layout['sticks']} sticks, no card: " + "; ".join(problem_texts(layout["status"]))
         typer.echo(f"{layout['seconds']:7.2f} s  {said}")
 
-    game = watched_or_exit(lambda: watch_game(source, symmetry, on_settled=show))
+    kept = recording(record, "digit", source)
+    game = watched_or_exit(lambda: watch_game(source, symmetry, on_settled=show, recording=kept))
     watched = game.watched
     if not game.layouts:
         fail(f"{source}: no layout held still in {watched.frames} frames; film the sticks from above the table")

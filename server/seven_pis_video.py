@@ -16,6 +16,7 @@ import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,7 @@ import typer
 from rules.seven_pis import Layout, Placement, Problem, Scoring, Setup, Status, TableState
 from server.app import counted, fail
 from server.commands.dominoes import chosen_setup
+from server.storage import NotRecorded, Recording, recording
 from server.watching import Watched, exit_if_camera_stopped, watch, watched_or_exit
 from vision.dominoes import Domino, DominoRecognizer
 from vision.dominoes.pis import PiGroup, read_pis
@@ -69,9 +71,12 @@ def watch_pis(
     set_name: str,
     scoring: Scoring,
     on_table: Callable[[dict[str, Any]], None] = lambda table: None,
+    recording: Recording | NotRecorded | None = None,
 ) -> WatchedPis:
     """The game on `source` (a video file, a camera index or a stream URL), read frame by frame until the
-    watch ends; `on_table` hears of each table as it changes. `set_name`: six, nine, or auto (the tiles say)."""
+    watch ends; `on_table` hears of each table as it changes, and `recording` keeps it. `set_name`: six, nine,
+    or auto (the tiles say)."""
+    recording = recording or NotRecorded()
     recognizer = DominoRecognizer()
     tracker = TileTracker()
     placed: dict[int, Placement] = {}  # each tile's placement at the last change, by tile id
@@ -88,9 +93,10 @@ def watch_pis(
         placed = table_layout(change.tiles, setup, size, {i: p.pi for i, p in before.items()})
         table = _judged(change, setup, before, placed)
         tables.append(table)
+        recording.add(table["seconds"], table)
         on_table(table)
 
-    return WatchedPis(tables, watch(source, on_frame))
+    return WatchedPis(tables, watch(source, on_frame, recording))
 
 
 def _judged(
@@ -138,7 +144,7 @@ def _progress(table: dict[str, Any]) -> str:
     return f"{counted(table['placed'], 'tile')} placed, {counted(len(table['complete_pis']), 'pi')} complete"
 
 
-def run_pis_watch(source: str, set_name: str, scoring: Scoring, as_json: bool) -> None:
+def run_pis_watch(source: str, set_name: str, scoring: Scoring, as_json: bool, record: Path | None = None) -> None:
     """Score the game on `source` as it is laid: each table as it changes (live, on a camera), then the last
     score. Exit code 1 where no tile was seen, or where the camera stopped mid-game."""
 
@@ -146,7 +152,8 @@ def run_pis_watch(source: str, set_name: str, scoring: Scoring, as_json: bool) -
         if not as_json:
             typer.echo(_table_line(table))
 
-    game = watched_or_exit(lambda: watch_pis(source, set_name, scoring, on_table=show))
+    kept = recording(record, "seven-pis", source)
+    game = watched_or_exit(lambda: watch_pis(source, set_name, scoring, on_table=show, recording=kept))
     watched = game.watched
     if not game.tables:
         fail(f"{source}: no tile held still in {watched.frames} frames; film the pis from above the table")

@@ -25,6 +25,7 @@ from calibration.sweep import read_lane_cards
 from calibration.topdown import TopDownView
 from rules.tempus import LineChange, LineSettler, RaceEntry, TempusOptions, finish_time, judge, rank
 from server.app import fail
+from server.storage import NotRecorded, Recording, recording
 from server.tempus_lanes import LaneRaceError, judge_lanes, load_race_profile, print_ranking
 from server.watching import Watched, exit_if_camera_stopped, watch, watched_or_exit
 from vision.cards.recognize import Card, CardRecognizer
@@ -58,9 +59,12 @@ def watch_lane_race(
     profile: CalibrationProfile,
     options: TempusOptions,
     on_change: Callable[[str, LineChange], None] = lambda lane, change: None,
+    recording: Recording | NotRecorded | None = None,
 ) -> WatchedLanes:
     """The race on `source` read frame by frame until it ends (see the module); `on_change` hears of each
-    lane's line as it settles. A frame of another size than the profile's raises LaneRaceError."""
+    lane's line as it settles, and `recording` keeps it. A frame of another size than the profile's raises
+    LaneRaceError."""
+    recording = recording or NotRecorded()
     recognizer, view, lanes = CardRecognizer(), TopDownView(profile.table), lanes_of(profile.zones)
     settlers = {lane.zone.name: LineSettler() for lane in lanes}
 
@@ -74,15 +78,18 @@ def watch_lane_race(
         for lane, settler in settlers.items():
             change = settler.add(seconds, lines.get(lane))
             if change is not None:
+                recording.add(change.seconds, {"lane": lane, **change.to_json()})
                 on_change(lane, change)
         last = [settler.changes[-1].cards for settler in settlers.values() if settler.changes]
         return "complete" if last and all(judge(cards, options).complete for cards in last) else None
 
-    watched = watch(source, on_frame)
+    watched = watch(source, on_frame, recording)
     return WatchedLanes({lane: settler.changes for lane, settler in settlers.items()}, watched)
 
 
-def run_lane_video_race(source: str, calibration: Path, options: TempusOptions, as_json: bool) -> None:
+def run_lane_video_race(
+    source: str, calibration: Path, options: TempusOptions, as_json: bool, record: Path | None = None
+) -> None:
     """Judge, time and rank the race on `source`, printing each lane's line as it settles (live, on a camera).
     Exit code 1 where no lane's line was seen, or where the camera stopped mid-race (after the ranking)."""
     profile = load_race_profile(calibration)
@@ -92,7 +99,8 @@ def run_lane_video_race(source: str, calibration: Path, options: TempusOptions, 
             typer.echo(f"{change.seconds:7.2f} s  {lane}: 3.{''.join(map(str, change.cards))}")
 
     try:
-        race = watched_or_exit(lambda: watch_lane_race(source, profile, options, on_change=show))
+        kept = recording(record, "tempus-lanes", source)
+        race = watched_or_exit(lambda: watch_lane_race(source, profile, options, on_change=show, recording=kept))
     except LaneRaceError as exc:
         fail(f"{source}: {exc}; calibrate again with this camera")
         raise typer.Exit(code=1) from exc

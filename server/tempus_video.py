@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import typer
@@ -20,6 +21,7 @@ import typer
 from rules.tempus import LineChange, LineSettler, TempusOptions, finish_time, judge
 from server.app import fail
 from server.commands.cards import print_verdict
+from server.storage import NotRecorded, Recording, recording
 from server.watching import Watched, exit_if_camera_stopped, watch, watched_or_exit
 from vision.cards.lines import NoStarterError, line_digits, read_tempus_line
 from vision.cards.recognize import CardRecognizer
@@ -41,9 +43,11 @@ def watch_race(
     options: TempusOptions,
     recognizer: CardRecognizer | None = None,
     on_change: Callable[[LineChange], None] = lambda change: None,
+    recording: Recording | NotRecorded | None = None,
 ) -> WatchedRace:
     """The race on `source` (a video file, a camera index or a stream URL), read frame by frame until it
-    ends (see the module); `on_change` hears of each line as it settles."""
+    ends (see the module); `on_change` hears of each line as it settles, and `recording` keeps it."""
+    recording = recording or NotRecorded()
     recognizer = recognizer or CardRecognizer()
     settler = LineSettler()
 
@@ -53,10 +57,11 @@ def watch_race(
         change = settler.add(seconds, _line(recognizer, frame))
         if change is None:
             return None
+        recording.add(change.seconds, change.to_json())
         on_change(change)
         return "complete" if judge(change.cards, options).complete else None
 
-    watched = watch(source, on_frame)
+    watched = watch(source, on_frame, recording)
     return WatchedRace(settler.changes, watched)
 
 
@@ -68,7 +73,7 @@ def _line(recognizer: CardRecognizer, frame: np.ndarray) -> tuple[int, ...] | No
         return None
 
 
-def run_video_race(source: str, options: TempusOptions, as_json: bool) -> None:
+def run_video_race(source: str, options: TempusOptions, as_json: bool, record: Path | None = None) -> None:
     """Judge and time the race on `source`, printing each line as it settles (live, on a camera) and the
     verdict. Exit code 1 where no line was seen, or where the camera stopped mid-race (after the verdict on
     what was read until then)."""
@@ -77,7 +82,8 @@ def run_video_race(source: str, options: TempusOptions, as_json: bool) -> None:
         if not as_json:
             typer.echo(f"{change.seconds:7.2f} s  3.{''.join(map(str, change.cards))}")
 
-    race = watched_or_exit(lambda: watch_race(source, options, on_change=show))
+    kept = recording(record, "tempus", source)
+    race = watched_or_exit(lambda: watch_race(source, options, on_change=show, recording=kept))
     watched = race.watched
     if not race.changes:
         fail(f"{source}: no line after a Starter held still in {watched.frames} frames; film the Starter and the cards")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import cv2
 import numpy as np
@@ -19,6 +19,9 @@ from rich.progress import Progress
 
 from server.app import fail
 from vision.sources import SourceError, is_live, timed_frames
+
+if TYPE_CHECKING:
+    from server.storage import NotRecorded, Recording
 
 T = TypeVar("T")
 
@@ -34,9 +37,12 @@ class Watched:
         return {"frames": self.frames, "ended_by": self.ended_by}
 
 
-def watch(source: str, on_frame: Callable[[float, np.ndarray], str | None]) -> Watched:
+def watch(
+    source: str, on_frame: Callable[[float, np.ndarray], str | None], recording: Recording | NotRecorded | None = None
+) -> Watched:
     """Each frame of `source` given to `on_frame` with its seconds since the first frame, until it returns a
-    reason to stop or the watch ends otherwise. A source that gives no frame at all raises SourceError."""
+    reason to stop or the watch ends otherwise; the recording (server/storage.py) is told how it ended. A
+    source that gives no frame at all raises SourceError (the recording ends with no frames)."""
     total = None if is_live(source) else _frame_count(source)
     frames, ended_by, started = 0, "film", None
     with Progress(console=Console(stderr=True), transient=True) as progress:
@@ -54,9 +60,14 @@ def watch(source: str, on_frame: Callable[[float, np.ndarray], str | None]) -> W
             ended_by = "stopped"
         except SourceError:
             if started is None:
+                if recording is not None:
+                    recording.end(Watched(0, "no frames"))
                 raise
             ended_by = "camera"
-    return Watched(frames, ended_by)
+    watched = Watched(frames, ended_by)
+    if recording is not None:
+        recording.end(watched)
+    return watched
 
 
 def watched_or_exit(watching: Callable[[], T]) -> T:

@@ -10,7 +10,7 @@ import typer
 
 from models.synth.degrade import Degradation
 from rules.tempus import TempusError, TempusOptions, TempusVerdict, judge
-from server.app import DEGRADE_OPTION, evaluate_app, fail, judge_app, kit_app, load_photo
+from server.app import DEGRADE_OPTION, RECORD_OPTION, evaluate_app, fail, film_only, judge_app, kit_app, load_photo
 from vision.sources import is_film
 
 
@@ -45,6 +45,7 @@ def judge_tempus(
     finished: list[str] = typer.Option(
         [], "--finished", help="With --calibration: a lane's finish time, LANE=SECONDS (repeat), to break ties."
     ),
+    record: Path | None = RECORD_OPTION,
 ) -> None:
     """How much of pi is right: consecutive correct cards after the Starter, and the first error.
 
@@ -58,6 +59,7 @@ def judge_tempus(
     except TempusError as exc:
         fail(str(exc))
         raise typer.Exit(code=2) from exc
+    film_only(record, photo)
     extra: dict = {}
     if digits is not None:
         if photo is not None:
@@ -74,7 +76,7 @@ def judge_tempus(
             raise typer.Exit(code=2)
         from server.tempus_lane_video import run_lane_video_race
 
-        run_lane_video_race(photo, calibration, options, as_json)
+        run_lane_video_race(photo, calibration, options, as_json, record)
         return
     elif photo is not None and calibration is not None:
         from server.tempus_lanes import run_lane_race
@@ -84,7 +86,7 @@ def judge_tempus(
     elif photo is not None and is_film(photo):
         from server.tempus_video import run_video_race
 
-        run_video_race(photo, options, as_json)
+        run_video_race(photo, options, as_json, record)
         return
     elif photo is not None:
         sequence, extra = _read_tempus_photo(Path(photo), annotate)

@@ -10,7 +10,7 @@ import numpy as np
 import typer
 
 from models.synth.degrade import Degradation
-from server.app import DEGRADE_OPTION, app, evaluate_app, fail, judge_app, load_photo
+from server.app import DEGRADE_OPTION, RECORD_OPTION, app, evaluate_app, fail, film_only, judge_app, load_photo
 from vision.sources import is_film
 
 if TYPE_CHECKING:
@@ -104,6 +104,7 @@ def judge_seven_pis(
     hand: str | None = typer.Option(
         None, "--hand", help="The tiles in hand, e.g. '3|5 2|2 6|1': adds the legal placements and the advisor's play."
     ),
+    record: Path | None = RECORD_OPTION,
 ) -> None:
     """Read the pis on the table: each pi's tiles and problems, and the score (tiles not placed).
 
@@ -117,6 +118,7 @@ def judge_seven_pis(
     if (photo is None) == (tiles is None):
         fail("give a photo of the pis or --tiles, one of the two")
         raise typer.Exit(code=2)
+    film_only(record, photo)
     scoring = Scoring.PIPS if pips else Scoring.TILES
     held = _typed_hand(hand)
     if photo is not None and is_film(photo):
@@ -125,7 +127,7 @@ def judge_seven_pis(
             raise typer.Exit(code=2)
         from server.seven_pis_video import run_pis_watch
 
-        run_pis_watch(photo, tile_set, scoring, as_json)
+        run_pis_watch(photo, tile_set, scoring, as_json, record)
         return
     if tiles is not None:
         layout, extra = _typed_pis(tiles, tile_set, scoring)

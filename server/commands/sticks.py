@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from models.synth.degrade import Degradation
-from server.app import DEGRADE_OPTION, evaluate_app, fail, judge_app, kit_app, load_photo
+from server.app import DEGRADE_OPTION, RECORD_OPTION, evaluate_app, fail, judge_app, kit_app, load_photo
 
 if TYPE_CHECKING:
     from rules.digit_game import Status
@@ -207,12 +207,13 @@ def judge_digit_moves(
     source: str = typer.Argument(..., help="A video of the game (MP4, AVI...), a camera (0) or a stream URL."),
     rotations_only: bool = typer.Option(False, "--rotations-only", help=SYMMETRY_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the layouts and moves as JSON at the end."),
+    record: Path | None = RECORD_OPTION,
 ) -> None:
     """Referee a DIGIT game filmed or watched live: each layout once it holds still for 3 frames, and each
     turn between two layouts judged as `digit-move` judges two photos. Ctrl-C ends a live watch."""
     from server.digit_video import run_digit_moves
 
-    run_digit_moves(source, _symmetry(rotations_only), as_json)
+    run_digit_moves(source, _symmetry(rotations_only), as_json, record)
 
 
 @kit_app.command("sticks")

@@ -208,6 +208,29 @@ def evaluate_calibration(
     run(frames, lane_frames, seed)
 
 
+@app.command(no_args_is_help=True)
+def results(
+    file: Path = typer.Argument(..., help="A results file written by `tableref judge ... --record FILE`."),
+    as_json: bool = typer.Option(False, "--json", help="Every watch and its events, one JSON object a watch."),
+) -> None:
+    """What the judges recorded: each race or game watched, when, how it ended, and what was judged last."""
+    from server.storage import StorageError, recorded
+
+    try:
+        watches = recorded(file)
+    except StorageError as exc:
+        fail(str(exc))
+        raise typer.Exit(code=1) from exc
+    for watch in watches:
+        if as_json:
+            typer.echo(json.dumps(watch.to_json()))
+            continue
+        ended = f"ended by {watch.ended_by} after {watch.frames} frames" if watch.ended_by else "stopped mid-way"
+        typer.echo(f"{watch.id}. {watch.game} on {watch.source}, {watch.started}: {len(watch.events)} judged, {ended}")
+        if watch.events:
+            typer.echo(f"   last, at {watch.events[-1]['seconds']:.2f} s: {json.dumps(watch.events[-1])}")
+
+
 @app.command()
 def bench(
     repeat: int = typer.Option(20, help="Times each picture is read."),

@@ -1,0 +1,137 @@
+"""Results kept in a SQLite file as they happen, so that a race or a game already refereed survives a crash,
+a pulled plug or a closed terminal.
+
+Each watch (a film, a camera or a stream refereed by `judge ... --record FILE`) is a row of `watches`; each
+thing it settles (a line, a table, a layout) a row of `events`, written and committed the moment it is judged.
+A watch whose end was never written stopped mid-way: what it recorded until then stands.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from server.app import fail
+from server.watching import Watched
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS watches (
+    id INTEGER PRIMARY KEY,
+    game TEXT NOT NULL,
+    source TEXT NOT NULL,
+    started TEXT NOT NULL,
+    ended_by TEXT,
+    frames INTEGER
+);
+CREATE TABLE IF NOT EXISTS events (
+    watch INTEGER NOT NULL REFERENCES watches(id),
+    seconds REAL NOT NULL,
+    event TEXT NOT NULL
+);
+"""
+
+
+class StorageError(Exception):
+    """A results file that cannot be opened or is not one; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class RecordedWatch:
+    id: int
+    game: str
+    source: str
+    started: str
+    ended_by: str | None  # None: the watch stopped before its end was written
+    frames: int | None
+    events: list[dict[str, Any]]  # each with its "seconds"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "game": self.game,
+            "source": self.source,
+            "started": self.started,
+            "ended_by": self.ended_by,
+            "frames": self.frames,
+            "events": self.events,
+        }
+
+
+def _connected(path: Path) -> sqlite3.Connection:
+    try:
+        connection = sqlite3.connect(path)
+        connection.execute("PRAGMA journal_mode=WAL")  # each event lands whole, even if the process dies
+        connection.executescript(SCHEMA)
+    except sqlite3.DatabaseError as exc:
+        raise StorageError(f"{path}: cannot be used as a results file ({exc})") from exc
+    return connection
+
+
+class Recording:
+    """One watch being recorded in `path`: `add` each event as it is judged, `end` when the watch ends."""
+
+    def __init__(self, path: Path, game: str, source: str) -> None:
+        self._db = _connected(path)
+        started = datetime.now(UTC).isoformat(timespec="seconds")
+        with self._db:
+            cursor = self._db.execute(
+                "INSERT INTO watches (game, source, started) VALUES (?, ?, ?)", (game, source, started)
+            )
+        self.id = int(cursor.lastrowid or 0)
+
+    def add(self, seconds: float, event: dict[str, Any]) -> None:
+        with self._db:
+            self._db.execute("INSERT INTO events VALUES (?, ?, ?)", (self.id, seconds, json.dumps(event)))
+
+    def end(self, watched: Watched) -> None:
+        with self._db:
+            self._db.execute(
+                "UPDATE watches SET ended_by = ?, frames = ? WHERE id = ?", (watched.ended_by, watched.frames, self.id)
+            )
+        self._db.close()
+
+
+class NotRecorded:
+    """A watch not asked to be recorded."""
+
+    def add(self, seconds: float, event: dict[str, Any]) -> None:
+        pass
+
+    def end(self, watched: Watched) -> None:
+        pass
+
+
+def recording(path: Path | None, game: str, source: str) -> Recording | NotRecorded:
+    """The watch of `game` on `source` recorded in `path` (None: not recorded); a file that cannot hold results
+    is one line saying why and exit code 2, before any frame is read."""
+    if path is None:
+        return NotRecorded()
+    try:
+        return Recording(path, game, source)
+    except StorageError as exc:
+        fail(str(exc))
+        raise typer.Exit(code=2) from exc
+
+
+def recorded(path: Path) -> list[RecordedWatch]:
+    """Every watch in the results file, oldest first, with its events in the order they happened."""
+    if not path.is_file():
+        raise StorageError(f"{path}: no such results file; record one with `tableref judge ... --record {path}`")
+    db = _connected(path)
+    try:
+        watches = db.execute("SELECT id, game, source, started, ended_by, frames FROM watches ORDER BY id").fetchall()
+        out = []
+        for row in watches:
+            events = db.execute("SELECT seconds, event FROM events WHERE watch = ? ORDER BY rowid", (row[0],))
+            out.append(RecordedWatch(*row, [{"seconds": s, **json.loads(e)} for s, e in events]))
+        return out
+    except sqlite3.DatabaseError as exc:
+        raise StorageError(f"{path}: cannot be read as a results file ({exc})") from exc
+    finally:
+        db.close()

@@ -1,0 +1,67 @@
+"""What the judges keep in a results file: every turn the moment it is judged, so that a crash mid-game loses
+nothing already judged; and what `tableref results` says of it."""
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import server.cli  # noqa: F401  (registers the commands)
+import server.digit_video as digit_video
+from rules.sticks import Symmetry
+from server.app import app
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+GAME = str(SAMPLES / "digit-game.mp4")
+
+
+def test_a_recorded_game_is_read_back_as_it_was_judged(tmp_path) -> None:
+    results = tmp_path / "results.sqlite"
+    judged = CliRunner().invoke(app, ["judge", "digit-moves", GAME, "--json", "--record", str(results)])
+    assert judged.exit_code == 0, judged.output
+    game = json.loads(judged.stdout)
+    read = CliRunner().invoke(app, ["results", str(results), "--json"])
+    assert read.exit_code == 0, read.output
+    (watch,) = [json.loads(line) for line in read.stdout.splitlines()]
+    assert (watch["game"], watch["source"], watch["ended_by"], watch["frames"]) == ("digit", GAME, "film", 12)
+    assert [e["layout"] for e in watch["events"]] == game["layouts"]
+    assert [e["move"] for e in watch["events"] if e["move"]] == game["moves"]
+    text = CliRunner().invoke(app, ["results", str(results)]).stdout
+    assert text.startswith(f"1. digit on {GAME}") and "3 judged, ended by film after 12 frames" in text
+
+
+def test_a_crash_mid_game_leaves_what_was_judged(tmp_path, monkeypatch) -> None:
+    """The reader dies on the tenth frame, after two layouts settled: both are in the file, the watch open."""
+    real = digit_video.StickRecognizer
+
+    class DiesOnTheTenthFrame(real):
+        frames = 0
+
+        def __call__(self, frame):
+            DiesOnTheTenthFrame.frames += 1
+            if DiesOnTheTenthFrame.frames == 10:
+                raise MemoryError("the machine ran out of memory")
+            return super().__call__(frame)
+
+    monkeypatch.setattr(digit_video, "StickRecognizer", DiesOnTheTenthFrame)
+    results = tmp_path / "results.sqlite"
+    with pytest.raises(MemoryError):
+        digit_video.run_digit_moves(GAME, Symmetry.ALL_EIGHT, as_json=False, record=results)
+    read = CliRunner().invoke(app, ["results", str(results)])
+    assert "2 judged, stopped mid-way" in read.stdout
+    (watch,) = [
+        json.loads(line) for line in CliRunner().invoke(app, ["results", str(results), "--json"]).stdout.splitlines()
+    ]
+    assert watch["ended_by"] is None and [e["seconds"] for e in watch["events"]] == [0.0, 0.5]
+
+
+def test_bad_results_files_and_a_photo_to_record_get_one_clear_line(tmp_path) -> None:
+    missing = CliRunner().invoke(app, ["results", str(tmp_path / "none.sqlite")])
+    assert missing.exit_code == 1 and "no such results file" in missing.output
+    notes = tmp_path / "notes.sqlite"
+    notes.write_text("shopping list: eggs, milk, dominoes\n" * 40)
+    garbled = CliRunner().invoke(app, ["results", str(notes)])
+    assert garbled.exit_code == 1 and "cannot be" in garbled.output and "Traceback" not in garbled.output
+    photo = CliRunner().invoke(app, ["judge", "seven-pis", str(SAMPLES / "dominoes-28.jpg"), "--record", str(notes)])
+    assert photo.exit_code == 2 and "--record keeps what a film" in photo.output
