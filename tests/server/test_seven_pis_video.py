@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 import typer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import server.cli  # noqa: F401  (registers the commands)
@@ -14,7 +16,8 @@ import server.watching as watching
 from models.synth.samples import CLIP_FPS, FRAMES_PER_STEP, seven_pis_game
 from rules.seven_pis import Scoring
 from server.app import app
-from server.seven_pis_video import run_pis_watch
+from server.seven_pis_video import run_pis_watch, stable_labels
+from vision.dominoes.pis import PiGroup
 from vision.sources import SourceError, timed_frames
 
 GAME = str(Path(__file__).resolve().parents[2] / "samples" / "seven-pis.mp4")
@@ -75,3 +78,23 @@ def test_a_camera_that_stops_mid_game_leaves_the_tables_judged(monkeypatch, caps
 def test_hand_and_annotate_are_for_photos() -> None:
     result = CliRunner().invoke(app, ["judge", "seven-pis", GAME, "--hand", "3|5"])
     assert result.exit_code == 2 and "for a photo" in result.output
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 30), min_size=1, max_size=5, unique=True), min_size=1, max_size=8), st.data())
+def test_pis_keep_their_numbers_and_never_share_one(groups: list, data) -> None:
+    """Whatever the tiles' numbers before, each group gets its own number, and a group whose tiles all had
+    one number, not taken by a group before it, keeps it."""
+    tiles = sorted({t for g in groups for t in g})
+    before = data.draw(st.dictionaries(st.sampled_from(tiles), st.integers(0, 6)))
+    ids = tiles
+    pi_groups = [PiGroup(k, tuple(ids.index(t) for t in dict.fromkeys(g)), ()) for k, g in enumerate(groups)]
+    labels = stable_labels(pi_groups, ids, before)
+    assert sorted(labels) == list(range(len(groups)))
+    assert len(set(labels.values())) == len(groups)
+    claimed: set[int] = set()
+    for k, group in enumerate(groups):
+        had = {before[t] for t in group if t in before}
+        if len(had) == 1 and all(t in before for t in group) and not had & claimed:
+            assert labels[k] == had.pop()
+        claimed.add(labels[k])
