@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from models.synth.scenes import Camera
 from models.synth.sticks import lattice_sticks
-from vision.geometry import turned
+from vision.geometry import turned, turned_back
 from vision.locator import doubled
 from vision.sticks.detections import Stick
 from vision.sticks.locate import (
@@ -229,19 +229,36 @@ def test_the_sticks_own_plane_squares_every_card_under_a_tilted_view() -> None:
 
 @settings(max_examples=40, deadline=None, derandomize=True)
 @given(st.floats(0.2, 0.8), st.floats(0.2, 0.8), st.booleans())
-def test_centre_heat_is_read_at_frame_points_in_either_orientation(x: float, y: float, portrait: bool) -> None:
-    """The heat a stick's centre leaves in the map is found at that centre in the frame's own pixels, also
-    when the frame is a portrait one the locator turned."""
+def test_a_stick_is_marked_on_its_own_segment_in_either_orientation(x: float, y: float, portrait: bool) -> None:
+    """The heat a stick's centre leaves in the maps marks that stick's segment in the frame's own pixels, also
+    when the frame is a portrait one the locator turned; not a segment across it, nor one far away. A stick
+    read half as long from one end of a segment (a stick partly hidden) marks the segment; a whole stick
+    shifted half its length along it does not."""
     size = (720, 1280) if portrait else (1280, 720)  # width, height
     scale = min(INPUT_SIZE[0] / max(size), INPUT_SIZE[1] / min(size))
+
+    def readings(stick: np.ndarray) -> LocatorReadings:  # a stick as the landscape network sees it, input px
+        heat, regressed, _ = encode_targets([stick])
+        return LocatorReadings(
+            [], [], [], np.zeros((0, 2)), np.zeros(0), heat[0], regressed[2:4], scale, size[1] if portrait else None
+        )
+
+    def in_frame(points: np.ndarray) -> np.ndarray:
+        return turned_back(points / scale, size[1]) if portrait else points / scale
+
     centre = np.array([x * size[0], y * size[1]])
     seen = turned(centre, size[1]) if portrait else centre  # where the landscape network saw it
     stick = seen * scale + np.array([[-20.0, 0.0], [20.0, 0.0]])
-    heat = encode_targets([stick])[0][0]
-    readings = LocatorReadings([], [], [], np.zeros((0, 2)), np.zeros(0), heat, scale, size[1] if portrait else None)
-    far = centre + np.array([150.0, 0.0]) * (1 if x < 0.5 else -1)
-    assert readings.heat_at(np.array([centre]))[0] > 0.9
-    assert readings.heat_at(np.array([far, [np.nan, np.nan], [-500.0, 10.0]])).max() < 0.1
+    across = seen * scale + np.array([[0.0, -20.0], [0.0, 20.0]])
+    far = stick + np.array([75.0, 0.0]) * (1 if x < 0.5 else -1)
+    whole = readings(stick)
+    segments = [in_frame(s) for s in (stick, across, far)] + [np.full((2, 2), np.nan), np.array([[-900, 9], [-800, 9]])]
+    heat = whole.stick_heat(*np.stack(segments, axis=1))
+    assert heat[0] > 0.9 and heat[1:].max() < 0.1
+    half = readings(np.array([stick[0], stick.mean(axis=0)]))
+    shifted = readings(stick + np.array([20.0, 0.0]))
+    assert half.stick_heat(*in_frame(stick)[:, None])[0] > 0.9
+    assert shifted.stick_heat(*in_frame(stick)[:, None])[0] < 0.1
 
 
 @settings(max_examples=150, deadline=None, derandomize=True)

@@ -28,17 +28,19 @@ def _layout(card: int, seed: int) -> list[np.ndarray]:
 
 
 def _heat(marked: list[np.ndarray], reach: float = 0.0):
-    """A centre heatmap hot (0.5) within `reach` px of the marked points and cold (0.02) elsewhere: the
-    locator's peaks are a cell or two wide, and a hand lays sticks a little off the lattice."""
+    """Centre heat marking a stick (0.5) on segments whose middle lies within `reach` px of the marked points
+    and cold (0.02) elsewhere: the locator's peaks are a cell or two wide, and a hand lays sticks a little off
+    the lattice."""
     marked = np.array(marked, np.float64).reshape(-1, 2)
 
-    def heat_at(points: np.ndarray) -> np.ndarray:
+    def stick_heat(starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
         if not len(marked):
-            return np.full(len(points), 0.02)
-        near = np.linalg.norm(points[:, None] - marked[None], axis=2).min(axis=1) <= reach
+            return np.full(len(starts), 0.02)
+        middles = (starts + stops) / 2
+        near = np.linalg.norm(middles[:, None] - marked[None], axis=2).min(axis=1) <= reach
         return np.where(near, 0.5, 0.02)
 
-    return heat_at
+    return stick_heat
 
 
 def _card(readings: list[tuple[float, np.ndarray]], plane: np.ndarray) -> int | None:
@@ -67,8 +69,8 @@ def test_sticks_marked_only_by_heat_complete_the_card(card: int, missing: set[in
     read = [s for k, s in enumerate(sticks) if k not in missing]
     assume(_both_ways(read))
     plane = table_plane(np.array(sticks), (1280, 720))
-    heat_at = _heat([sticks[k].mean(axis=0) for k in missing], 0.15 * np.linalg.norm(sticks[0][1] - sticks[0][0]))
-    result = reread_group([(0.8, s) for s in read], plane, heat_at)
+    stick_heat = _heat([sticks[k].mean(axis=0) for k in missing], 0.15 * np.linalg.norm(sticks[0][1] - sticks[0][0]))
+    result = reread_group([(0.8, s) for s in read], plane, stick_heat)
     assert result is not None and _card(result, plane) == card
     for k in missing:  # each missing stick comes back where it lies
         tolerance = 0.2 * np.linalg.norm(sticks[k][1] - sticks[k][0])
@@ -116,7 +118,7 @@ def test_a_broken_layout_is_not_read_again_even_in_heat(card: int, way: str, see
     assume(broken is not None)
     sticks = [camera.project(s.ends) for s in broken[0]]
     plane = table_plane(np.array(sticks), (1280, 720))
-    everywhere = lambda points: np.full(len(points), 0.5)  # noqa: E731
+    everywhere = lambda starts, stops: np.full(len(starts), 0.5)  # noqa: E731
     assert reread_group([(0.8, s) for s in sticks], plane, everywhere) is None
 
 
@@ -144,10 +146,10 @@ def test_a_stick_on_an_outline_to_ignore_is_not_added(card: int, missing: int, s
     polysticks = StickRecognizer.polysticks([Stick(e, s) for s, e in found], plane, square=True)
     assume(len(polysticks) == 1)  # the missing stick does not hold the layout together
     length = np.linalg.norm(sticks[missing][1] - sticks[missing][0])
-    heat_at = _heat([sticks[missing].mean(axis=0)], 0.15 * length)
+    stick_heat = _heat([sticks[missing].mean(axis=0)], 0.15 * length)
     over = sticks[missing].mean(axis=0) + 0.2 * length * np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]])
-    assert len(reread_layouts(found, polysticks, plane, heat_at)) == 5
-    assert reread_layouts(found, polysticks, plane, heat_at, [over]) is found
+    assert len(reread_layouts(found, polysticks, plane, stick_heat)) == 5
+    assert reread_layouts(found, polysticks, plane, stick_heat, [over]) is found
 
 
 @settings(max_examples=30, deadline=None, derandomize=True)
@@ -162,12 +164,12 @@ def test_a_card_that_leaves_out_a_crossing_stick_is_not_taken(card: int, missing
     polysticks = StickRecognizer.polysticks([Stick(e, s) for s, e in found], plane, square=True)
     assume(len(polysticks) == 1)
     length = np.linalg.norm(sticks[missing][1] - sticks[missing][0])
-    heat_at = _heat([sticks[missing].mean(axis=0)], 0.15 * length)
+    stick_heat = _heat([sticks[missing].mean(axis=0)], 0.15 * length)
     a, b = sticks[crossed]
     along, across = (b - a) / np.linalg.norm(b - a), np.array([a[1] - b[1], b[0] - a[0]]) / np.linalg.norm(b - a)
     slant = 0.5 * np.linalg.norm(b - a) * (0.5 * along + 0.87 * across)  # a stick's half, 60 degrees off
     crossing = np.array([(a + b) / 2 - slant, (a + b) / 2 + slant])
     own_ends = np.concatenate(sticks)
     assume(np.linalg.norm(crossing[:, None] - own_ends[None], axis=2).min() > 0.35 * length)
-    assert len(reread_layouts(found, polysticks, plane, heat_at, strong_ends=own_ends)) == 5
-    assert reread_layouts(found, polysticks, plane, heat_at, strong_ends=crossing) is found
+    assert len(reread_layouts(found, polysticks, plane, stick_heat, strong_ends=own_ends)) == 5
+    assert reread_layouts(found, polysticks, plane, stick_heat, strong_ends=crossing) is found

@@ -54,6 +54,14 @@ CROSS_TURN = np.radians(25.0)
 # the read stick's centre, the crossing point CROSSED_INSIDE or more (of each length) from both sticks' ends.
 # Not in a heap, where read sticks cross already: there pairs of different sticks' ends pass for sticks (on
 # 110 training-split heaps, 130 such readings were false and 32 true). Chosen on training-split renders.
+# Centre heat marks a stick on a segment (`LocatorReadings.stick_heat`) at its middle, where the half-vector read
+# there runs along the segment within ALONG_TURN (the re-read's own tolerance, vision/sticks/reread.py): a crossing
+# or turned stick's heat there is not one on the segment. A stick partly hidden (a lamp's hot spot, a hand) is read
+# as its visible part, centred off the middle: its heat counts at a quarter point, where the length read is within
+# PART of the segment's.
+ALONG_TURN = np.radians(12.0)
+QUARTERS = (0.25, 0.75)
+PART = (0.35, 0.8)
 CROSSED_REACH = 0.25
 CROSSED_END = 0.3  # least end-peak score of such a pair
 CROSSED_INSIDE = 0.2
@@ -281,8 +289,8 @@ class LocatorReadings:
     """Candidate sticks, (score, ends 2x2) each: at centre peaks over PEAK_THRESHOLD (`sure`) and at fainter
     ones down to FAINT_THRESHOLD (`faint`); sticks that may cross sure ones, read from end peaks alone, each
     with the ends of the stick it crosses (`crossed`, see `decode`); every end peak (n x 2) and its score (n,);
-    and the centre heatmap (GRID cells) with the frame's scale to input px and, for a turned portrait frame, its
-    height."""
+    and the centre heatmap and half-vector maps (GRID cells; the half-vectors in doubled angles, in cells) with
+    the frame's scale to input px and, for a turned portrait frame, its height."""
 
     sure: list[tuple[float, np.ndarray]]
     faint: list[tuple[float, np.ndarray]]
@@ -290,22 +298,44 @@ class LocatorReadings:
     end_points: np.ndarray
     end_scores: np.ndarray
     heat: np.ndarray
+    halves: np.ndarray
     scale: float = 1.0
     portrait_height: int | None = None
 
-    def heat_at(self, points: np.ndarray) -> np.ndarray:
-        """The centre heat at frame points (n, 2): the hottest of the 3x3 cells around each; 0 off the map."""
-        points = np.asarray(points, np.float64)
+    def stick_heat(self, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+        """The centre heat that marks a stick lying from each of `starts` to each of `stops` (frame px, n x 2):
+        at the middle or a quarter point, where the stick read there lies along it (ALONG_TURN, PART)."""
+        starts, stops = np.asarray(starts, np.float64), np.asarray(stops, np.float64)
+        fractions = np.array((0.5, *QUARTERS))
+        points = starts[:, None] + fractions[None, :, None] * (stops - starts)[:, None]
+        heat, halves = self._hottest(points.reshape(-1, 2))
+        heat, halves = heat.reshape(len(starts), -1), halves.reshape(len(starts), -1, 2)
+        segments = (stops - starts)[:, None]
+        length, read = np.linalg.norm(segments, axis=-1), 2 * np.linalg.norm(halves, axis=-1)
+        along = np.abs((halves * segments).sum(axis=-1)) > np.cos(ALONG_TURN) * length * read / 2
+        part = (read >= PART[0] * length) & (read <= PART[1] * length)
+        counts = along & ((fractions == 0.5) | part)
+        return np.where(counts, heat, 0.0).max(axis=1)
+
+    def _hottest(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """At frame points (n, 2): the centre heat of the hottest of the 3x3 cells around each (0 off the map),
+        and the half-vector read at that cell, in frame px (n, 2)."""
         if self.portrait_height is not None:
             points = turned(points, self.portrait_height)
         cells = np.nan_to_num(cell_of(points * self.scale, STRIDE), nan=-99.0)
         rows, cols = np.rint(cells[:, 1]).astype(int), np.rint(cells[:, 0]).astype(int)
-        padded = np.pad(self.heat, 1)
         h, w = self.heat.shape
         inside = (rows >= 0) & (rows < h) & (cols >= 0) & (cols < w)
-        r, c = np.clip(rows, 0, h - 1) + 1, np.clip(cols, 0, w - 1) + 1
-        near = np.max([padded[r + dr, c + dc] for dr in (-1, 0, 1) for dc in (-1, 0, 1)], axis=0)
-        return np.where(inside, near, 0.0)
+        shifts = np.array([(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1)])
+        around_rows = np.clip(np.clip(rows, 0, h - 1)[:, None] + shifts[:, 0], 0, h - 1)
+        around_cols = np.clip(np.clip(cols, 0, w - 1)[:, None] + shifts[:, 1], 0, w - 1)
+        hottest = self.heat[around_rows, around_cols].argmax(axis=1)
+        every = np.arange(len(points))
+        row, col = around_rows[every, hottest], around_cols[every, hottest]
+        halves = undoubled(self.halves[0, row, col], self.halves[1, row, col]) * STRIDE / self.scale
+        if self.portrait_height is not None:
+            halves = np.stack([halves[:, 1], -halves[:, 0]], axis=1)  # turned back as `turned_back` turns points
+        return np.where(inside, self.heat[row, col], 0.0), halves
 
 
 class StickLocator(LocatorNetwork):
@@ -334,6 +364,7 @@ class StickLocator(LocatorNetwork):
             in_frame(ends[1]),
             ends[0],
             1 / (1 + np.exp(-maps[0])),
+            maps[4:6],
             scale,
             portrait_height,
         )

@@ -273,7 +273,7 @@ def reread_layouts(
     found: list[tuple[float, np.ndarray]],
     polysticks: list[Polystick],
     plane: np.ndarray,
-    heat_at: Callable[[np.ndarray], np.ndarray],
+    stick_heat: Callable[[np.ndarray, np.ndarray], np.ndarray],
     ignore: list[np.ndarray] = (),
     strong_ends: np.ndarray | None = None,
 ) -> list[tuple[float, np.ndarray]]:
@@ -290,7 +290,7 @@ def reread_layouts(
     for members in open_groups + pairs:
         if used & set(members):
             continue
-        cards = reread_group([found[i] for i in members], plane, heat_at)
+        cards = reread_group([found[i] for i in members], plane, stick_heat)
         if cards is None or len(_outside(cards, ignore)) < len(cards):
             continue
         if strong_ends is not None and _stick_left_out([e for _, e in cards], strong_ends):
@@ -672,7 +672,9 @@ class StickRecognizer:
         polysticks = self.polysticks(sticks, plane, square=True)
         strong_ends = readings.end_points[readings.end_scores >= STRONG_END]
         reread = (
-            found if plane is None else reread_layouts(found, polysticks, plane, readings.heat_at, ignore, strong_ends)
+            found
+            if plane is None
+            else reread_layouts(found, polysticks, plane, readings.stick_heat, ignore, strong_ends)
         )
         if reread is not found:
             sticks = [Stick(e, min(1.0, score)) for score, e in reread]

@@ -4,7 +4,9 @@ The locator's readings are what its peaks say, one by one. On a busy table they 
 lattice sees at once: two sticks end to end read as one stick and a half, or a stick marked too faintly for
 a peak. A DIGIT layout's sticks lie on the edges of a square lattice, so once the group's lattice is known
 (its two directions and unit in the table plane, and where its points lie), each edge can be asked directly
-whether a stick lies there: by the network's centre heat at the edge's middle.
+whether a stick lies there: by the network's centre heat at the edge's middle where the stick it reads there
+runs along the edge, or at a quarter of the edge where it reads half a stick there, the visible part of one
+partly hidden (`LocatorReadings.stick_heat`).
 
 The group is read again only where it holds MIN_READINGS readings running both ways, and every reading in
 it lies along the lattice's lines and covers one of its edges at least: a stick turned off the lattice,
@@ -75,11 +77,13 @@ def _neighbours(edges: set[Edge]) -> set[Edge]:
 
 
 def reread_group(
-    readings: list[Reading], plane: np.ndarray, heat_at: Callable[[np.ndarray], np.ndarray]
+    readings: list[Reading], plane: np.ndarray, stick_heat: Callable[[np.ndarray, np.ndarray], np.ndarray]
 ) -> list[Reading] | None:
     """One touching group's readings as five sticks on its lattice, or None (see the module's docstring).
 
-    `plane` maps image px to the table plane; `heat_at` gives the locator's centre heat at image points (n, 2).
+    `plane` maps image px to the table plane; `stick_heat` gives the locator's centre heat that marks a stick
+    lying from each of its first points to each of its second (image px, n x 2 each; see
+    `LocatorReadings.stick_heat`).
     """
     if len(readings) < MIN_READINGS:
         return None
@@ -115,10 +119,11 @@ def reread_group(
 
     while len(kept) < 5:
         around = sorted(_neighbours(set(kept)))
-        middles = image_points(np.array([np.add(e.a, e.b) / 2 for e in around], np.float64))
-        heat = heat_at(middles)
+        starts = image_points(np.array([e.a for e in around], np.float64))
+        stops = image_points(np.array([e.b for e in around], np.float64))
+        heat = stick_heat(starts, stops)
         best = int(np.argmax(heat))
-        if not np.isfinite(middles[best]).all() or heat[best] < MIN_HEAT:
+        if not np.isfinite([starts[best], stops[best]]).all() or heat[best] < MIN_HEAT:
             return None
         kept[around[best]] = float(heat[best])
     if not is_connected(kept):
