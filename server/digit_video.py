@@ -18,10 +18,10 @@ import numpy as np
 import typer
 
 from rules.settling import Settler
-from server.app import counted, fail
+from server.app import counted
 from server.commands.sticks import move_result, move_text, problem_texts, status_names
 from server.storage import NotRecorded, Recording, recording
-from server.watching import Watched, exit_if_camera_stopped, watch, watched_or_exit
+from server.watching import Watched, exit_if_camera_stopped, exit_if_nothing_held, watch, watched_or_exit
 from vision.sticks import StickRecognizer
 from vision.sticks.layout import TableLayout, layout_key, table_layout
 
@@ -97,9 +97,7 @@ def run_digit_moves(source: str, symmetry: Symmetry, as_json: bool, record: Path
     kept = recording(record, "digit", source)
     game = watched_or_exit(lambda: watch_game(source, symmetry, on_settled=show, recording=kept))
     watched = game.watched
-    if not game.layouts:
-        fail(f"{source}: no layout held still in {watched.frames} frames; film the sticks from above the table")
-        raise typer.Exit(code=1)
+    exit_if_nothing_held(source, watched, bool(game.layouts), "no layout", "film the sticks from above the table")
     legal = sum(move["legal"] for move in game.moves)
     if as_json:
         typer.echo(json.dumps({**watched.to_json(), "layouts": game.layouts, "moves": game.moves}))

@@ -23,10 +23,10 @@ import numpy as np
 import typer
 
 from rules.seven_pis import Layout, Placement, Problem, Scoring, Setup, Status, TableState
-from server.app import counted, fail
+from server.app import counted
 from server.commands.dominoes import chosen_setup
 from server.storage import NotRecorded, Recording, recording
-from server.watching import Watched, exit_if_camera_stopped, watch, watched_or_exit
+from server.watching import Watched, exit_if_camera_stopped, exit_if_nothing_held, watch, watched_or_exit
 from vision.dominoes import Domino, DominoRecognizer
 from vision.dominoes.pis import PiGroup, read_pis
 from vision.dominoes.tracking import TableChange, TileTracker
@@ -155,9 +155,7 @@ def run_pis_watch(source: str, set_name: str, scoring: Scoring, as_json: bool, r
     kept = recording(record, "seven-pis", source)
     game = watched_or_exit(lambda: watch_pis(source, set_name, scoring, on_table=show, recording=kept))
     watched = game.watched
-    if not game.tables:
-        fail(f"{source}: no tile held still in {watched.frames} frames; film the pis from above the table")
-        raise typer.Exit(code=1)
+    exit_if_nothing_held(source, watched, bool(game.tables), "no tile", "film the pis from above the table")
     last = game.tables[-1]
     if as_json:
         typer.echo(json.dumps({**watched.to_json(), "tables": game.tables}))

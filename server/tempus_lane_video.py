@@ -27,7 +27,7 @@ from rules.tempus import LineChange, LineSettler, RaceEntry, TempusOptions, fini
 from server.app import fail
 from server.storage import NotRecorded, Recording, recording
 from server.tempus_lanes import LaneRaceError, judge_lanes, load_race_profile, print_ranking
-from server.watching import Watched, exit_if_camera_stopped, watch, watched_or_exit
+from server.watching import Watched, exit_if_camera_stopped, exit_if_nothing_held, watch, watched_or_exit
 from vision.cards.recognize import Card, CardRecognizer
 
 
@@ -105,9 +105,7 @@ def run_lane_video_race(
         fail(f"{source}: {exc}; calibrate again with this camera")
         raise typer.Exit(code=1) from exc
     entries = race.entries(options)
-    if not entries:
-        fail(f"{source}: no lane's line held still in {race.watched.frames} frames; film the lanes and their Starters")
-        raise typer.Exit(code=1)
+    exit_if_nothing_held(source, race.watched, bool(entries), "no lane's line", "film the lanes and their Starters")
     result = rank(entries, options)
     if as_json:
         lanes = [

@@ -19,10 +19,9 @@ import numpy as np
 import typer
 
 from rules.tempus import LineChange, LineSettler, TempusOptions, finish_time, judge
-from server.app import fail
 from server.commands.cards import print_verdict
 from server.storage import NotRecorded, Recording, recording
-from server.watching import Watched, exit_if_camera_stopped, watch, watched_or_exit
+from server.watching import Watched, exit_if_camera_stopped, exit_if_nothing_held, watch, watched_or_exit
 from vision.cards.lines import NoStarterError, line_digits, read_tempus_line
 from vision.cards.recognize import CardRecognizer
 
@@ -85,9 +84,9 @@ def run_video_race(source: str, options: TempusOptions, as_json: bool, record: P
     kept = recording(record, "tempus", source)
     race = watched_or_exit(lambda: watch_race(source, options, on_change=show, recording=kept))
     watched = race.watched
-    if not race.changes:
-        fail(f"{source}: no line after a Starter held still in {watched.frames} frames; film the Starter and the cards")
-        raise typer.Exit(code=1)
+    exit_if_nothing_held(
+        source, watched, bool(race.changes), "no line after a Starter", "film the Starter and the cards"
+    )
     verdict = judge(race.changes[-1].cards, options)
     finished_at = race.finished_at
     within = finished_at <= options.time_limit and watched.ended_by != "time"

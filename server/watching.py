@@ -80,6 +80,14 @@ def watched_or_exit(watching: Callable[[], T]) -> T:
         raise typer.Exit(code=1) from exc
 
 
+def exit_if_nothing_held(source: str, watched: Watched, held: bool, what: str, advice: str) -> None:
+    """Where nothing the game judges held still over the whole watch: one line saying what to film, and exit
+    code 1."""
+    if not held:
+        fail(f"{source}: {what} held still in {watched.frames} frames; {advice}")
+        raise typer.Exit(code=1)
+
+
 def exit_if_camera_stopped(source: str, watched: Watched, what_stands: str) -> None:
     """Where the camera stopped mid-watch (after what was judged was printed): one line saying so, and exit
     code 1."""

@@ -122,11 +122,12 @@ class TileTracker:
 
     def _match(self, readings: list[Domino]) -> dict[int, _Track]:
         """Readings to tracks one to one, nearest pairs first, each within MATCH_CELLS of the track's width."""
+        reach = [(track, track.corners.mean(axis=0), MATCH_CELLS * track.width) for track in self._tracks]
         pairs = []
         for k, reading in enumerate(readings):
-            for track in self._tracks:
-                distance = float(np.linalg.norm(reading.center - track.corners.mean(axis=0)))
-                if distance <= MATCH_CELLS * track.width:
+            for track, center, most in reach:
+                distance = float(np.linalg.norm(reading.center - center))
+                if distance <= most:
                     pairs.append((distance, k, track))
         matched: dict[int, _Track] = {}
         for _, k, track in sorted(pairs, key=lambda p: p[0]):
