@@ -1,11 +1,11 @@
 """`tableref judge seven-pis VIDEO|CAMERA`: a Seven Pis game scored from a film of the table as it is laid.
 
 Tiles are followed from frame to frame (vision/dominoes/tracking.py): a tile counts once it holds still for a
-few frames, and is timed at the first of them. Each time a tile comes or goes the table is judged again: its
-pis, their problems and the score. A pi keeps its number while any of its tiles stay, so the pis are not
-renumbered as a new one is started above the others. A placed tile that leaves the table, or is moved away, is
-reported as moved. The watch ends with the film, on Ctrl-C, or when the camera stops (server/watching.py); the
-tables judged until then stand.
+few frames, and is timed at the first of them. Each time a tile comes or goes, or later frames read its pips
+otherwise, the table is judged again: its pis, their problems and the score. A pi keeps its number while any
+of its tiles stay, so the pis are not renumbered as a new one is started above the others. A placed tile that
+leaves the table, or is moved away, is reported as moved. The watch ends with the film, on Ctrl-C, or when the
+camera stops (server/watching.py); the tables judged until then stand.
 
 The hand is not seen, so the turn rules that need it (a tile a turn at least, three at most) are not judged.
 """
@@ -117,6 +117,7 @@ def _judged(
         "set": setup.name,
         "laid": [now[i].to_json() for i in change.laid],
         "left": [before[i].to_json() for i in change.left if i in before],
+        "reread": [now[i].to_json() for i in change.reread],
         "placed": outcome.placed,
         "complete_pis": list(outcome.completed),
         "score": outcome.score,
@@ -135,6 +136,8 @@ def _table_line(table: dict[str, Any]) -> str:
         said.append("laid " + ", ".join(map(where, table["laid"])))
     if table["left"]:
         said.append("gone " + ", ".join(map(where, table["left"])))
+    if table["reread"]:
+        said.append("read again as " + ", ".join(map(where, table["reread"])))
     problems = table["problems"]
     status = "ok" if not problems else "; ".join(q["detail"] for q in problems)
     return f"{table['seconds']:7.2f} s  {'; '.join(said)}: {_progress(table)}, score {table['score']} ({status})"

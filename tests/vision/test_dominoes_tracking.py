@@ -79,3 +79,37 @@ def test_a_tile_hidden_for_a_moment_stays_and_one_taken_away_leaves() -> None:
     gone = changes[1]
     assert len(gone.left) == 1 and gone.seconds == 59 / FPS  # when it was last seen
     assert [d.pips for d in gone.tiles.values()] in ([(2, 5)], [(5, 2)])
+
+
+@settings(max_examples=40, deadline=None)
+@given(laid=tiles, shaded=st.lists(st.integers(3, 6), min_size=8, max_size=8), seed=st.integers(0, 2**32 - 1))
+def test_a_tile_misread_as_it_settled_is_read_again_once_outvoted(laid: list, shaded: list, seed: int) -> None:
+    """Each tile read with a wrong pip for its first `k` frames (a hand's shadow as it settles), then right:
+    it counts with the wrong pips, and is read again once, at the frame whose vote tips it (the k+1st right)."""
+    rng = np.random.default_rng(seed)
+    places = [np.array([60.0 + 90 * k, 300.0]) for k in range(len(laid))]
+    shaded = shaded[: len(laid)]
+    tracker = TileTracker()
+    changes = []
+    for n in range(60):
+        readings = []
+        for (first, pips, angle), k, place in zip(laid, shaded, places, strict=True):
+            if n >= first:
+                shown = pips if n >= first + k else ((pips[0] + 1) % 7, pips[1])
+                readings.append(_reading(place, angle, shown, rng))
+        change = tracker.add(n / FPS, readings)
+        if change is not None:
+            changes.append((n, change))
+    reread = {}  # tile laid -> the frame that read it again, and as what
+    for n, change in changes:
+        for i in change.reread:
+            tile = change.tiles[i]
+            which = int(np.argmin([np.linalg.norm(tile.center - place) for place in places]))
+            assert which not in reread
+            reread[which] = (n, tuple(sorted(tile.pips)))
+        if not change.laid and not change.left:
+            assert change.seconds == n / FPS
+    assert reread == {
+        which: (first + 2 * k, tuple(sorted(pips)))
+        for which, ((first, pips, _), k) in enumerate(zip(laid, shaded, strict=True))
+    }

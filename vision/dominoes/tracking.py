@@ -4,9 +4,10 @@ Each frame's readings are matched to the tiles already followed by where they li
 tile's width of its centre). A tile counts once it is read in SETTLE_FRAMES frames in a row, and is timed at
 the first of them; until then a reading is a hand, a shadow or a misreading passing by. A tile counted keeps the
 mean of its outlines, which is steadier than any one frame's, and the pips read most often, so one frame's
-misread pip changes nothing. It leaves the table only when unseen for FORGET_SECONDS: a hand laying the next
-tile hides its neighbours for a moment. The table changes only when a tile comes or goes, so whatever is worked
-out from it (the pis) holds still in between.
+misread pip changes nothing; should later frames outvote the first (a shadow over the tile as it settled), the
+tile is read again. It leaves the table only when unseen for FORGET_SECONDS: a hand laying the next tile hides
+its neighbours for a moment. The table changes only when a tile comes, goes or is read again, so whatever is
+worked out from it (the pis) holds still in between.
 """
 
 from __future__ import annotations
@@ -37,15 +38,20 @@ class _Track:
     run: int = 1  # frames in a row it was read in, until it counts
     counted: bool = False
     readings: int = 1
+    told: tuple[int, int] | None = None  # the pips the table last had for it
+
+    @property
+    def read_as(self) -> tuple[int, int]:
+        return self.pips.most_common(1)[0][0]  # a tie keeps the reading that came first
 
     @property
     def width(self) -> float:
         return float(2 * np.linalg.norm(TileFrame.from_corners(self.corners).v))
 
     def domino(self) -> Domino:
-        (top, bottom), votes = self.pips.most_common(1)[0]
+        top, bottom = self.read_as
         a, b = TileFrame.from_corners(self.corners).halves()
-        return Domino(self.corners, (Half(a, top), Half(b, bottom)), votes / sum(self.pips.values()))
+        return Domino(self.corners, (Half(a, top), Half(b, bottom)), self.pips[self.read_as] / sum(self.pips.values()))
 
     def add(self, seconds: float, reading: Domino) -> None:
         corners, pips = _in_order(reading, self.corners)
@@ -66,15 +72,21 @@ def _in_order(reading: Domino, corners: np.ndarray) -> tuple[np.ndarray, tuple[i
     return reading.corners.astype(np.float64), reading.pips
 
 
+def _ids(tracks: list[_Track]) -> tuple[int, ...]:
+    return tuple(t.id for t in tracks)
+
+
 @dataclass(frozen=True)
 class TableChange:
-    """The table when a tile came or went: every tile counted, those laid (timed at the first frame each was
-    read in) and those that left (timed at the last frame each was seen in), by the tracker's tile ids."""
+    """The table when a tile came, went or was read again: every tile counted, those laid (timed at the first
+    frame each was read in), those that left (timed at the last frame each was seen in) and those whose pips
+    the later frames outvoted (timed at the frame that tipped the vote), by the tracker's tile ids."""
 
     seconds: float
     tiles: dict[int, Domino]
     laid: tuple[int, ...]
     left: tuple[int, ...]
+    reread: tuple[int, ...] = ()
 
 
 @dataclass
@@ -114,11 +126,15 @@ class TileTracker:
                 laid.append(track)
             kept.append(track)
         self._tracks = kept
-        if not laid and not left:
+        reread = [t for t in kept if t.counted and t.told is not None and t.read_as != t.told]
+        if not laid and not left and not reread:
             return None
-        when = min([t.first_seen for t in laid], default=None)
-        when = when if when is not None else min(t.last_seen for t in left)
-        return TableChange(when, self.tiles, tuple(t.id for t in laid), tuple(t.id for t in left))
+        for track in kept:
+            if track.counted:
+                track.told = track.read_as
+        # A frame that lays a tile may also tip a vote: the change is timed by the tile laid.
+        when = min([t.first_seen for t in laid] or [t.last_seen for t in left] or [seconds])
+        return TableChange(when, self.tiles, _ids(laid), _ids(left), _ids(reread))
 
     def _match(self, readings: list[Domino]) -> dict[int, _Track]:
         """Readings to tracks one to one, nearest pairs first, each within MATCH_CELLS of the track's width."""
