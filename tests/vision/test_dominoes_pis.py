@@ -167,3 +167,24 @@ def test_the_set_is_guessed_from_pips_and_shape() -> None:
     high = Layout(DOUBLE_NINE, (Placement(0, "back-1", (8, 2)),))
     assert guess_setup(photographed(low, rng, 40, 0.0, 0.0), SIZE) is DOUBLE_SIX
     assert guess_setup(photographed(high, rng, 40, 0.0, 0.0), SIZE) is DOUBLE_NINE
+
+
+@settings(max_examples=40, deadline=None)
+@given(pis=st.integers(3, 7), seed=st.integers(0, 2**32 - 1))
+def test_a_few_halves_misread_over_six_do_not_make_a_double_nine_game(pis: int, seed: int) -> None:
+    """Double-six pis whose tiles are one in eight read with a half of 7-9 (the reader's rare misreading) are
+    still double-six; double-nine pis drawn from their own set are double-nine."""
+    rng = np.random.default_rng(seed)
+    six_tiles = [(a, b) for a in range(7) for b in range(a, 7)]
+    drawn = [six_tiles[k] for k in rng.permutation(len(six_tiles))[: 4 * pis]]
+    misread = set(rng.choice(len(drawn), size=max(1, len(drawn) // 8), replace=False))
+    tiles = [(int(rng.integers(7, 10)), t[1]) if k in misread else t for k, t in enumerate(drawn)]
+    slots = [slot.name for slot in DOUBLE_SIX.shape.slots]
+    six = Layout(DOUBLE_SIX, tuple(Placement(k // 4, slots[k % 4], t) for k, t in enumerate(tiles)))
+    assert guess_setup(photographed(six, rng, 30, 0.4, 0.0), SIZE) is DOUBLE_SIX
+
+    nine_tiles = [(a, b) for a in range(10) for b in range(a, 10)]
+    drawn = [nine_tiles[k] for k in rng.permutation(len(nine_tiles))[: 5 * min(pis, 5)]]
+    slots = [slot.name for slot in DOUBLE_NINE.shape.slots]
+    nine = Layout(DOUBLE_NINE, tuple(Placement(k // 5, slots[k % 5], t) for k, t in enumerate(drawn)))
+    assert guess_setup(photographed(nine, rng, 30, 0.4, 0.0), SIZE) is DOUBLE_NINE
