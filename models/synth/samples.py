@@ -52,8 +52,6 @@ STICK_SCENES = {
 # The DIGIT clip (`digit_game_frames`): the bench's stick sample's camera and table, the layout at one fixed turn.
 DIGIT_GAME = (22, StickSceneSpec(split="heldout", kind="lattice", stick_px=(90, 120), max_tilt=35, turn=0.35))
 
-# Dominoes for the bench: a Seven Pis table of 28 tiles (7 double-six pis) with held-out tiles and table.
-DOMINO_SCENES = {"dominoes-28.jpg": (28, DominoSpec(split="heldout", layout="pis", top=6, pis=7))}
 # The Seven Pis clip (`seven_pis_game_frames`): a game the advisor plays and wins (this game seed goes out: all
 # 28 tiles in 7 pis), on held-out tiles and table, seen at a webcam's usual tilt.
 SEVEN_PIS_GAME_SEED = 10
@@ -94,13 +92,22 @@ def seven_pis_game() -> tuple[list[Placement], list[int]]:
     return order, [n for n in counts if n]
 
 
+def seven_pis_placed() -> tuple:
+    """The tiles of `seven_pis_game` on their pis' grids, in the order laid (`DominoSpec.placed`)."""
+    shape = DOUBLE_SIX.shape
+    return tuple((p.pi, shape.slots[shape.index[p.slot]].cells, p.ends) for p in seven_pis_game()[0])
+
+
 def seven_pis_game_frames(seed: int, spec: DominoSpec) -> Iterator[np.ndarray]:
     """The game of `seven_pis_game` filmed turn by turn, each tile where its pi and slot put it."""
-    order, counts = seven_pis_game()
-    shape = DOUBLE_SIX.shape
-    placed = tuple((p.pi, shape.slots[shape.index[p.slot]].cells, p.ends) for p in order)
-    game = replace(spec, placed=placed)
-    return laid_frames(lambda n: render_dominoes(seed, replace(game, laid=n)).image, counts, seed)
+    game = replace(spec, placed=seven_pis_placed())
+    return laid_frames(lambda n: render_dominoes(seed, replace(game, laid=n)).image, seven_pis_game()[1], seed)
+
+
+def domino_scenes() -> dict[str, tuple[int, DominoSpec]]:
+    """The bench's dominoes: the table of the Seven Pis clip's game as it ends (28 tiles in 7 double-six pis, no
+    tile twice), seen by another camera over another held-out table."""
+    return {"dominoes-28.jpg": (30, DominoSpec(split="heldout", layout="pis", top=6, pis=7, placed=seven_pis_placed()))}
 
 
 def digit_game_layouts() -> list[tuple[Edge, ...]]:
@@ -163,7 +170,7 @@ def main() -> None:
         sticks = render_stick_scene(seed, spec)
         cv2.imwrite(str(SAMPLES / name), sticks.image, [cv2.IMWRITE_JPEG_QUALITY, 88])
         print(f"wrote samples/{name}: {len(sticks.sticks)} sticks, card {sticks.card}")
-    for name, (seed, spec) in DOMINO_SCENES.items():
+    for name, (seed, spec) in domino_scenes().items():
         dominoes = render_dominoes(seed, spec)
         cv2.imwrite(str(SAMPLES / name), dominoes.image, [cv2.IMWRITE_JPEG_QUALITY, 88])
         print(f"wrote samples/{name}: {len(dominoes.tiles)} dominoes")

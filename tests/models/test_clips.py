@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 
 from models.synth.dominoes import render_dominoes
-from models.synth.samples import DOMINO_SCENES, SAMPLE_SCENES
+from models.synth.samples import SAMPLE_SCENES, domino_scenes
 from models.synth.scenes import SceneSpec, render_scene
 
 MARGIN = 24  # px: a card's shadow, the blur and JPEG's 16 px blocks reach past its outline
@@ -41,7 +41,7 @@ def test_a_scene_laid_in_part_is_the_whole_scene_without_the_cards_not_yet_laid(
 
 
 def test_a_table_of_pis_laid_in_part_is_the_whole_table_without_the_tiles_not_yet_laid() -> None:
-    seed, spec = DOMINO_SCENES["dominoes-28.jpg"]
+    seed, spec = domino_scenes()["dominoes-28.jpg"]
     whole = render_dominoes(seed, spec)
     for laid in (4, 12):
         part = render_dominoes(seed, replace(spec, laid=laid))
