@@ -43,9 +43,13 @@ def letterbox(image: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, flo
     resized = image
     while resized.shape[1] >= 2 * scaled[0] and resized.shape[0] >= 2 * scaled[1]:
         resized = cv2.resize(resized, (resized.shape[1] // 2, resized.shape[0] // 2), interpolation=cv2.INTER_AREA)
-    resized = cv2.resize(resized, scaled, interpolation=cv2.INTER_AREA)
-    canvas = np.zeros((size[1], size[0], 3), np.uint8)
-    canvas[: scaled[1], : scaled[0]] = resized
+    if scaled[0] != size[0]:
+        canvas = np.zeros((size[1], size[0], 3), np.uint8)
+        canvas[: scaled[1], : scaled[0]] = cv2.resize(resized, scaled, interpolation=cv2.INTER_AREA)
+        return canvas, scale
+    canvas = np.empty((size[1], size[0], 3), np.uint8)  # as wide as the frame scaled: resized straight into it
+    canvas[scaled[1] :] = 0
+    cv2.resize(resized, scaled, dst=canvas[: scaled[1]], interpolation=cv2.INTER_AREA)
     return canvas, scale
 
 
