@@ -13,8 +13,9 @@ def to_tensor(crops: list[np.ndarray] | np.ndarray) -> np.ndarray:
     than to fill.
     """
     x = np.array(crops, dtype=np.float32)  # a copy always: it is changed in place below
-    mean = x.mean(axis=(1, 2, 3), keepdims=True)
-    std = x.std(axis=(1, 2, 3), keepdims=True)
-    x -= mean
+    x -= x.mean(axis=(1, 2, 3), keepdims=True)
+    # The standard deviation from the differences already taken, summed as `np.std` sums them (so to the last
+    # bit its value), without its second mean and second subtraction.
+    std = np.sqrt(np.square(x).sum(axis=(1, 2, 3), keepdims=True) / np.float32(x[0].size if len(x) else 1))
     x /= std + 8.0
     return np.ascontiguousarray(x.transpose(0, 3, 1, 2))

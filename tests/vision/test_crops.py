@@ -22,3 +22,15 @@ def test_a_float_batch_given_is_left_as_it_was() -> None:
     before = crops.copy()
     to_tensor(crops)
     assert np.array_equal(crops, before)
+
+
+@given(st.integers(1, 40), st.integers(0, 2**32 - 1), st.booleans())
+def test_the_standardisation_is_numpys_to_the_last_bit(n: int, seed: int, flat: bool) -> None:
+    """The spread comes from the differences already taken, summed as `np.std` sums them: the classifier's
+    crops read exactly as with `np.std` (models/digit_cards.md, sixty-first session)."""
+    crops = np.random.default_rng(seed).integers(0, 256, (n, 64, 48, 3), dtype=np.uint8)
+    if flat:
+        crops[:] = crops[:, :1, :1]
+    x = crops.astype(np.float32)
+    expected = (x - x.mean(axis=(1, 2, 3), keepdims=True)) / (x.std(axis=(1, 2, 3), keepdims=True) + 8.0)
+    assert np.array_equal(to_tensor(crops), expected.transpose(0, 3, 1, 2))

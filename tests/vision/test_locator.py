@@ -20,6 +20,7 @@ from vision.locator import (
     letterbox,
     peaks,
     pixel_of,
+    quantized_levels,
     to_input,
     undoubled,
 )
@@ -116,6 +117,43 @@ def test_only_the_card_locator_reads_a_flat_frame_at_a_raised_gain() -> None:
     for network, lifted in ((CardLocator(), True), (TileLocator(), False), (StickLocator(), False)):
         wanted = network.session.run(None, {network.input_name: to_input(dim[None], lift_flat=lifted)})[0][0]
         assert np.array_equal(network.maps(dim), wanted)
+
+
+@settings(max_examples=60)
+@given(
+    st.integers(0, 255),
+    st.integers(0, 120),
+    st.booleans(),
+    st.sampled_from([(1 / 64, 101), (0.0173, 128), (1 / 32, 0)]),
+    st.integers(0, 2**32 - 1),
+)
+def test_quantized_levels_are_the_input_quantized(
+    level: int, reach: int, lift_flat: bool, quantization: tuple[float, int], seed: int
+) -> None:
+    """An 8-bit network that takes its frames quantized (models/quantize.py) reads what it read before:
+    `to_input`'s values quantized as onnxruntime's QuantizeLinear does (round(x / scale) + zero point, saturated),
+    flat frames and any scale included."""
+    scale, zero_point = quantization
+    rng = np.random.default_rng(seed)
+    canvas = np.clip(level + rng.integers(-reach, reach + 1, (24, 40, 3)), 0, 255).astype(np.uint8)
+    x = to_input(canvas[None], lift_flat=lift_flat)[0].transpose(1, 2, 0)
+    expected = np.clip(np.rint(x / np.float32(scale)) + zero_point, 0, 255).astype(np.uint8)
+    out = np.empty_like(canvas)
+    assert quantized_levels(canvas, scale, zero_point, lift_flat, out) is out
+    assert np.array_equal(out, expected)
+
+
+def test_the_8_bit_card_locator_takes_its_frames_quantized() -> None:
+    """Its input is the quantized frame as it lies in memory (uint8, NHWC), built by table lookup."""
+    from vision.cards.centres import MODEL_PATH
+    from vision.onnx_session import quantized
+
+    network = CardLocator(quantized(MODEL_PATH))
+    assert network.levels is not None and network.session.get_inputs()[0].type == "tensor(uint8)"
+    canvas = np.random.default_rng(4).integers(0, 256, (96, 160, 3), dtype=np.uint8)
+    levels = quantized_levels(canvas, *network.levels, lift_flat=True)
+    assert np.array_equal(network.maps(canvas), network.session.run(None, {network.input_name: levels[None]})[0][0])
+    assert CardLocator().levels is None  # the float one reads floats
 
 
 sizes = st.tuples(st.integers(320, 1920), st.integers(240, 1080))

@@ -155,18 +155,49 @@ class Card:
         }
 
 
-def _centre(points: list[list[float]]) -> tuple[float, float]:
-    return sum(p[0] for p in points) / len(points), sum(p[1] for p in points) / len(points)
-
-
 def _same_card(a: np.ndarray, b: np.ndarray) -> bool:
     """Two outlines of one card: much overlap, or one sitting inside the other (a printed frame)."""
     # Plain floats: this runs for every pair of readings, and numpy's per-call cost dominated it.
-    pa, pb = a.tolist(), b.tolist()
-    reach = math.dist(pa[0], pa[2]) + math.dist(pb[0], pb[2])
-    if math.dist(_centre(pa), _centre(pb)) > reach / 2:
+    (a0x, a0y), (a1x, a1y), (a2x, a2y), (a3x, a3y) = a.tolist()
+    (b0x, b0y), (b1x, b1y), (b2x, b2y), (b3x, b3y) = b.tolist()
+    reach = math.hypot(a0x - a2x, a0y - a2y) + math.hypot(b0x - b2x, b0y - b2y)
+    apart = math.hypot(
+        (a0x + a1x + a2x + a3x) / 4 - (b0x + b1x + b2x + b3x) / 4,
+        (a0y + a1y + a2y + a3y) / 4 - (b0y + b1y + b2y + b3y) / 4,
+    )
+    if apart > reach / 2:
         return False  # too far apart to touch
     return quad_iou(a, b) > 0.3 or point_in_quad(a.mean(axis=0), b) or point_in_quad(b.mean(axis=0), a)
+
+
+def _near_pairs(a: list[np.ndarray], b: list[np.ndarray]) -> np.ndarray:
+    """near[i, j]: outlines a[i] and b[j] may be one card (`_same_card`): their centres lie within half their
+    diagonals' sum, and no side's normal parts them (`_parted`), with margins that leave `_same_card` the judge
+    at the edge. Pairs further apart, or parted, are not."""
+    qa = np.asarray(a, np.float64).reshape(-1, 4, 2)
+    qb = np.asarray(b, np.float64).reshape(-1, 4, 2)
+    reach = np.linalg.norm(qa[:, 0] - qa[:, 2], axis=1)[:, None] + np.linalg.norm(qb[:, 0] - qb[:, 2], axis=1)
+    apart = np.linalg.norm(qa.mean(axis=1)[:, None] - qb.mean(axis=1)[None], axis=2)
+    near = apart <= reach / 2 + 1e-3
+    i, j = np.nonzero(near)
+    near[i, j] = ~_parted(qa[i], qb[j])
+    return near
+
+
+def _parted(qa: np.ndarray, qb: np.ndarray, margin: float = 1e-3) -> np.ndarray:
+    """For pairs of outlines (n, 4, 2 each): whether the corners and centre of one lie more than `margin` px
+    beyond those of the other along the normal of one of their sides. Such outlines share no point (each lies
+    within its corners' span), and neither centre lies in the other: `_same_card` says no to them. Neighbours
+    in a row (`grow`) are all such pairs, and OpenCV's overlap and inside tests cost far more a pair."""
+    points_a = np.concatenate([qa, qa.mean(axis=1, keepdims=True)], axis=1)  # (n, 5, 2)
+    points_b = np.concatenate([qb, qb.mean(axis=1, keepdims=True)], axis=1)
+    sides = np.concatenate([qa[:, [1, 2, 3, 0]] - qa, qb[:, [1, 2, 3, 0]] - qb], axis=1)  # (n, 8, 2)
+    normals = np.stack([-sides[..., 1], sides[..., 0]], axis=-1)
+    normals /= np.maximum(np.linalg.norm(normals, axis=-1, keepdims=True), 1e-12)
+    on_a = np.einsum("nkd,npd->nkp", normals, points_a)  # (n, 8 normals, 5 points)
+    on_b = np.einsum("nkd,npd->nkp", normals, points_b)
+    gap = np.maximum(on_b.min(axis=2) - on_a.max(axis=2), on_a.min(axis=2) - on_b.max(axis=2))
+    return (gap > margin).any(axis=1)
 
 
 def select_cards(readings: list[Reading], image: np.ndarray | None = None) -> list[Card]:
@@ -174,13 +205,20 @@ def select_cards(readings: list[Reading], image: np.ndarray | None = None) -> li
     inside the card was read the same way. With the `image`, an outer outline whose rim is far weaker than
     the inner one's (OUTER_RIM_SHARE), or that is read far less surely (OUTER_CONFIDENCE_SHARE), is the card's
     outline grown onto the table, and the inner one stays."""
+    readings = [r for r in sorted(readings, key=lambda r: -r.confidence) if r.confidence >= MIN_CONFIDENCE]
+    if not readings:
+        return []
+    # Only readings near enough to touch are compared (`_near_pairs`); `outline[k]`: whose corners kept[k] holds.
+    near = _near_pairs([r.corners for r in readings], [r.corners for r in readings])
     kept: list[Reading] = []
-    for reading in sorted(readings, key=lambda r: -r.confidence):
-        if reading.confidence < MIN_CONFIDENCE:
-            continue
-        clash = next((i for i, k in enumerate(kept) if _same_card(k.corners, reading.corners)), None)
+    outline: list[int] = []
+    for n, reading in enumerate(readings):
+        clash = next(
+            (i for i, k in enumerate(kept) if near[outline[i], n] and _same_card(k.corners, reading.corners)), None
+        )
         if clash is None:
             kept.append(reading)
+            outline.append(n)
         elif kept[clash].face == reading.face:
             holder = kept[clash]
             outer, inner = sorted((reading, holder), key=lambda r: -polygon_area(r.corners))
@@ -189,6 +227,8 @@ def select_cards(readings: list[Reading], image: np.ndarray | None = None) -> li
             if point_in_quad(inner.corners.mean(axis=0), outer.corners):
                 card = outer if _rim_holds(image, outer, inner) else inner
                 kept[clash] = Reading(card.face, card.corners, holder.confidence)
+                if card is reading:
+                    outline[clash] = n
     return [Card(r.face, r.corners, r.confidence) for r in kept]
 
 
@@ -223,12 +263,16 @@ def hottest(quads: list[np.ndarray], heat: HeatMap, most: int) -> list[np.ndarra
     return [quads[i] for i in kept]
 
 
-def _outlined(quad: np.ndarray, outlines: list[np.ndarray]) -> bool:
+def _outlined(quads: list[np.ndarray], outlines: list[np.ndarray]) -> list[bool]:
+    """For each of the `quads`: whether one of the `outlines` is that outline's card (OUTLINED_IOU)."""
     if not outlines:
-        return False
+        return [False] * len(quads)
     centres = np.asarray(outlines).mean(axis=1)
-    near = np.linalg.norm(centres - quad.mean(axis=0), axis=1) < np.linalg.norm(quad[0] - quad[2]) / 4
-    return any(quad_iou(quad, outlines[i]) > OUTLINED_IOU for i in np.flatnonzero(near))
+    found = []
+    for quad in quads:
+        near = np.linalg.norm(centres - quad.mean(axis=0), axis=1) < np.linalg.norm(quad[0] - quad[2]) / 4
+        found.append(any(quad_iou(quad, outlines[i]) > OUTLINED_IOU for i in np.flatnonzero(near)))
+    return found
 
 
 def _free(quads: list[np.ndarray], cards: list[Card], size: tuple[int, int]) -> list[bool]:
@@ -240,11 +284,8 @@ def _free(quads: list[np.ndarray], cards: list[Card], size: tuple[int, int]) -> 
     inside = ((q[..., 0] > -0.1 * w) & (q[..., 0] < 1.1 * w) & (q[..., 1] > -0.1 * h) & (q[..., 1] < 1.1 * h)).all(1)
     if not cards:
         return inside.tolist()
-    # Only pairs close enough to touch get the full test; the margin keeps `_same_card` the judge at the edge.
-    c = np.array([card.corners for card in cards], np.float64)
-    reach = (np.linalg.norm(q[:, 0] - q[:, 2], axis=1)[:, None] + np.linalg.norm(c[:, 0] - c[:, 2], axis=1)) / 2
-    apart = np.linalg.norm(q.mean(axis=1)[:, None] - c.mean(axis=1)[None], axis=2)
-    near = apart <= reach + 1e-3
+    # Only pairs close enough to touch get the full test.
+    near = _near_pairs(quads, [card.corners for card in cards])
     return [
         bool(ok) and not any(_same_card(quads[i], cards[j].corners) for j in np.flatnonzero(near[i]))
         for i, ok in enumerate(inside)
@@ -484,7 +525,9 @@ class CardRecognizer:
         scored, heat = self.locator_for(image).read(image)
         edge_quads = hottest(edge_quads, heat, MOST_EDGE_OUTLINES)
         # An outline the edges already give needs no second reading.
-        loose = [(s, q) for s, q in scored if not _outlined(q, edge_quads)]
+        loose = [
+            sq for sq, known in zip(scored, _outlined([q for _, q in scored], edge_quads), strict=True) if not known
+        ]
         located = self.corners.refine(image, [q for s, q in loose if s >= PEAK_THRESHOLD])
         t2 = time.perf_counter()
         quads = dedupe_quads(edge_quads + located)

@@ -7,6 +7,8 @@ toward the rough side, so a printed frame or panel a little way inside does not 
 
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 
@@ -82,10 +84,20 @@ def rim_contrast(image: np.ndarray, quad: np.ndarray, samples: int = 12, reach: 
     # All four sides sampled in one remap: a call per side cost twice the time (it runs for every reading).
     along = from_corner(quad, 1) - quad
     normals = _outward_normals(quad)
-    t = np.linspace(0.15, 0.85, samples, dtype=np.float32)
+    t = _along(samples)
     base = quad[:, None] + along[:, None] * t[None, :, None]  # (4 sides, samples, 2)
     points = (base[:, :, None] + offsets[None, None, :, None] * normals[:, None, None]).reshape(4 * samples, 4, 2)
     profile = cv2.remap(image, points[..., 0], points[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     profile = profile.astype(np.float32).reshape(4, samples, 4, -1)
     steps = np.abs(profile[:, :, :2].mean(axis=2) - profile[:, :, 2:].mean(axis=2)).max(axis=2)
-    return float(np.median(steps, axis=1).mean())
+    # Each side's median step, as np.median gives it (the middle one, or the mean of the middle two) at a
+    # fraction of its cost.
+    ranked = np.sort(steps, axis=1)
+    middle = (ranked[:, (samples - 1) // 2] + ranked[:, samples // 2]) / 2
+    return float(middle.mean())
+
+
+@functools.cache
+def _along(samples: int) -> np.ndarray:
+    """Where along each side `rim_contrast` samples it."""
+    return np.linspace(0.15, 0.85, samples, dtype=np.float32)
