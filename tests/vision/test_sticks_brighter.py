@@ -18,12 +18,13 @@ def group(size: int, card: int | None) -> Polystick:
     return Polystick(tuple(range(size)), tuple(Edge((i, 0), (i + 1, 0)) for i in range(size)), True, True, card)
 
 
-@given(st.lists(st.tuples(st.integers(1, 9), st.booleans()), max_size=5))
-def test_a_brighter_look_only_where_a_layout_is_short(groups: list[tuple[int, bool]]) -> None:
+@given(st.lists(st.tuples(st.integers(1, 9), st.booleans()), max_size=5), st.booleans())
+def test_a_brighter_look_only_where_a_layout_is_short(groups: list[tuple[int, bool]], marked: bool) -> None:
     polysticks = [group(5, 7) if is_card else group(size, None) for size, is_card in groups]
     short = any(size < 5 and not is_card for size, is_card in groups)
     broken = any(size >= 5 and not is_card for size, is_card in groups)
-    assert _worth_a_brighter_look(polysticks) == (short and not broken)
+    nothing_read_but_marked = not groups and marked
+    assert _worth_a_brighter_look(polysticks, marked) == ((short and not broken) or nothing_read_but_marked)
 
 
 def read_right(seeds: range, tables: tuple[str, ...], kind: str = "lattice") -> StickScore:
@@ -66,3 +67,14 @@ def test_brighter_look_leaves_broken_layouts_broken(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(recognize_module, "_worth_a_brighter_look", lambda *_: False)
     first = read_right(seeds, HARD_TABLES, "illegal")
     assert both.illegal_flagged >= first.illegal_flagged, (both.summary(), first.summary())
+
+
+def test_a_layout_marked_only_faintly_is_read_brighter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Light sticks on the held-out light stone (`tableref evaluate sticks --seed 20000`, its 322nd layout): the
+    network marks one faint peak and no sure stick; brightened, it reads all five as their card."""
+    scene = render_stick_scene(20_321, scene_spec(321, "heldout", 330))
+    reader = StickRecognizer()
+    assert [p.card for p in reader(scene.image)[1]] == [scene.card]
+    # As before: a frame with no stick read is not looked at again, faint peaks or not.
+    monkeypatch.setattr(recognize_module, "_worth_a_brighter_look", lambda p, _: _worth_a_brighter_look(p, False))
+    assert not any(p.card for p in reader(scene.image)[1])
