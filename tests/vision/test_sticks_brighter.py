@@ -1,6 +1,10 @@
 """The stick reader's second look at a brighter exposure: when it is taken, and what it reads on held-out
 renders of dark glossy tops and light stone, where the network marks sticks weakly."""
 
+from pathlib import Path
+
+import cv2
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -8,9 +12,11 @@ from hypothesis import strategies as st
 from models.evaluate_sticks import StickScore, scene_spec, score_scene
 from models.synth.sticks import StickSceneSpec, render_stick_scene
 from rules.sticks import Edge
+from vision.image_io import load_image
 from vision.sticks import Polystick, StickRecognizer
 from vision.sticks import recognize as recognize_module
-from vision.sticks.recognize import _worth_a_brighter_look
+from vision.sticks.locate import StickLocator, part_step
+from vision.sticks.recognize import BRIGHTER, _worth_a_brighter_look
 
 
 def group(size: int, card: int | None) -> Polystick:
@@ -18,12 +24,13 @@ def group(size: int, card: int | None) -> Polystick:
     return Polystick(tuple(range(size)), tuple(Edge((i, 0), (i + 1, 0)) for i in range(size)), True, True, card)
 
 
-@given(st.lists(st.tuples(st.integers(1, 9), st.booleans()), max_size=5))
-def test_a_brighter_look_only_where_a_layout_is_short(groups: list[tuple[int, bool]]) -> None:
+@given(st.lists(st.tuples(st.integers(1, 9), st.booleans()), max_size=5), st.booleans())
+def test_a_brighter_look_only_where_a_layout_is_short(groups: list[tuple[int, bool]], marked: bool) -> None:
     polysticks = [group(5, 7) if is_card else group(size, None) for size, is_card in groups]
     short = any(size < 5 and not is_card for size, is_card in groups)
     broken = any(size >= 5 and not is_card for size, is_card in groups)
-    assert _worth_a_brighter_look(polysticks) == (short and not broken)
+    nothing_read_but_marked = not groups and marked
+    assert _worth_a_brighter_look(polysticks, marked) == ((short and not broken) or nothing_read_but_marked)
 
 
 def read_right(seeds: range, tables: tuple[str, ...], kind: str = "lattice") -> StickScore:
@@ -66,3 +73,62 @@ def test_brighter_look_leaves_broken_layouts_broken(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(recognize_module, "_worth_a_brighter_look", lambda *_: False)
     first = read_right(seeds, HARD_TABLES, "illegal")
     assert both.illegal_flagged >= first.illegal_flagged, (both.summary(), first.summary())
+
+
+def test_a_layout_marked_only_faintly_is_read_brighter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Light sticks on the held-out light stone (`tableref evaluate sticks --seed 20000`, its 322nd layout): the
+    network marks one faint peak and no sure stick; brightened, it reads all five as their card."""
+    scene = render_stick_scene(20_321, scene_spec(321, "heldout", 330))
+    reader = StickRecognizer()
+    assert [p.card for p in reader(scene.image)[1]] == [scene.card]
+    # As before: a frame with no stick read is not looked at again, faint peaks or not.
+    monkeypatch.setattr(recognize_module, "_worth_a_brighter_look", lambda p, _: _worth_a_brighter_look(p, False))
+    assert not any(p.card for p in reader(scene.image)[1])
+
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+
+
+class Counting(StickLocator):
+    """The locator, counting the input pixels each run reads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pixels: list[int] = []
+
+    def maps(self, canvas: np.ndarray) -> np.ndarray:
+        self.pixels.append(canvas.shape[0] * canvas.shape[1])
+        return super().maps(canvas)
+
+
+@pytest.mark.parametrize("name", ["close-up.jpg", "dominoes-28.jpg", "tempus-row.jpg"])
+def test_a_frame_marked_only_faintly_is_read_brighter_round_its_marks(name: str) -> None:
+    """Stick-free sample pictures with a faint mark (a vein, a tile's edge, a plank's end): the brighter look
+    reads only the part of the frame round the mark (sixty-first session), under half the network input a
+    second look at the whole frame would (close-up 34, dominoes-28 27, tempus-row 17 % of it when written)."""
+    locator = Counting()
+    sticks, _ = StickRecognizer(locator)(load_image(SAMPLES / name))
+    assert not sticks
+    first, *more = locator.pixels
+    assert len(more) == 1 and more[0] < 0.5 * first, locator.pixels
+
+
+def test_a_part_of_a_frame_is_read_as_the_whole_frame_reads_it() -> None:
+    """A part read at the whole frame's scale, its corner on the network's coarsest cells: in frame px, the
+    sticks well inside it are read where the whole frame reads them, and their heat is found there."""
+    scene = render_stick_scene(20_321, scene_spec(321, "heldout", 330))
+    image = cv2.LUT(scene.image, BRIGHTER)
+    locator = StickLocator()
+    whole = locator.read(image)
+    step = int(part_step(image.shape[1::-1]))
+    x0, y0 = 8 * step, 4 * step  # (256, 128): the layout lies in 477..700 x 279..485
+    part = locator.read_part(np.ascontiguousarray(image[y0:, x0 : x0 + 18 * step]), (x0, y0), image.shape[1::-1])
+    assert part.origin == (x0, y0)
+    inner = [e for _, e in whole.sure if np.all((e > [x0 + 150, y0 + 100]) & (e < [x0 + 18 * step - 150, 600]))]
+    assert len(inner) >= 3
+    read = np.array([e for _, e in part.sure])
+    for ends in inner:
+        assert np.abs(read - ends).max(axis=(1, 2)).min() < 2.0
+    starts, stops = np.array([e[0] for e in inner]), np.array([e[1] for e in inner])
+    assert np.allclose(part.stick_heat(starts, stops), whole.stick_heat(starts, stops), atol=0.05)
+    assert (part.stick_heat(starts, stops) > 0.3).all()

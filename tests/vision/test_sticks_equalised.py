@@ -28,6 +28,11 @@ def test_dark_sticks_on_a_dark_top_are_read_equalised(recognizer: StickRecognize
     scenes = [render_stick_scene(seed, scene_spec(seed - 1000, "heldout", 330)) for seed in DARK_FRAMES]
     images = [s.image for s in scenes]
     assert read_right(recognizer, scenes, images) == len(DARK_FRAMES)
+    # The brighter look at a frame with no sure stick (sixtieth session) reads the third too: the equalised
+    # look's own gain is measured without it.
+    brighter = recognize_module._worth_a_brighter_look
+    monkeypatch.setattr(recognize_module, "_worth_a_brighter_look", lambda polysticks, _: brighter(polysticks, False))
+    assert read_right(recognizer, scenes, images) == len(DARK_FRAMES)
     monkeypatch.setattr(recognize_module, "flat_gain", lambda image: 1.0)  # no frame is flat: no such look
     assert read_right(recognizer, scenes, images) < len(DARK_FRAMES)
 

@@ -19,7 +19,17 @@ from pathlib import Path
 import numpy as np
 
 from vision.geometry import landscape, turned, turned_back
-from vision.locator import LocatorNetwork, cell_of, doubled, encode, letterbox, read_peaks, undoubled
+from vision.locator import (
+    LocatorNetwork,
+    cell_of,
+    doubled,
+    encode,
+    letterbox,
+    letterbox_scale,
+    read_peaks,
+    scaled_canvas,
+    undoubled,
+)
 from vision.sticks.lattice import crossing_params, segment_distance
 
 INPUT_SIZE = (640, 368)  # width, height; a multiple of 16 for the network's four halvings
@@ -290,7 +300,8 @@ class LocatorReadings:
     ones down to FAINT_THRESHOLD (`faint`); sticks that may cross sure ones, read from end peaks alone, each
     with the ends of the stick it crosses (`crossed`, see `decode`); every end peak (n x 2) and its score (n,);
     and the centre heatmap and half-vector maps (GRID cells; the half-vectors in doubled angles, in cells) with
-    the frame's scale to input px and, for a turned portrait frame, its height."""
+    the frame's scale to input px and, for a turned portrait frame, its height; for a part of a frame read on
+    its own (`StickLocator.read_part`), the frame px of the maps' top-left corner (`origin`)."""
 
     sure: list[tuple[float, np.ndarray]]
     faint: list[tuple[float, np.ndarray]]
@@ -301,6 +312,7 @@ class LocatorReadings:
     halves: np.ndarray
     scale: float = 1.0
     portrait_height: int | None = None
+    origin: tuple[float, float] = (0.0, 0.0)
 
     def stick_heat(self, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
         """The centre heat that marks a stick lying from each of `starts` to each of `stops` (frame px, n x 2):
@@ -320,6 +332,7 @@ class LocatorReadings:
     def _hottest(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """At frame points (n, 2): the centre heat of the hottest of the 3x3 cells around each (0 off the map),
         and the half-vector read at that cell, in frame px (n, 2)."""
+        points = points - self.origin
         if self.portrait_height is not None:
             points = turned(points, self.portrait_height)
         cells = np.nan_to_num(cell_of(points * self.scale, STRIDE), nan=-99.0)
@@ -348,12 +361,32 @@ class StickLocator(LocatorNetwork):
         """What one run of the network says of a BGR frame, in the frame's pixels."""
         image, portrait_height = landscape(image)
         canvas, scale = letterbox(image, INPUT_SIZE)
-        maps = self.maps(canvas)
+        return self._decoded(self.maps(canvas), scale, portrait_height)
+
+    def read_part(self, part: np.ndarray, origin: tuple[int, int], frame_size: tuple[int, int]) -> LocatorReadings:
+        """What one run of the network says of `part`, cut from a landscape frame of `frame_size` (width,
+        height) at `origin` (its top-left corner, frame px), read at the scale `read` reads the whole frame at:
+        in the frame's pixels. The network's cost goes with its input's area. Where `origin` is a multiple of
+        `part_step(frame_size)`, the part's cells are the frame's."""
+        scale = letterbox_scale(*frame_size, INPUT_SIZE)
+        if frame_size[1] > frame_size[0]:
+            raise ValueError("a part is read only of a landscape frame (read turns a portrait one)")
+        return self._decoded(self.maps(scaled_canvas(part, scale)), scale, None, origin)
+
+    def _decoded(
+        self,
+        maps: np.ndarray,
+        scale: float,
+        portrait_height: int | None,
+        origin: tuple[float, float] = (0.0, 0.0),
+    ) -> LocatorReadings:
+        """The readings of the network's output `maps` for a frame (or a part at `origin`) read at `scale`."""
         ends = end_peaks(maps)
+        shift = np.asarray(origin, np.float64)
 
         def in_frame(points: np.ndarray) -> np.ndarray:
             points = points / scale
-            return points if portrait_height is None else turned_back(points, portrait_height)
+            return (points if portrait_height is None else turned_back(points, portrait_height)) + shift
 
         sure, crossed = decode(maps, PEAK_THRESHOLD, ends)
         faint = _readings(maps, ends, FAINT_THRESHOLD, below=PEAK_THRESHOLD)
@@ -367,4 +400,10 @@ class StickLocator(LocatorNetwork):
             maps[4:6],
             scale,
             portrait_height,
+            (float(shift[0]), float(shift[1])),
         )
+
+
+def part_step(frame_size: tuple[int, int]) -> float:
+    """Frame px between the network's coarsest cells (16 input px) in a frame of `frame_size` read whole."""
+    return 16 / letterbox_scale(*frame_size, INPUT_SIZE)
