@@ -117,7 +117,7 @@ def _judged(
         "set": setup.name,
         "laid": [now[i].to_json() for i in change.laid],
         "left": [before[i].to_json() for i in change.left if i in before],
-        "reread": [now[i].to_json() for i in change.reread],
+        "reread": [now[i].to_json() for i in change.reread if i in now],
         "placed": outcome.placed,
         "complete_pis": list(outcome.completed),
         "score": outcome.score,

@@ -113,3 +113,17 @@ def test_a_tile_misread_as_it_settled_is_read_again_once_outvoted(laid: list, sh
         which: (first + 2 * k, tuple(sorted(pips)))
         for which, ((first, pips, _), k) in enumerate(zip(laid, shaded, strict=True))
     }
+
+
+def test_a_tile_wavering_between_two_readings_is_not_read_again_at_every_frame() -> None:
+    """Read 3 frames as 2|5, then 4 as 3|5 (read again once), then each reading in turn: the votes tie every
+    other frame, and a tie keeps what the table has."""
+    rng = np.random.default_rng(5)
+    tracker = TileTracker()
+    shown = [(2, 5)] * 3 + [(3, 5)] * 4 + [(2, 5), (3, 5)] * 6
+    changes = [
+        tracker.add(n / FPS, [_reading(np.array([200.0, 200.0]), 0.4, pips, rng)]) for n, pips in enumerate(shown)
+    ]
+    said = [(n, change) for n, change in enumerate(changes) if change is not None]
+    assert [(n, bool(c.laid), bool(c.reread)) for n, c in said] == [(2, True, False), (6, False, True)]
+    assert sorted(next(iter(tracker.tiles.values())).pips) == [3, 5]

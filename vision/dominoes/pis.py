@@ -330,7 +330,7 @@ def guess_setup(dominoes: list[Domino], size: tuple[int, int]) -> Setup:
     evidence = over_six * math.log(NINE_OVER_SIX / MISREAD_OVER_SIX) + (len(dominoes) - over_six) * math.log(
         (1 - NINE_OVER_SIX) / (1 - MISREAD_OVER_SIX)
     )
-    if over_six and evidence > 0:
+    if evidence > 0:  # about one tile in six or more
         return DOUBLE_NINE
 
     def fit(setup: Setup) -> tuple[int, int]:

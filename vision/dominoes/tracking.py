@@ -42,7 +42,9 @@ class _Track:
 
     @property
     def read_as(self) -> tuple[int, int]:
-        return self.pips.most_common(1)[0][0]  # a tie keeps the reading that came first
+        """The pips read most often; a tie keeps what the table has (else the first read), so that a tile
+        wavering between two readings is not read again at every frame."""
+        return max(self.pips, key=lambda pips: (self.pips[pips], pips == self.told))
 
     @property
     def width(self) -> float:
