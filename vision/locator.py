@@ -228,17 +228,20 @@ class LocatorNetwork:
         self.input_name = self.session.get_inputs()[0].name
         # Input arrays kept per canvas shape and written in place: a fresh array each frame cost 3-4 ms more
         # (its pages mapped and zeroed anew) than the conversion itself. A few shapes recur (the frame, a
-        # closer look's region); other shapes replace them. So one network serves one thread at a time.
+        # closer look's region); a new shape replaces the one least recently used, so that windows of a new
+        # size every frame (the stick reader's brighter look) do not cost the frame's own array. So one
+        # network serves one thread at a time.
         self._inputs: dict[tuple[int, ...], np.ndarray] = {}
 
     def maps(self, canvas: np.ndarray) -> np.ndarray:
         """The network's raw output (channels, H, W) for a letterboxed frame."""
-        buffer = self._inputs.get(canvas.shape)
+        buffer = self._inputs.pop(canvas.shape, None)
         if buffer is None:
             if len(self._inputs) >= KEPT_INPUTS:
-                self._inputs.clear()
+                del self._inputs[next(iter(self._inputs))]
             shape = (1, *canvas.shape) if self.levels else (1, 3, *canvas.shape[:2])
-            buffer = self._inputs[canvas.shape] = np.empty(shape, np.uint8 if self.levels else np.float32)
+            buffer = np.empty(shape, np.uint8 if self.levels else np.float32)
+        self._inputs[canvas.shape] = buffer  # the most recently used last
         if self.levels:
             quantized_levels(canvas, *self.levels, self.lift_flat, buffer[0])
         else:
