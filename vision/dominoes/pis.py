@@ -33,7 +33,7 @@ JOIN_TOLERANCE = 0.45
 CLOSE_CONTACT = 0.25
 # Telling the sets apart by the pips read: 27 of the double-nine set's 55 tiles have a half over six; a
 # double-six tile is read with one on 2 of 2776 held-out tables' tiles (seeds 51000000.., 95000000..), allowed
-# here 25 times as often for photos, so that a misread tile or two among many do not make a double-nine game.
+# here about 28 times as often for photos, so that a misread tile or two among many do not make a double-nine game.
 NINE_OVER_SIX = 27 / 55
 MISREAD_OVER_SIX = 0.02
 
