@@ -49,8 +49,8 @@ def half_axes(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def outline(center: np.ndarray, u: np.ndarray, v: np.ndarray) -> np.ndarray:
     """The parallelogram centre +- u +- v (4, 2), clockwise in image coordinates when v is u turned a
-    quarter to the right."""
-    return np.array([center - u - v, center - u + v, center + u + v, center + u - v], np.float32)
+    quarter to the right; for n of each (n, 2), the n outlines (n, 4, 2)."""
+    return np.stack([center - u - v, center - u + v, center + u + v, center + u - v], axis=-2).astype(np.float32)
 
 
 def encode_targets(cards: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -71,9 +71,8 @@ def decode(output: np.ndarray, threshold: float = PEAK_THRESHOLD) -> list[tuple[
     # The doubled angles lose each axis's sign; turn v to u's right so the outline runs one way round.
     right = np.stack([us[:, 1], -us[:, 0]], axis=-1)
     vs = np.where((np.sum(vs * right, axis=1) < 0)[:, None], -vs, vs)
-    # Every peak's `outline` at once: a faint threshold leaves dozens of peaks a look.
-    outlines = np.stack([centers - us - vs, centers - us + vs, centers + us + vs, centers + us - vs], axis=1)
-    return list(zip(scores.tolist(), outlines.astype(np.float32), strict=True))
+    # Every peak's outline at once: a faint threshold leaves dozens of peaks a look.
+    return list(zip(scores.tolist(), outline(centers, us, vs), strict=True))
 
 
 @dataclass(frozen=True)
