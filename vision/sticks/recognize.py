@@ -672,7 +672,7 @@ class StickRecognizer:
         size = image.shape[1::-1]
         sticks, polysticks = self._layout(readings, size, homography, ignore)
         t2 = time.perf_counter()
-        marked = _apart_in_frame(_outside(readings.faint, ignore), size)
+        marked = [] if polysticks else _apart_in_frame(_outside(readings.faint, ignore), size)  # looked at only then
         if _worth_a_brighter_look(polysticks, bool(marked)):
             window = None if polysticks else _around_marks(marked, size)
             brighter = self._read_brighter(image, locator, window)
