@@ -129,8 +129,8 @@ def test_timed_reports_each_stage() -> None:
 
 
 def test_the_focus_is_measured_only_where_the_first_reading_is_not_settled(monkeypatch) -> None:
-    """A card read at sure peaks, stick by stick, is not read again sharpened; a broken layout (no card) is
-    measured, and out of focus it is read again sharpened."""
+    """A card read at sure peaks, stick by stick, is not read again sharpened, nor a frame where no stick is
+    read; a broken layout (no card) is measured, and out of focus it is read again sharpened."""
     reader = StickRecognizer()
     measured, read = [], []
     measure, both = reader.focus.softness, reader._both_networks
@@ -146,6 +146,9 @@ def test_the_focus_is_measured_only_where_the_first_reading_is_not_settled(monke
     reader(broken)
     assert len(measured) == 1 and measure(broken) < SOFT_BELOW
     assert read[0] is broken and np.array_equal(read[1], sharpened(broken))  # then its mirror images
+    bare = np.full_like(broken, np.median(broken.reshape(-1, 3), axis=0).astype(np.uint8))
+    measured.clear()
+    assert reader(bare) == ([], []) and not measured  # nothing read: nothing to read sharper
 
 
 def test_stick_json_contract() -> None:

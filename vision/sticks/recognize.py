@@ -485,13 +485,15 @@ class StickRecognizer:
         outlines (image px) of other things read on the table, such as cards: what lies on them is not a stick.
         A soft frame is read sharpened (`vision.sharpen`) where its reading is not settled (`_settled`): a card
         read at sure peaks, stick by stick, needs no sharper look, and the focus measure costs a fifth of a
-        frame in focus.
+        frame in focus. Nor does a frame where no stick is read: of 506 held-out frames out of focus, one read
+        none unsharpened, and sharpened it was read wrong still; a frame of cards or tiles alone would pay for
+        the measure every time.
         """
         streak = cache(partial(clear_streak, image))
         sticks, polysticks, timing = self._both_networks(image, homography, ignore, streak)
         settled = _settled(sticks, polysticks)
         start = time.perf_counter()
-        sharpened = image if settled else self.focus.sharpened_if_soft(image)
+        sharpened = image if settled or not sticks else self.focus.sharpened_if_soft(image)
         sharpen_ms = (time.perf_counter() - start) * 1000
         if sharpened is not image:
             image, first_look = sharpened, timing
