@@ -11,10 +11,11 @@ import numpy as np
 from calibration.profile import CalibrationProfile
 from calibration.topdown import TopDownView, read_cards
 from vision.cards.recognize import SURE, Card, CardRecognizer
-from vision.dominoes import DominoRecognizer
+from vision.dominoes import Domino, DominoRecognizer
 from vision.geometry import points_in_quads
 from vision.sharpen import FocusGauge
 from vision.sticks import StickRecognizer
+from vision.sticks.recognize import read_stick_by_stick, under_outlines
 
 
 @dataclass
@@ -110,5 +111,44 @@ class TableReader:
             table = topdown.table if topdown is not None else None
             homography = table.matrix if table is not None and table.lens is None else None
             reading.sticks, reading.polysticks, sticks_ms = self.sticks.timed(image, homography, ignore=ignore)
+            if ignore:
+                start = time.perf_counter()
+                self._objects_made_of_sticks(image, homography, reading)
+                sticks_ms["objects_ms"] = (time.perf_counter() - start) * 1000
             reading.timings.update({f"sticks_{stage}": ms for stage, ms in sticks_ms.items()})
         return reading
+
+    def _objects_made_of_sticks(self, image: np.ndarray, homography: np.ndarray | None, reading: TableReading) -> None:
+        """Take back, in place, the cards and tiles that are a stick layout's own. Sticks round a lattice cell
+        or two read as a blank tile, and sticks in a digit's strokes as an unsure card; the sticks under them
+        were then not read, and the layout was lost (48 of 330 held-out layouts with every kind read, against 2
+        with the sticks alone). Where such an object is read (`_may_be_sticks`), the frame's sticks are read
+        again with nothing ignored, and such an object under a card read stick by stick that the first reading
+        lacks is taken back. The sticks are then read again without those objects."""
+        assert self.sticks is not None
+        read = reading.cards + reading.dominoes
+        doubtful = np.array([_may_be_sticks(o) for o in read], bool)
+        if not doubtful.any():
+            return
+        sticks, polysticks, _ = self.sticks.timed(image, homography)
+        known = {p.card for p in reading.polysticks}
+        found = [p for p in polysticks if p.card not in known and read_stick_by_stick(p, sticks)]
+        centres = np.array([sticks[i].ends.mean(axis=0) for p in found for i in p.sticks]).reshape(-1, 2)
+        made = doubtful & under_outlines(centres, [o.corners for o in read]).any(axis=0)
+        if not made.any():
+            return
+        n_cards = len(reading.cards)
+        reading.cards = [c for c, m in zip(reading.cards, made[:n_cards], strict=True) if not m]
+        reading.dominoes = [d for d, m in zip(reading.dominoes, made[n_cards:], strict=True) if not m]
+        left = [card.corners for card in reading.cards] + [domino.corners for domino in reading.dominoes]
+        if left:
+            sticks, polysticks, _ = self.sticks.timed(image, homography, ignore=left)
+        reading.sticks, reading.polysticks = sticks, polysticks
+
+
+def _may_be_sticks(thing: Card | Domino) -> bool:
+    """Whether a card or tile read may be sticks: a card read unsure, or a tile of one pip at most (a lattice
+    cell holds none; a stick's end may pass for one)."""
+    if isinstance(thing, Card):
+        return thing.confidence < SURE
+    return sum(half.pips for half in thing.halves) <= 1

@@ -10,7 +10,7 @@ import vision.sticks.recognize as recognize
 from models.synth.sticks import StickSceneSpec, render_stick_scene
 from rules.sticks import Edge
 from vision.sticks import Polystick, Stick
-from vision.sticks.recognize import StickRecognizer, _could_be_a_layout, _keeps, _read_stick_by_stick
+from vision.sticks.recognize import StickRecognizer, _could_be_a_layout, _keeps, read_stick_by_stick
 
 BUSY_TABLES = ("checkered", "marble")  # held-out tables, where the locator marks small sticks faintly
 SMALL_STICKS = (55.0, 75.0)  # px at the picture's centre, of 1280x720; the evaluation's run 60-150
@@ -95,7 +95,7 @@ def test_the_closer_look_seldom_makes_a_broken_layout_a_card(readers: tuple[Stic
 def _card_read(scores: list[float], card: int | None = 7) -> bool:
     sticks = [Stick(np.array([[0.0, 10.0 * i], [50.0, 10.0 * i]]), score) for i, score in enumerate(scores)]
     edges = tuple(Edge((i, 0), (i + 1, 0)) for i in range(len(scores)))
-    return _read_stick_by_stick(Polystick(tuple(range(len(scores))), edges, True, True, card), sticks)
+    return read_stick_by_stick(Polystick(tuple(range(len(scores))), edges, True, True, card), sticks)
 
 
 def test_a_card_seen_closer_counts_only_read_stick_by_stick_and_mostly_sure() -> None:

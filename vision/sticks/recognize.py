@@ -134,18 +134,23 @@ def _distinct(
 
 
 def _outside(candidates: list[tuple[float, np.ndarray]], ignore: list[np.ndarray]) -> list[tuple[float, np.ndarray]]:
-    """The candidates whose centre lies outside every (grown) outline."""
-    grown = []
-    for outline in ignore:
+    """The candidates whose centre lies outside every outline to ignore (`under_outlines`)."""
+    centres = np.array([ends.mean(axis=0) for _, ends in candidates]).reshape(-1, 2)
+    hidden = under_outlines(centres, ignore).any(axis=1)
+    return [candidate for candidate, h in zip(candidates, hidden, strict=True) if not h]
+
+
+def under_outlines(points: np.ndarray, outlines: list[np.ndarray]) -> np.ndarray:
+    """under[i, j]: point i (image px) lies within outline j grown as an outline the reader ignores is
+    (IGNORE_GROWTH, then IGNORE_MARGIN px), so that the object's own edges are under it too."""
+    points = np.asarray(points, np.float64).reshape(-1, 2)
+    under = np.zeros((len(points), len(outlines)), bool)
+    for j, outline in enumerate(outlines):
         outline = np.asarray(outline, np.float32).reshape(-1, 2)
-        centre = outline.mean(axis=0)
         bigger = scaled_outline(outline, IGNORE_GROWTH)
-        grown.append(bigger + np.sign(bigger - centre) * IGNORE_MARGIN)
-    return [
-        (score, ends)
-        for score, ends in candidates
-        if all(cv2.pointPolygonTest(g, tuple(float(v) for v in ends.mean(axis=0)), False) < 0 for g in grown)
-    ]
+        grown = bigger + np.sign(bigger - outline.mean(axis=0)) * IGNORE_MARGIN
+        under[:, j] = [cv2.pointPolygonTest(grown, (float(x), float(y)), False) >= 0 for x, y in points]
+    return under
 
 
 def _apart_in_frame(faint: list[tuple[float, np.ndarray]], size: tuple[int, int]) -> list[tuple[float, np.ndarray]]:
@@ -352,7 +357,7 @@ def _around_marks(marked: list[tuple[float, np.ndarray]], size: tuple[int, int])
     return x0, y0, x1 - x0, y1 - y0
 
 
-def _read_stick_by_stick(polystick: Polystick, sticks: list[Stick]) -> bool:
+def read_stick_by_stick(polystick: Polystick, sticks: list[Stick]) -> bool:
     """Whether a polystick is a card read mostly at sure centre peaks, and all but one of its sticks each on
     a peak of its own: the pieces of a run read whole and cut at the common length share its score."""
     scores = _scores(polystick, sticks)
@@ -544,7 +549,7 @@ class StickRecognizer:
             # Sticks but no card: the network trained on blurred frames reads motion-blurred layouts the first
             # misses. Its reading replaces the first only where it reads a card stick by stick.
             more, more_polysticks, _ = self._looks(image, homography, ignore, self.blurred_locator)
-            if any(_read_stick_by_stick(p, more) for p in more_polysticks):
+            if any(read_stick_by_stick(p, more) for p in more_polysticks):
                 sticks, polysticks = more, more_polysticks
             elif blur := streak():
                 # A camera's streak taken out (vision/deblur.py): that reading stands where it reads a card stick
@@ -552,7 +557,7 @@ class StickRecognizer:
                 # restored frame shows the sticks that were there (on a striped cloth it once read 54 of 5).
                 more, more_polysticks, _ = self._looks(deblurred(image, blur), homography, ignore, self.locator)
                 few = len(more) <= max(len(sticks), CARD_STICKS) + RESTORED_MORE
-                if few and any(_read_stick_by_stick(p, more) for p in more_polysticks):
+                if few and any(read_stick_by_stick(p, more) for p in more_polysticks):
                     sticks, polysticks = more, more_polysticks
         timing["blurred_ms"] = (time.perf_counter() - t0) * 1000
         return sticks, polysticks, timing
@@ -619,7 +624,7 @@ class StickRecognizer:
     ) -> tuple[list[Stick], list[Polystick]]:
         """A frame with no card read, looked at again closer (closer_window): on a busy held-out table the
         locator marks a small layout's sticks too faintly at the frame's scale and reads them surely a third
-        larger. Where that look reads a card stick by stick (_read_stick_by_stick), its readings replace the
+        larger. Where that look reads a card stick by stick (read_stick_by_stick), its readings replace the
         first look's in its window. Where it does not, the first network looks at a window half the frame's
         sides (CLOSER_SHARES), where it reads a few layouts that it misreads at both other scales. That
         reading stands only where it also lies along each sure reading in its window and reads no table seam
@@ -643,7 +648,7 @@ class StickRecognizer:
                 return sticks, polysticks
             crop, window_homography, window_ignore = _in_window(image, window, homography, ignore)
             more, more_polysticks, _, _ = self._look(crop, window_homography, window_ignore, locator)
-            if not any(_read_stick_by_stick(p, more) for p in more_polysticks):
+            if not any(read_stick_by_stick(p, more) for p in more_polysticks):
                 continue
             if share < CLOSER and not _twice_as_close_holds(image, more, more_polysticks, sure, window):
                 continue
