@@ -105,7 +105,8 @@ MIN_CARDS_FOR_SIZE = 3
 # outlines read right ran round 0.68-1.3 times the median but for 8 of 4028, and the 7 grown past their cards
 # 1.31-1.51 times. On seven sets: 11 cards more read right, 12 false detections fewer, none lost, and cards
 # read right on outlines overlapping theirs under 0.6 went from 78 to 40 (models/digit_cards.md). Half a Wild
-# is card-shaped and holds one of its digits: a digit read on it is read again as the Wild (`_whole_of`).
+# is card-shaped and holds one of its digits: a digit read on it is read again as the Wild (`_whole_of`); so
+# is a Starter read as a 3 on an outline short of its dot.
 OFF_SIZE = 1.25
 SIZE_MATCH = 1.15
 # A frame with at least this many cards read unsure, and no more read sure, is read again restored where its
@@ -234,8 +235,9 @@ def select_cards(readings: list[Reading], image: np.ndarray | None = None) -> li
 
 def _whole_of(whole: CardFace, part: CardFace) -> bool:
     """Whether a card read `part` on an outline off the table's card size may be the card `whole` read at that
-    size: the same face, or a Wild one of whose digits `part` is (the part read on half of it)."""
-    return whole == part or (whole.kind == "wild" and part.kind == "digit" and part.digits[0] in whole.digits)
+    size: the same face, or a card printed with more than the digit `part`: a Wild one of whose digits it is (the
+    part read on half of it), or the Starter, a 3 with a dot (read on an outline that leaves the dot out)."""
+    return whole == part or (whole.kind != "digit" and part.kind == "digit" and part.digits[0] in whole.digits)
 
 
 def _rim_holds(image: np.ndarray | None, outer: Reading, inner: Reading) -> bool:
@@ -463,7 +465,7 @@ class CardRecognizer:
     def tightened(self, image: np.ndarray, cards: list[Card]) -> list[Card]:
         """`cards`, each on an outline OFF_SIZE times the median card's or further off it either way, read again
         at the median's size on the corners the corner network and the rim search find there: a reading of the
-        same face (or of the Wild it is half of, `_whole_of`) whose rim steps more, or read surer within
+        same face (or of a Wild or the Starter it is part of, `_whole_of`) whose rim steps more, or read surer within
         SIZE_MATCH of the median's size, stands in its place, unless its outline is another card's as read so
         far. A Wild's other half, read as its other digit, goes with it."""
         if len(cards) < MIN_CARDS_FOR_SIZE:
