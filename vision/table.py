@@ -123,17 +123,18 @@ class TableReader:
         or two read as a blank tile, and sticks in a digit's strokes as an unsure card; the sticks under them
         were then not read, and the layout was lost (48 of 330 held-out layouts with every kind read, against 2
         with the sticks alone). Where such an object is read (`_may_be_sticks`), the frame's sticks are read
-        again with nothing ignored, and such an object under a card read stick by stick that the first reading
-        lacks is taken back. The sticks are then read again without those objects."""
+        again with nothing ignored (the first look alone: where tile edges are read as sticks, the looks a frame
+        read in doubt takes cost seconds), and such an object under a card read stick by stick that the first
+        reading lacks is taken back. The sticks are then read again in full without those objects."""
         assert self.sticks is not None
         read = reading.cards + reading.dominoes
         doubtful = np.array([_may_be_sticks(o) for o in read], bool)
         if not doubtful.any():
             return
-        sticks, polysticks, _ = self.sticks.timed(image, homography)
+        sticks, polysticks = self.sticks.first_look(image, homography)
         known = {p.card for p in reading.polysticks}
         found = [p for p in polysticks if p.card not in known and read_stick_by_stick(p, sticks)]
-        centres = np.array([sticks[i].ends.mean(axis=0) for p in found for i in p.sticks]).reshape(-1, 2)
+        centres = np.array([sticks[i].center for p in found for i in p.sticks]).reshape(-1, 2)
         made = doubtful & under_outlines(centres, [o.corners for o in read]).any(axis=0)
         if not made.any():
             return
@@ -141,9 +142,7 @@ class TableReader:
         reading.cards = [c for c, m in zip(reading.cards, made[:n_cards], strict=True) if not m]
         reading.dominoes = [d for d, m in zip(reading.dominoes, made[n_cards:], strict=True) if not m]
         left = [card.corners for card in reading.cards] + [domino.corners for domino in reading.dominoes]
-        if left:
-            sticks, polysticks, _ = self.sticks.timed(image, homography, ignore=left)
-        reading.sticks, reading.polysticks = sticks, polysticks
+        reading.sticks, reading.polysticks, _ = self.sticks.timed(image, homography, ignore=left)
 
 
 def _may_be_sticks(thing: Card | Domino) -> bool:

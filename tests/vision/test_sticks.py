@@ -128,7 +128,7 @@ def test_timed_reports_each_stage() -> None:
     assert all(ms >= 0 for ms in times.values())
 
 
-def test_the_focus_is_measured_only_where_the_first_reading_is_not_settled(monkeypatch) -> None:
+def test_the_focus_is_measured_only_where_sticks_are_read_but_not_settled(monkeypatch) -> None:
     """A card read at sure peaks, stick by stick, is not read again sharpened, nor a frame where no stick is
     read; a broken layout (no card) is measured, and out of focus it is read again sharpened."""
     reader = StickRecognizer()
