@@ -288,22 +288,26 @@ def run_on(frames: list[TileFrame]) -> tuple[np.ndarray, np.ndarray]:
     return most, np.where(most > 0, into, -1)
 
 
-def sized_frames(frames: list[TileFrame], size: tuple[int, int]) -> list[TileFrame]:
-    """Per frame (of a picture of `size`), three frames of the size the frames share on the table plane
-    (`on_table`), along its own axis: about its centre, from its first end and from its second. None for fewer
-    than SIZED_FROM frames (too few to tell the size) or a view of STEEP tilt or more."""
+def sized_frames(frames: list[TileFrame], size: tuple[int, int], off_by: float = 0.0) -> dict[int, list[TileFrame]]:
+    """The frames (of a picture of `size`) at least `off_by` longer or shorter than the size they share on the
+    table plane (`on_table`), by index, each with three frames of that size along its own axis: about its
+    centre, from its first end and from its second. None for fewer than SIZED_FROM frames (too few to tell the
+    size) or a view of STEEP tilt or more."""
     if len(frames) < SIZED_FROM:
-        return []
+        return {}
     tilt, plane, seen, cell = on_table(np.array([f.corners() for f in frames], np.float64), size)
     if tilt >= STEEP:  # one cell fits a steep view's tiles only roughly: they are sized in its view from above
-        return []
+        return {}
     back = np.linalg.inv(plane)
-    out = []
-    for f in seen:
-        along, across = f.u / np.linalg.norm(f.u), f.v / np.linalg.norm(f.v)
-        for centre in (f.center, f.center - f.u + cell * along, f.center + f.u - cell * along):
-            shown = to_plane(back, TileFrame(centre, cell * along, cell / 2 * across).corners().astype(np.float64))
-            out.append(TileFrame.from_corners(shown))
+    out = {}
+    for k, f in enumerate(seen):
+        length = float(np.linalg.norm(f.u))
+        if abs(np.log(length / cell)) < np.log(1 + off_by):
+            continue
+        along, across = f.u / length, f.v / np.linalg.norm(f.v)
+        centres = (f.center, f.center - f.u + cell * along, f.center + f.u - cell * along)
+        corners = np.array([TileFrame(c, cell * along, cell / 2 * across).corners() for c in centres], np.float64)
+        out[k] = [TileFrame.from_corners(q) for q in to_plane(back, corners)]
     return out
 
 
@@ -632,20 +636,19 @@ class DominoRecognizer:
         surely."""
         sure = [i for i, c in enumerate(candidates) if c.confidence >= MIN_CONFIDENCE]
         frames = [candidates[i].frame for i in sure]
-        sized = sized_frames(frames, image.shape[1::-1])
+        sized = sized_frames(frames, image.shape[1::-1], SIZE_OFF)
         if not sized:
             return candidates
-        lengths = np.linalg.norm([f.u for f in frames], axis=1) / np.linalg.norm([f.u for f in sized[::3]], axis=1)
-        off = np.flatnonzero(np.abs(np.log(lengths)) > np.log(1 + SIZE_OFF))
-        if not len(off):
-            return candidates
-        resized = [f for k in off for f in sized[3 * k : 3 * k + 3]]
+        resized = [f for variants in sized.values() for f in variants]
         readings = self.read_frames(image, canvas, scale, resized, again=False)
+        claims = _claims(resized + frames)
+        n = len(resized)
+        clash = claims[:n, n:] | claims[n:, :n].T  # [sized frame, sure frame]
         out = list(candidates)
-        for n, k in enumerate(off):
+        for m, k in enumerate(sized):
             was = candidates[sure[k]]
-            others = frames[:k] + frames[k + 1 :]
-            free = [r for r in readings[3 * n : 3 * n + 3] if not _clashing([r.frame], others)[0]]
+            own = range(3 * m, 3 * m + 3)
+            free = [readings[r] for r in own if not np.delete(clash[r], k).any()]
             best = max(free, key=lambda r: r.confidence, default=None)
             if best is not None and sorted(best.pips) == sorted(was.pips) and best.confidence > was.confidence:
                 out[sure[k]] = replace(best, refined=was.refined)
