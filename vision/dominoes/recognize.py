@@ -291,7 +291,7 @@ def run_on(frames: list[TileFrame]) -> tuple[np.ndarray, np.ndarray]:
 def sized_frames(frames: list[TileFrame], size: tuple[int, int], off_by: float = 0.0) -> dict[int, list[TileFrame]]:
     """The frames (of a picture of `size`) at least `off_by` longer or shorter than the size they share on the
     table plane (`on_table`), by index, each with three frames of that size along its own axis: about its
-    centre, from its first end and from its second. None for fewer than SIZED_FROM frames (too few to tell the
+    centre, from its first end and from its second. Empty for fewer than SIZED_FROM frames (too few to tell the
     size) or a view of STEEP tilt or more."""
     if len(frames) < SIZED_FROM:
         return {}
