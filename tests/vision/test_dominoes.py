@@ -23,17 +23,20 @@ from models.synth.sticks import SCENE_KINDS, StickSceneSpec, render_stick_scene
 from models.synth.tables import render_table
 from vision.cards.recognize import CardRecognizer
 from vision.dominoes import Domino, DominoRecognizer, Half, InvalidDominoError
+from vision.dominoes.above import STEEP
 from vision.dominoes.locate import CHANNELS, GRID, STRIDE, decode, encode_targets, letterbox
 from vision.dominoes.recognize import (
     MIN_CONFIDENCE,
     MOST_OVERLAP,
+    SIZE_OFF,
     Candidate,
     apart,
     run_on,
     select_tiles,
+    sized_frames,
 )
 from vision.dominoes.tile import CROP_MARGIN, CROP_SIZE, CUT_SAMPLES, MIN_CUT, TileFrame, crop_matrices
-from vision.geometry import point_in_quad, points_in_quads, quad_iou
+from vision.geometry import FOCAL, point_in_quad, points_in_quads, quad_iou, tilt_plane, to_plane
 
 ACCURACY_FLOOR = 0.85  # 0.93 measured on these twelve scenes, less a margin; the bar (99%) is the slow test's
 SQUARE = np.array([[0, 0], [20, 0], [20, 40], [0, 40]], np.float32)
@@ -518,6 +521,78 @@ def test_a_sure_frame_run_on_into_a_touching_tile_is_drawn_in(recognizer: Domino
     assert total > 30
     assert drawn >= 0.6 * total
     assert lost <= total // 10
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.floats(0, 30) | st.floats(46, 60),
+    st.floats(0, math.pi),
+    st.sampled_from([0.7, 1.3]),
+    st.sampled_from([-1.0, 1.0]),
+)
+def test_a_frame_off_in_size_has_a_sized_frame_on_its_tile(
+    tilt: float, angle: float, length: float, end: float
+) -> None:
+    """Tiles of one size laid two ways on a table seen under a camera tilted `tilt` degrees, one of them read a
+    third too long or too short from one `end`: one of its sized frames (about its centre, from either end) lies
+    on its tile, its halves within a tenth of their spacing of the tile's, and the tiles read right keep theirs.
+    A steep view's tiles are not sized: one cell fits them only roughly."""
+    size = (1280, 720)
+    to_image = np.linalg.inv(tilt_plane(size, tilt))
+    unit = 1 / (FOCAL * size[0])  # the plane's length of an image px at the picture's centre
+    cell = 40 * unit
+    along = cell * np.array([np.cos(angle), np.sin(angle)])
+    across = cell / 2 * np.array([-np.sin(angle), np.cos(angle)])
+    centres = [unit * np.array([x, y]) for x in (-150.0, 0.0, 150.0) for y in (-100.0, 100.0)]
+    on_plane = [
+        TileFrame(c, along, across) if k % 2 else TileFrame(c, 2 * across, along / 2) for k, c in enumerate(centres)
+    ]
+    shown = [TileFrame.from_corners(to_plane(to_image, f.corners().astype(np.float64))) for f in on_plane]
+    off = on_plane[0]
+    far = off.center + end * off.u  # the end read right
+    wrong = TileFrame(far - end * length * off.u, length * off.u, off.v)
+    read = TileFrame.from_corners(to_plane(to_image, wrong.corners().astype(np.float64)))
+    assume(np.isfinite(read.center).all() and all(np.isfinite(f.center).all() for f in shown))
+    sized = sized_frames([read, *shown[1:]], size)
+    if tilt > STEEP:
+        assert sized == {}
+        return
+    spacing = float(np.linalg.norm(shown[0].u))
+    assert min(np.abs(f.halves() - shown[0].halves()).max() for f in sized[0]) < 0.1 * spacing
+    for k, frame in enumerate(shown[1:], start=1):
+        assert np.abs(sized[k][0].halves() - frame.halves()).max() < 0.1 * spacing
+    assert list(sized_frames([read, *shown[1:]], size, SIZE_OFF)) == [0]  # only the frame off in size
+
+
+def test_a_sure_frame_off_in_size_is_read_again_at_the_tiles_size(recognizer: DominoRecognizer) -> None:
+    """Held-out pis read on their true frames but one, run on by 30 % past one end or cut 30 % short at
+    one end (as the locator gives a tile, read surely and right: a tile missed and a false one reported). Read
+    again at the size the other tiles share, it lies on its own tile again, and the tiles read right keep their
+    frames. Measured: none of 54 such frames on their tile before, 40 after (52 when steep views were sized too)."""
+    total = back = 0
+    for i in (0, 2, 4, 6):  # the pis scenes
+        _, spec = evaluation_spec(i, 76_000_000)
+        scene = render_dominoes(76_000_000 + i, spec)
+        truths = [TileFrame.from_corners(t.corners) for t in scene.tiles]
+        sure = [Candidate(f, t.pips, 0.95) for f, t in zip(truths, scene.tiles, strict=True)]
+        canvas = letterbox(scene.image)
+        for k, frame in enumerate(truths):
+            if k % 2:  # half the tiles, for time
+                continue
+            end = random.Random(k).choice([1, -1])
+            length = random.Random(k).choice([1.3, 0.7])
+            far = frame.center - end * frame.u  # the end read right
+            wrong = TileFrame(far + end * length * frame.u, length * frame.u, frame.v)
+            assert scene.tiles[k].match(wrong.halves()) is None  # as read, it is no reading of its tile
+            total += 1
+            read = [*sure[:k], Candidate(wrong, scene.tiles[k].pips, 0.85), *sure[k + 1 :]]
+            out = recognizer.sized(scene.image, *canvas, read)
+            back += scene.tiles[k].match(out[k].frame.halves()) is not None and sorted(out[k].pips) == sorted(
+                scene.tiles[k].pips
+            )
+            assert all(o is r for j, (o, r) in enumerate(zip(out, read, strict=True)) if j != k)
+    assert total > 40
+    assert back >= 0.65 * total
 
 
 def test_a_turned_frame_reads_the_same(recognizer: DominoRecognizer) -> None:

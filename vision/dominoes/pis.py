@@ -21,8 +21,7 @@ import numpy as np
 
 from rules.seven_pis import DOUBLE_NINE, DOUBLE_SIX, Cell, Layout, PiShape, Placement, Setup
 from vision.dominoes.detection import Domino
-from vision.dominoes.tile import TileFrame
-from vision.geometry import rectangle_tilt, to_plane
+from vision.dominoes.tile import on_table
 
 TOUCH_TOLERANCE = 0.4  # in cells: read outlines put touching halves 0.1-0.3 off; pis laid apart are split by fit
 # Joining groups is tried only when there are more groups than pis and both must fit one pi whole, so it may
@@ -66,9 +65,7 @@ def _seen(dominoes: list[Domino], size: tuple[int, int]) -> _Seen:
     outlines = np.array([d.corners for d in dominoes], np.float64).reshape(-1, 4, 2)
     if not len(outlines):
         return _Seen([], [])
-    plane = rectangle_tilt(outlines, size, 2.0)[1]
-    frames = [TileFrame.from_corners(corners) for corners in to_plane(plane, outlines)]
-    cell = float(np.median([np.linalg.norm(f.u) + np.linalg.norm(2 * f.v) for f in frames])) / 2
+    _, _, frames, cell = on_table(outlines, size)
     halves, axes = [], []
     for f in frames:
         along, across = cell * f.u / np.linalg.norm(f.u), cell * f.v / np.linalg.norm(f.v)

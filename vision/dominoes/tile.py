@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.geometry import points_in_quads, turned_back
+from vision.geometry import points_in_quads, rectangle_tilt, to_plane, turned_back
 
 CROP_SIZE = (32, 64)  # width, height: an upright tile, first half on top
 CROP_MARGIN = 64 / 56  # the crop shows a rim of table round the tile, so the tile's own edges are seen
@@ -85,6 +85,17 @@ class TileFrame:
         return TileFrame(
             turned_back(self.center, height), np.array([self.u[1], -self.u[0]]), np.array([self.v[1], -self.v[0]])
         )
+
+
+def on_table(outlines: np.ndarray, size: tuple[int, int]) -> tuple[float, np.ndarray, list[TileFrame], float]:
+    """Tile outlines (n, 4, 2 image px of a picture of `size`) on the table plane as the camera's tilt gives it
+    (`rectangle_tilt`: the tilt under which they are most nearly 2:1 rectangles): that tilt (degrees), the image
+    -> plane matrix, each tile's frame there, and the median tile's cell (the spacing of its halves), one size
+    all over the table."""
+    tilt, plane = rectangle_tilt(outlines, size, 2.0)
+    frames = [TileFrame.from_corners(corners) for corners in to_plane(plane, outlines)]
+    cell = float(np.median([np.linalg.norm(f.u) + np.linalg.norm(2 * f.v) for f in frames])) / 2
+    return tilt, plane, frames, cell
 
 
 def crop_matrices(frames: list[TileFrame]) -> np.ndarray:
