@@ -15,9 +15,11 @@ from models.evaluate_sticks import scene_spec as stick_scene_spec
 from models.synth.dominoes import render_dominoes
 from models.synth.scenes import render_scene
 from models.synth.sticks import render_stick_scene
+from rules.sticks import Edge
 from vision.cards.artwork import CardFace
 from vision.cards.recognize import SURE, Card
 from vision.dominoes.detection import Domino, Half
+from vision.sticks.detections import Polystick, Stick
 from vision.table import TableReader, TableReading, _may_be_sticks
 
 
@@ -30,6 +32,9 @@ class RecordingSticks:
     def timed(self, image: np.ndarray, homography: np.ndarray | None = None, ignore=()) -> tuple:
         self.homographies.append(homography)
         return [], [], {"bars_ms": 0.0}
+
+    def first_look(self, image: np.ndarray, homography: np.ndarray | None = None) -> tuple:
+        return [], []
 
 
 def test_only_the_kinds_asked_for_are_loaded_and_read() -> None:
@@ -145,3 +150,47 @@ def test_cards_and_tiles_are_not_taken_for_sticks(monkeypatch) -> None:
         reader.read(render_scene(seed, card_scene_spec(seed)).image)
     assert sum(looked) >= 8  # frames whose objects were doubted and read again for sticks
     assert sum(taken) == 0
+
+
+class ScriptedSticks:
+    """Stands in for the stick recogniser: five sticks in a row across the frame (card 1) at sure peaks of their
+    own; a reading that ignores outlines loses the sticks whose centre lies in one, and with them the card."""
+
+    def __init__(self) -> None:
+        self.sticks = [Stick(np.array([[40.0 + 60 * i, 100], [95.0 + 60 * i, 100]]), 0.9 - 0.01 * i) for i in range(5)]
+        self.calls: list[tuple[str, np.ndarray | None, list[np.ndarray]]] = []
+
+    def timed(self, image: np.ndarray, homography: np.ndarray | None = None, ignore=()) -> tuple:
+        self.calls.append(("timed", homography, [np.asarray(q) for q in ignore]))
+        kept = [s for s in self.sticks if not any(_inside(s.center, q) for q in ignore)]
+        return kept, self._grouped(kept), {}
+
+    def first_look(self, image: np.ndarray, homography: np.ndarray | None = None) -> tuple:
+        self.calls.append(("first_look", homography, []))
+        return list(self.sticks), self._grouped(self.sticks)
+
+    @staticmethod
+    def _grouped(sticks: list[Stick]) -> list[Polystick]:
+        edges = tuple(Edge.parse(f"{i},0h") for i in range(len(sticks)))
+        return (
+            [Polystick(tuple(range(len(sticks))), edges, True, True, 1 if len(sticks) == 5 else None)] if sticks else []
+        )
+
+
+def test_only_doubtful_objects_over_a_layout_read_stick_by_stick_are_taken_back() -> None:
+    """An unsure card and a blank tile over the layout's sticks go; a sure card, a tile with pips over a stick
+    and a blank tile away from the sticks stay. The sticks are read last without the objects kept."""
+    reader = TableReader(("sticks",))
+    reader.sticks = ScriptedSticks()
+    unsure = Card(CardFace("digit", (7,)), _square(67, 100, 20), 0.6)
+    sure = Card(CardFace("digit", (8,)), _square(127, 100, 20), 0.97)
+    blank = Domino(_square(187, 100, 20), (Half((187, 90), 0), Half((187, 110), 0)), 0.9)
+    with_pips = Domino(_square(247, 100, 20), (Half((247, 90), 3), Half((247, 110), 5)), 0.95)
+    blank_away = Domino(_square(300, 200, 20), (Half((300, 190), 0), Half((300, 210), 1)), 0.9)
+    reader.cards, reader.dominoes = FixedCards([unsure, sure]), FixedDominoes([blank, with_pips, blank_away])
+    reading = reader.read(np.zeros((240, 400, 3), np.uint8))
+    assert reading.cards == [sure] and reading.dominoes == [with_pips, blank_away]
+    assert [kind for kind, _, _ in reader.sticks.calls] == ["timed", "first_look", "timed"]
+    last_ignored = reader.sticks.calls[-1][2]
+    assert [q.tolist() for q in last_ignored] == [o.corners.tolist() for o in (sure, with_pips, blank_away)]
+    assert len(reading.sticks) == 3  # the two under the sure card and the tile with pips stay hidden
