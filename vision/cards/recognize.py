@@ -93,11 +93,10 @@ SMALLEST_CARD = 36.0  # px, the outline's longer sides' mean
 # 1/SIZE_SPREAD of it, is the cloth or the mat's print read as a card: an empty race-mat lane read as a 2/7, a
 # marker's corner as the Starter. Over the seven card sets and the race mat's 40 views, readings that far off
 # were 20 false or misread cards and no card read right (those furthest off, 1.5 and 0.67, on steep views,
-# where 1.6 was chosen; at 1.5 they sit on the bound and stand). Since the sixty-second session 1.5: of the
-# 1385 unsure cards read right on the seven sets none lay beyond 1.36 or under 0.74, and 12 false ones did.
+# where 1.6 was chosen; at 1.5 they sit on the bound and stand). At 1.5 (sixty-second session), with the cards
+# checked once more after `tightened`: of the 1385 unsure cards read right on the seven sets none lay beyond
+# 1.36 or under 0.74; false detections 31 -> 23; at 1.45 a card read right was lost (models/digit_cards.md).
 # Only among MIN_CARDS_FOR_SIZE or more: the median of two is their mean, and a true card would go with a false one.
-# At 1.5 (sixty-second session), with the cards checked once more after `tightened`: the seven usual sets'
-# false detections 31 -> 23, no card read right lost; at 1.45 one was lost (models/digit_cards.md).
 SIZE_SPREAD = 1.5
 MIN_CARDS_FOR_SIZE = 3
 # A card read on an outline running round over OFF_SIZE times the median card's on the table plane, or under
