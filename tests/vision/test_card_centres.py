@@ -1,10 +1,11 @@
 """The card locator's targets decode back to the cards they were made from."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.cards.centres import HeatMap, decode, encode_targets, half_axes, outline
+from vision.cards.centres import INPUT_SIZE, CardLocator, HeatMap, decode, encode_targets, half_axes, outline
 from vision.cards.recognize import hottest
 
 
@@ -55,7 +56,6 @@ def test_a_closer_look_puts_its_outlines_back_in_the_frame() -> None:
     an outline comes back centred on the card in the frame's own pixels."""
     from models.synth.scenes import render_scene
     from models.train_cards import training_spec
-    from vision.cards.centres import CardLocator
 
     locator = CardLocator()
     found = cards = 0
@@ -87,3 +87,10 @@ def test_past_the_cap_the_outlines_kept_are_the_hottest_in_their_order(count: in
     dropped = sorted(set(range(count)) - set(index))
     if kept and dropped:
         assert centre_heat[index].min() >= centre_heat[dropped].max()
+
+
+@pytest.mark.parametrize("height", [720, 960, 1280])
+def test_a_frame_is_read_at_the_scale_of_its_longer_side(height: int) -> None:
+    """A 16:9 frame, a 4:3 one and a square one as wide, upright or turned: all read at one scale."""
+    for shape in ((height, 1280, 3), (1280, height, 3)):
+        assert CardLocator.input_scale(np.zeros(shape, np.uint8)) == INPUT_SIZE[0] / 1280

@@ -21,7 +21,7 @@ from vision.dominoes.recognize import (
     _closer_region,
 )
 from vision.dominoes.tile import TileFrame
-from vision.locator import closer_window, letterbox_scale
+from vision.locator import closer_window, reading_scale
 
 # A stretch of `tableref evaluate dominoes`'s frames (seed 50000000), whose gains from the look are on the
 # checkered cloth: small tiles proposed with the wrong size at the frame's scale. Measured when written:
@@ -89,7 +89,7 @@ def test_the_closer_look_reads_the_part_of_its_window_round_what_it_looks_for() 
     reader._closer(image, [], hot, [])
     reach = max(CLOSER_REACH * 40, CLOSER_REACH_PX)
     assert reader.seen == (round(2 * reach), round(40 + 2 * reach))
-    assert reader.scale == pytest.approx(letterbox_scale(960, 540, INPUT_SIZE))
+    assert reader.scale == pytest.approx(reading_scale(960, 540, INPUT_SIZE))
     assert reader.streak is None  # the frame was not restored, so neither is its part
 
 

@@ -23,6 +23,8 @@ from vision.locator import (
     peaks,
     pixel_of,
     quantized_levels,
+    reading_canvas,
+    reading_scale,
     to_input,
     undoubled,
 )
@@ -248,3 +250,20 @@ def test_a_closer_window_lies_in_the_frame_and_holds_a_point_or_there_is_none(po
 def test_fewer_than_two_points_give_no_closer_window() -> None:
     assert closer_window(np.zeros((0, 2)), np.zeros(0), (1280, 720)) is None
     assert closer_window(np.array([[100.0, 100.0]]), np.array([0.9]), (1280, 720)) is None
+
+
+@settings(deadline=None, max_examples=80)
+@given(st.integers(200, 4032), st.floats(0.3, 1.0), st.sampled_from([(480, 272), (640, 368)]))
+def test_a_frame_is_read_whole_at_the_scale_of_its_width(width: int, shape: float, size: tuple[int, int]) -> None:
+    """A landscape frame of any shape is scaled to the network's width on a canvas as tall as it needs (a multiple
+    of 16, the input's height at least): a 4:3 photo is not shrunk to fit a 16:9 canvas. A 16:9 frame or a
+    wider one gets the letterbox the networks trained on, pixel for pixel."""
+    height = max(1, round(width * shape))
+    frame = np.random.default_rng(width).integers(0, 256, (height, width, 3), dtype=np.uint8)
+    canvas, scale = reading_canvas(frame, size)
+    assert scale == size[0] / width == reading_scale(width, height, size)
+    assert canvas.shape[1] == size[0] and canvas.shape[0] % 16 == 0
+    assert size[1] <= canvas.shape[0] < max(size[1], height * scale) + 16
+    if height * size[0] <= size[1] * width:
+        boxed, boxed_scale = letterbox(frame, size)
+        assert boxed_scale == scale and np.array_equal(boxed, canvas)

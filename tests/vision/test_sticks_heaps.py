@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from models.evaluate_sticks import match_sticks
 from models.synth.sticks import StickSceneSpec, render_stick_scene
-from vision.locator import letterbox_scale
+from vision.locator import reading_scale
 from vision.sticks.heaps import HEAP_MARGIN, HEAP_ZOOM, heap_window
 from vision.sticks.locate import INPUT_SIZE
 from vision.sticks.recognize import StickRecognizer
@@ -41,7 +41,7 @@ def test_the_heap_window_lies_in_the_frame_round_the_heap(heap: tuple[np.ndarray
     ends, size = heap
     x0, y0, w, h = heap_window(ends, size)
     assert min(x0, y0) >= 0 and x0 + w <= size[0] and y0 + h <= size[1]
-    first_scale = letterbox_scale(max(size), min(size), INPUT_SIZE)
+    first_scale = reading_scale(max(size), min(size), INPUT_SIZE)
     # Read at HEAP_ZOOM times the first look's scale at most, where the frame is wide enough.
     assert w >= min(size[0], INPUT_SIZE[0] / (HEAP_ZOOM * first_scale)) - 1
     # The locator's shape, but where the frame cuts it.

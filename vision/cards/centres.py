@@ -16,7 +16,16 @@ import cv2
 import numpy as np
 
 from vision.geometry import landscape, turned, turned_back
-from vision.locator import LocatorNetwork, cell_of, doubled, encode, letterbox_scale, read_axes, scaled_canvas
+from vision.locator import (
+    LocatorNetwork,
+    cell_of,
+    doubled,
+    encode,
+    read_axes,
+    reading_canvas,
+    reading_scale,
+    scaled_canvas,
+)
 from vision.locator import letterbox as letterbox_into
 
 INPUT_SIZE = (480, 272)  # width, height; a multiple of 16 for the network's four halvings
@@ -116,7 +125,7 @@ class CardLocator(LocatorNetwork):
     def input_scale(image: np.ndarray) -> float:
         """Input pixels per frame pixel in `read`, which turns a portrait frame to landscape first."""
         short, long = sorted(image.shape[:2])
-        return letterbox_scale(long, short, INPUT_SIZE)
+        return reading_scale(long, short, INPUT_SIZE)
 
     def read_closer(
         self, image: np.ndarray, region: tuple[int, int, int, int], scale: float
@@ -132,7 +141,7 @@ class CardLocator(LocatorNetwork):
         """The proposed loose outlines in the image's pixels with their scores (down to FAINT_THRESHOLD), and the
         heat map."""
         image, portrait_height = landscape(image)
-        canvas, scale = letterbox(image)
+        canvas, scale = reading_canvas(image, INPUT_SIZE)
         output = self.maps(canvas)
         # A guess at a card's centre (a neighbour in a row) is off by a few pixels: take the most near it.
         near = cv2.dilate(1 / (1 + np.exp(-output[0])), np.ones((3, 3), np.uint8))

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.dominoes.tile import TileFrame
-from vision.locator import LocatorNetwork, cell_of, doubled, encode, read_axes
+from vision.locator import LocatorNetwork, cell_of, doubled, encode, read_axes, reading_canvas
 from vision.locator import letterbox as letterbox_into
 
 INPUT_SIZE = (640, 368)  # width, height; a multiple of 16 for the network's four halvings
@@ -35,6 +35,11 @@ MIN_FRAME_AREA = 1.0
 def letterbox(image: np.ndarray) -> tuple[np.ndarray, float]:
     """The frame scaled into INPUT_SIZE keeping its shape, top-left aligned; the rest is black."""
     return letterbox_into(image, INPUT_SIZE)
+
+
+def whole_frame(image: np.ndarray) -> tuple[np.ndarray, float]:
+    """A landscape frame on the canvas it is read whole on (`vision.locator.reading_size`), and the scale."""
+    return reading_canvas(image, INPUT_SIZE)
 
 
 def _cell_of(point: np.ndarray) -> np.ndarray:

@@ -14,13 +14,13 @@ from vision.dominoes.above import STEEP, view_from_above, view_of_unread
 from vision.dominoes.corners import tile_corners
 from vision.dominoes.detection import Domino, Half
 from vision.dominoes.locate import BLURRED_MODEL_PATH as BLURRED_LOCATE_PATH
-from vision.dominoes.locate import INPUT_SIZE, TileLocator, decode, heat_at, letterbox
+from vision.dominoes.locate import INPUT_SIZE, TileLocator, decode, heat_at, whole_frame
 from vision.dominoes.locate import MODEL_PATH as LOCATE_PATH
 from vision.dominoes.pips import BLURRED_MODEL_PATH as BLURRED_PIPS_PATH
 from vision.dominoes.pips import PipReader
 from vision.dominoes.tile import TileFrame, crop_tiles, on_table
 from vision.geometry import landscape, point_in_quad, points_in_quads, quad_iou, to_plane, turned, warped
-from vision.locator import closer_window, letterbox_scale, scaled_canvas
+from vision.locator import closer_window, reading_scale, scaled_canvas
 from vision.onnx_session import quantized
 from vision.sharpen import FocusGauge
 
@@ -394,8 +394,8 @@ class DominoRecognizer:
         image, portrait_height = landscape(image)
         if portrait_height is not None:
             ignore = [turned(quad, portrait_height) for quad in ignore]
-        canvas = letterbox(image)  # the whole frame's canvas, made once for its looks and `_drawn_in`
-        kept, timing, proposals, blur = self._looks(image, ignore, lambda f: canvas if f is image else letterbox(f))
+        canvas = whole_frame(image)  # made once for its looks and `_drawn_in`
+        kept, timing, proposals, blur = self._looks(image, ignore, lambda f: canvas if f is image else whole_frame(f))
         timing = {"dominoes_sharpen_ms": sharpen_ms, **timing}
         t0 = time.perf_counter()
         kept = self._drawn_in(image, *canvas, kept)
@@ -411,7 +411,7 @@ class DominoRecognizer:
         self,
         image: np.ndarray,
         ignore: Sequence[np.ndarray],
-        canvas_of: CanvasOf = letterbox,
+        canvas_of: CanvasOf = whole_frame,
         streak: Callable[[np.ndarray], MotionBlur | None] = motion_blur,
     ) -> tuple[list[Candidate], dict[str, float], list[tuple[float, TileFrame]], MotionBlur | None]:
         """A landscape frame read with the locator and, where that look is mostly in doubt, again with the
@@ -455,7 +455,7 @@ class DominoRecognizer:
         if window is None:
             return []
         x0, y0, x1, y1 = _closer_region(window, unexplained)
-        zoom = letterbox_scale(window[2], window[3], INPUT_SIZE)
+        zoom = reading_scale(window[2], window[3], INPUT_SIZE)
         offset = np.array([x0, y0], np.float64)
         # The tiles read are ignored there as cards are: the look reads only what they leave unexplained. Its
         # part of the frame, read in doubt, is restored from the `blur` the whole frame was, or else from a streak

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.locator import letterbox_scale
+from vision.locator import reading_scale
 from vision.sticks.locate import INPUT_SIZE, MODEL_PATH
 
 HEAP_MODEL_PATH = MODEL_PATH.with_name("sticks_locate_heaps.onnx")
@@ -33,7 +33,7 @@ def heap_window(ends: np.ndarray, size: tuple[int, int]) -> tuple[int, int, int,
     width, height = size
     aspect = INPUT_SIZE[0] / INPUT_SIZE[1]
     # A portrait frame is read turned (vision.geometry.landscape): its scale is that of its landscape form.
-    first_scale = letterbox_scale(max(size), min(size), INPUT_SIZE)
+    first_scale = reading_scale(max(size), min(size), INPUT_SIZE)
     w = min(width, max(INPUT_SIZE[0] / (HEAP_ZOOM * first_scale), *(high - low) * [1, aspect]))
     h = min(height, w / aspect)
     centre = (low + high) / 2

@@ -24,9 +24,9 @@ from vision.locator import (
     cell_of,
     doubled,
     encode,
-    letterbox,
-    letterbox_scale,
     read_peaks,
+    reading_canvas,
+    reading_scale,
     scaled_canvas,
     undoubled,
 )
@@ -360,7 +360,7 @@ class StickLocator(LocatorNetwork):
     def read(self, image: np.ndarray) -> LocatorReadings:
         """What one run of the network says of a BGR frame, in the frame's pixels."""
         image, portrait_height = landscape(image)
-        canvas, scale = letterbox(image, INPUT_SIZE)
+        canvas, scale = reading_canvas(image, INPUT_SIZE)
         return self._decoded(self.maps(canvas), scale, portrait_height)
 
     def read_part(self, part: np.ndarray, origin: tuple[int, int], frame_size: tuple[int, int]) -> LocatorReadings:
@@ -368,7 +368,7 @@ class StickLocator(LocatorNetwork):
         height) at `origin` (its top-left corner, frame px), read at the scale `read` reads the whole frame at:
         in the frame's pixels. The network's cost goes with its input's area. Where `origin` is a multiple of
         `part_step(frame_size)`, the part's cells are the frame's."""
-        scale = letterbox_scale(*frame_size, INPUT_SIZE)
+        scale = reading_scale(*frame_size, INPUT_SIZE)
         if frame_size[1] > frame_size[0]:
             raise ValueError("a part is read only of a landscape frame (read turns a portrait one)")
         return self._decoded(self.maps(scaled_canvas(part, scale)), scale, None, origin)
@@ -406,4 +406,4 @@ class StickLocator(LocatorNetwork):
 
 def part_step(frame_size: tuple[int, int]) -> float:
     """Frame px between the network's coarsest cells (16 input px) in a frame of `frame_size` read whole."""
-    return 16 / letterbox_scale(*frame_size, INPUT_SIZE)
+    return 16 / reading_scale(*frame_size, INPUT_SIZE)
