@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import vision.dominoes.above as above
+import vision.dominoes.recognize as recognize
 from models.evaluate_dominoes import evaluation_spec, score_scene
 from models.synth.dominoes import render_dominoes
 from models.synth.scenes import Camera
@@ -106,6 +107,31 @@ def test_steep_views_are_read_better_from_above(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(above, "STEEP", 90.0)
     _, without, false_without = read_right()
     assert with_above >= without + 0.05 * tiles, (with_above, without, tiles)
+    assert false_with <= false_without + 1
+
+
+def test_a_steep_view_with_too_few_tiles_read_is_seen_from_above_by_its_proposals(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Held-out steep scenes (found among 400 of 78000000.. and 1200 of 79000000..) whose first look reads fewer
+    than three tiles, too few to tell the tilt: the locator's surer proposals tell it, and the view from above is
+    drawn round them. Measured on these six (54 tiles): 25 read right with it, 13 without, no false detection."""
+    cv2.setNumThreads(1)
+    recognizer = DominoRecognizer(threads=1)
+    seeds = (78_000_107, 78_000_359, 79_000_315, 79_000_607, 79_001_135, 79_001_187)
+    scenes = [render_dominoes(seed, evaluation_spec(seed % 1_000_000, seed - seed % 1_000_000)[1]) for seed in seeds]
+    assert all(evaluation_spec(seed % 1_000_000, 0)[0] == "steep" for seed in seeds)
+
+    def read_right() -> tuple[int, int]:
+        scores = [score_scene(scene, recognizer(scene.image)) for scene in scenes]
+        return sum(s.read_right for s in scores), sum(s.false_detections for s in scores)
+
+    first = [len(recognizer._look(s.image, [], recognizer.locator, letterbox)[0]) for s in scenes]
+    assert max(first) < above.MIN_TILES
+    with_proposals, false_with = read_right()
+    monkeypatch.setattr(recognize, "MIN_TILES", 0)  # the tilt from the tiles read alone
+    without, false_without = read_right()
+    assert with_proposals >= without + 8, (with_proposals, without)
     assert false_with <= false_without + 1
 
 
