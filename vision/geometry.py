@@ -182,9 +182,28 @@ def rims(shapes: np.ndarray) -> np.ndarray:
 
 def rectangle_tilt(outlines: np.ndarray, size: tuple[int, int], aspect: float) -> tuple[float, np.ndarray]:
     """The camera tilt (degrees) under which outlines of rectangles of one `aspect` (long side over short;
-    n, 4, 2 image px) are most nearly such rectangles on the table plane, and its image -> plane matrix."""
+    n, 4, 2 image px) are most nearly such rectangles on the table plane, and its image -> plane matrix (not to
+    be written to: the last answer is kept, `_last_tilt`)."""
+    global _last_tilt
+    outlines = np.asarray(outlines, np.float64)
+    # A frame's readers ask for the same cards' tilt again and again (the card reader four times a frame on
+    # the samples, 0.2 ms each): the last question's answer is kept.
+    question = (outlines.shape, outlines.tobytes(), tuple(size), aspect)
+    last = _last_tilt
+    if last is not None and last[0] == question:
+        return last[1]
+    answer = _rectangle_tilt(outlines, size, aspect)
+    answer[1].flags.writeable = False
+    _last_tilt = (question, answer)
+    return answer
+
+
+_last_tilt: tuple[tuple, tuple[float, np.ndarray]] | None = None
+
+
+def _rectangle_tilt(outlines: np.ndarray, size: tuple[int, int], aspect: float) -> tuple[float, np.ndarray]:
     planes = tilt_planes(size, TILTS)
-    mapped = to_plane(planes, np.asarray(outlines, np.float64))  # (tilts, n, 4, 2)
+    mapped = to_plane(planes, outlines)  # (tilts, n, 4, 2)
     sides = np.linalg.norm(np.roll(mapped, -1, axis=-2) - mapped, axis=-1)
     ratio = (sides[..., 0] + sides[..., 2]) / (sides[..., 1] + sides[..., 3])
     a, b = mapped[..., 1, :] - mapped[..., 0, :], mapped[..., 3, :] - mapped[..., 0, :]
