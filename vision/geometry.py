@@ -1,6 +1,10 @@
 """Quadrilateral helpers shared by the recognisers and the training renderer, and the table plane a tilted
 webcam sees."""
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import cv2
 import numpy as np
 
@@ -183,22 +187,32 @@ def rims(shapes: np.ndarray) -> np.ndarray:
 def rectangle_tilt(outlines: np.ndarray, size: tuple[int, int], aspect: float) -> tuple[float, np.ndarray]:
     """The camera tilt (degrees) under which outlines of rectangles of one `aspect` (long side over short;
     n, 4, 2 image px) are most nearly such rectangles on the table plane, and its image -> plane matrix (not to
-    be written to: the last answer is kept, `_last_tilt`)."""
-    global _last_tilt
+    be written to: within `tilts_kept` it is kept for the next question)."""
     outlines = np.asarray(outlines, np.float64)
-    # A frame's readers ask for the same cards' tilt again and again (the card reader four times a frame on
-    # the samples, 0.2 ms each): the last question's answer is kept.
+    kept = getattr(_tilts, "kept", None)
+    if kept is None:
+        return _rectangle_tilt(outlines, size, aspect)
     question = (outlines.shape, outlines.tobytes(), tuple(size), aspect)
-    last = _last_tilt
-    if last is not None and last[0] == question:
-        return last[1]
-    answer = _rectangle_tilt(outlines, size, aspect)
-    answer[1].flags.writeable = False
-    _last_tilt = (question, answer)
-    return answer
+    if question not in kept:
+        kept[question] = _rectangle_tilt(outlines, size, aspect)
+        kept[question][1].flags.writeable = False
+    return kept[question]
 
 
-_last_tilt: tuple[tuple, tuple[float, np.ndarray]] | None = None
+_tilts = threading.local()  # `kept`: the answers `rectangle_tilt` keeps, by question, within `tilts_kept`
+
+
+@contextmanager
+def tilts_kept() -> Iterator[None]:
+    """Within it, `rectangle_tilt` answers a question asked before (the same outlines, frame size and aspect)
+    as it did then: the card reader asks for one frame's cards' tilt four times (0.2 ms each). Outside it every
+    call works anew, so that a benchmark reading one picture over and over pays as a live frame does."""
+    before = getattr(_tilts, "kept", None)
+    _tilts.kept = {} if before is None else before
+    try:
+        yield
+    finally:
+        _tilts.kept = before
 
 
 def _rectangle_tilt(outlines: np.ndarray, size: tuple[int, int], aspect: float) -> tuple[float, np.ndarray]:
