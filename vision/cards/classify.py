@@ -25,11 +25,6 @@ NOT_CARD = 2 * N_FACES + 1
 N_CLASSES = NOT_CARD + 1
 # Below this long/short ratio the view may have swapped the card's sides: try both readings.
 AMBIGUOUS_ASPECT = 1.3
-# A squarish outline read as a card this surely as it stands is not read turned a quarter as well: over the
-# seven card sets and both touching sets (1080 scenes) every card read the same, face, corners and confidence,
-# with 3-5 crops fewer a frame on the 12-card and Tempus-row samples (of 39 and 32). Skipping the turned crop
-# where the crop as it stands was read as no card (0.9 or more) too lost a card (87000087).
-SURE_AS_IT_STANDS = 0.9
 
 MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "digit_cards.onnx"
 # The classifier trained on from MODEL_PATH with blurred frames added (models/finetune_cards.py) reads again
@@ -96,16 +91,6 @@ class CardClassifier:
         p = np.exp(logits)
         return p / p.sum(axis=1, keepdims=True)
 
-    @staticmethod
-    def _restricted(probs: np.ndarray, faces: Collection[CardFace] | None, either_way: bool) -> np.ndarray:
-        """The probabilities given that the card is one of `faces` (if given), lying as its outline says
-        (without `either_way`)."""
-        if faces is None and either_way:
-            return probs
-        allowed = np.array([faces is None or f in faces for f in FACE_CLASSES])
-        probs = probs * np.concatenate([allowed, allowed & either_way, [True, True]])  # sideways, not a card stay
-        return probs / probs.sum(axis=1, keepdims=True)
-
     def read(
         self,
         image: np.ndarray,
@@ -120,19 +105,17 @@ class CardClassifier:
         card is read only as lying the way its outline's corners say (the first at its top-left), as a card
         in a line laid facing one way does. The probabilities are then taken as given that the card is none
         of the rest."""
-        uprights = [portrait_order(quad) for quad in quads]
-        probs = self._restricted(self.probabilities([crop_card(image, q) for q in uprights]), faces, either_way)
-        candidates = list(enumerate(uprights))
-        # A squarish outline is read turned a quarter as well, unless it was read surely as it stands.
-        quarter_turned = [
-            i
-            for i, (quad, p) in enumerate(zip(quads, probs, strict=True))
-            if either_way and quad_aspect(quad) < AMBIGUOUS_ASPECT and not _surely_a_card(p)
-        ]
-        if quarter_turned:
-            candidates += [(i, from_corner(uprights[i], 1)) for i in quarter_turned]
-            crops = [crop_card(image, q) for _, q in candidates[len(quads) :]]
-            probs = np.concatenate([probs, self._restricted(self.probabilities(crops), faces, either_way)])
+        candidates: list[tuple[int, np.ndarray]] = []
+        for i, quad in enumerate(quads):
+            upright = portrait_order(quad)
+            candidates.append((i, upright))
+            if either_way and quad_aspect(quad) < AMBIGUOUS_ASPECT:
+                candidates.append((i, from_corner(upright, 1)))
+        probs = self.probabilities([crop_card(image, q) for _, q in candidates])
+        if faces is not None or not either_way:
+            allowed = np.array([faces is None or f in faces for f in FACE_CLASSES])
+            probs = probs * np.concatenate([allowed, allowed & either_way, [True, True]])  # sideways, not a card stay
+            probs /= probs.sum(axis=1, keepdims=True)
         best: list[Reading | None] = [None] * len(quads)
         for (i, quad), p in zip(candidates, probs, strict=True):
             # Which face it is and which way up it lies are separate questions: doubt about the turn (a blurred
@@ -148,13 +131,6 @@ class CardClassifier:
             if best[i] is None or (not rejected, confidence) > (not best[i].rejected, best[i].confidence):
                 best[i] = reading
         return best
-
-
-def _surely_a_card(p: np.ndarray) -> bool:
-    """Whether a crop's probabilities read a face (either way up) with SURE_AS_IT_STANDS confidence or more, above
-    "sideways" and "not a card"."""
-    face = float((p[:N_FACES] + p[N_FACES:SIDEWAYS]).max())
-    return face >= SURE_AS_IT_STANDS and face >= max(p[SIDEWAYS], p[NOT_CARD])
 
 
 def class_names() -> list[str]:
