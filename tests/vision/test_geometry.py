@@ -13,7 +13,9 @@ from vision.geometry import (
     landscape,
     order_clockwise,
     point_in_quad,
+    rectangle_tilt,
     side_lengths,
+    tilts_kept,
     turned,
     turned_back,
 )
@@ -85,3 +87,21 @@ def test_clockwise_order_starts_top_left_and_turns_clockwise(quad: np.ndarray) -
     following = from_corner(edges, 1)
     turns = edges[:, 0] * following[:, 1] - edges[:, 1] * following[:, 0]
     assert (turns >= -1e-3 * np.abs(edges).max() ** 2).all()  # y down: clockwise on screen turns positive
+
+
+def test_a_tilt_asked_again_within_a_frame_is_the_answer_kept_and_other_outlines_get_their_own() -> None:
+    """Within `tilts_kept` (a frame, for the card reader) `rectangle_tilt` answers the same outlines, frame size
+    and aspect as before; outside it, anew."""
+    rng = np.random.default_rng(0)
+    cards = rng.uniform(100, 600, (5, 1, 2)) + np.array([[0, 0], [40, 0], [40, 56], [0, 56]])
+    squashed = cards * (1, 0.6)  # the same cards seen steeper
+    with tilts_kept():
+        tilt, plane = rectangle_tilt(cards, (1280, 720), 1.4)
+        assert rectangle_tilt(cards.copy(), (1280, 720), 1.4)[1] is plane
+        assert not plane.flags.writeable  # kept: no caller may change it
+        steeper, other = rectangle_tilt(squashed, (1280, 720), 1.4)
+        assert steeper > tilt and other is not plane
+        assert rectangle_tilt(squashed, (1280, 720), 2.0)[1] is not other
+        assert rectangle_tilt(cards, (1280, 720), 1.4)[1] is plane
+    again = rectangle_tilt(cards, (1280, 720), 1.4)
+    assert again[0] == tilt and again[1] is not plane and np.array_equal(again[1], plane)

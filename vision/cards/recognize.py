@@ -30,6 +30,7 @@ from vision.geometry import (
     scaled_outline,
     side_lengths,
     steep_view,
+    tilts_kept,
     to_plane,
     warped,
 )
@@ -422,25 +423,27 @@ class CardRecognizer:
         """The cards and each stage's milliseconds. The frame is read sharpened (`vision.sharpen`) unless told
         otherwise; a steep view is looked at again from above (see `from_above`), the cards read unsure again
         (`polished`), and a reading of another size than the others read again at theirs (`sized_alike`)."""
-        t0 = time.perf_counter()
-        if sharpen:
-            image = self.focus.sharpened(image)
-        sharpen_ms = (time.perf_counter() - t0) * 1000
-        cards, timing = self._look(image)
-        timing = {"sharpen_ms": sharpen_ms, **timing}
-        t0 = time.perf_counter()
-        cards = cards + self.from_above(image, cards)
-        t1 = time.perf_counter()
-        cards = self.polished(image, cards)
-        cards = [card for card in cards if card.confidence >= SURE or _length(card.corners) >= SMALLEST_CARD]
-        alike = sized_alike(cards, image.shape[1::-1])
-        odd = [(card.confidence, card.corners) for card, a in zip(cards, alike, strict=True) if not a]
-        cards = [card for card, a in zip(cards, alike, strict=True) if a]
-        cards = self.tightened(image, cards + self.read_resized(image, odd, cards))
-        # Read again at the others' size, a card can still be off it (on the seven usual sets, one false detection).
-        cards = alike_only(cards, image.shape[1::-1])
-        timing |= {"above_ms": (t1 - t0) * 1000, "polish_ms": (time.perf_counter() - t1) * 1000}
-        return cards, timing
+        # The cards' tilt on the table is asked for four times a frame (`tilts_kept`).
+        with tilts_kept():
+            t0 = time.perf_counter()
+            if sharpen:
+                image = self.focus.sharpened(image)
+            sharpen_ms = (time.perf_counter() - t0) * 1000
+            cards, timing = self._look(image)
+            timing = {"sharpen_ms": sharpen_ms, **timing}
+            t0 = time.perf_counter()
+            cards = cards + self.from_above(image, cards)
+            t1 = time.perf_counter()
+            cards = self.polished(image, cards)
+            cards = [card for card in cards if card.confidence >= SURE or _length(card.corners) >= SMALLEST_CARD]
+            alike = sized_alike(cards, image.shape[1::-1])
+            odd = [(card.confidence, card.corners) for card, a in zip(cards, alike, strict=True) if not a]
+            cards = [card for card, a in zip(cards, alike, strict=True) if a]
+            cards = self.tightened(image, cards + self.read_resized(image, odd, cards))
+            # Read again at the others' size, a card can still be off it (on the seven usual sets, one false detection).
+            cards = alike_only(cards, image.shape[1::-1])
+            timing |= {"above_ms": (t1 - t0) * 1000, "polish_ms": (time.perf_counter() - t1) * 1000}
+            return cards, timing
 
     def from_above(self, image: np.ndarray, cards: list[Card]) -> list[Card]:
         """The cards a second look finds, apart from `cards`, where the cards read tell a camera tilted STEEP
