@@ -40,8 +40,10 @@ def reading_size(width: int, height: int, size: tuple[int, int]) -> tuple[int, i
     squarer than `size`, as a phone's 4:3 photo is, is so read at the scale a 16:9 frame as wide is, not shrunk
     to fit the height. Rendered 1280x960, against their own 1280x720 middles: the middles' tiles read 1361 of
     1456 in the whole frames shrunk, 1420 so (the middles alone 1420), the layouts 200 of 212 and 207 (209), the
-    cards 420 of 426 and 421 (422). A 16:9 frame or a wider one gets `size` itself, as the networks trained."""
-    scaled_height = math.ceil(height * size[0] / width)
+    cards 420 of 426 and 421 (422). A frame that comes to `size`'s height or less, to the nearest pixel, at that
+    width gets `size` itself, as the networks trained: any 16:9 or wider frame, and a window cut to the input's
+    shape and rounded a pixel taller (the stick reader's heap look); `letterbox` then reads it as it always did."""
+    scaled_height = round(height * size[0] / width)
     return size[0], max(size[1], math.ceil(scaled_height / 16) * 16)
 
 
