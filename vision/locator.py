@@ -41,8 +41,9 @@ def reading_size(width: int, height: int, size: tuple[int, int]) -> tuple[int, i
     to fit the height. Rendered 1280x960, against their own 1280x720 middles: the middles' tiles read 1361 of
     1456 in the whole frames shrunk, 1420 so (the middles alone 1420), the layouts 200 of 212 and 207 (209), the
     cards 420 of 426 and 421 (422). A frame that comes to `size`'s height or less, to the nearest pixel, at that
-    width gets `size` itself, as the networks trained: any 16:9 or wider frame, and a window cut to the input's
-    shape and rounded a pixel taller (the stick reader's heap look); `letterbox` then reads it as it always did."""
+    width gets `size` itself, as the networks trained: any 16:9 or wider frame, and nearly every window cut to
+    the input's shape and rounded to whole pixels (the stick reader's heap look); `letterbox` then reads it as it
+    always did."""
     scaled_height = round(height * size[0] / width)
     return size[0], max(size[1], math.ceil(scaled_height / 16) * 16)
 
