@@ -105,7 +105,7 @@ class TableReader:
             reading.timings.update(dominoes_ms)
         if self.sticks:
             # Card and tile edges, print and a domino's middle line make straight bars: sticks are not read there.
-            ignore = [card.corners for card in reading.cards] + [domino.corners for domino in reading.dominoes]
+            ignore = _outlines(reading)
             # With a calibration the lattice is snapped in table millimetres; a lens model would bend the
             # plain 3x3 map the stick reader takes, so then it finds its own plane from the sticks.
             table = topdown.table if topdown is not None else None
@@ -141,8 +141,12 @@ class TableReader:
         n_cards = len(reading.cards)
         reading.cards = [c for c, m in zip(reading.cards, made[:n_cards], strict=True) if not m]
         reading.dominoes = [d for d, m in zip(reading.dominoes, made[n_cards:], strict=True) if not m]
-        left = [card.corners for card in reading.cards] + [domino.corners for domino in reading.dominoes]
-        reading.sticks, reading.polysticks, _ = self.sticks.timed(image, homography, ignore=left)
+        reading.sticks, reading.polysticks, _ = self.sticks.timed(image, homography, ignore=_outlines(reading))
+
+
+def _outlines(reading: TableReading) -> list[np.ndarray]:
+    """The outlines of the cards and tiles read, which the stick reader ignores."""
+    return [card.corners for card in reading.cards] + [domino.corners for domino in reading.dominoes]
 
 
 def _may_be_sticks(thing: Card | Domino) -> bool:

@@ -164,13 +164,18 @@ def _closer_region(
     return int(first[0]), int(first[1]), int(last[0]), int(last[1])
 
 
-def _clashing(frames: list[TileFrame], others: list[TileFrame]) -> np.ndarray:
-    """Per frame: does it claim a half of any of `others`, or one of them a half of it?"""
+def _clash_pairs(frames: list[TileFrame], others: list[TileFrame]) -> np.ndarray:
+    """clash[i, j]: does frame i claim a half of others[j], or others[j] a half of it?"""
     if not frames or not others:
-        return np.zeros(len(frames), bool)
+        return np.zeros((len(frames), len(others)), bool)
     claims = _claims(frames + others)
     k = len(frames)
-    return claims[:k, k:].any(axis=1) | claims[k:, :k].any(axis=0)
+    return claims[:k, k:] | claims[k:, :k].T
+
+
+def _clashing(frames: list[TileFrame], others: list[TileFrame]) -> np.ndarray:
+    """Per frame: does it claim a half of any of `others`, or one of them a half of it?"""
+    return _clash_pairs(frames, others).any(axis=1)
 
 
 def select_tiles(candidates: list[Candidate]) -> list[Candidate]:
@@ -607,9 +612,7 @@ class DominoRecognizer:
         shifted = [s for s, h in zip(shifted, heat, strict=True) if h >= SPAWN_HEAT]
         if not shifted:
             return kept
-        claims = _claims([f for _, _, f in shifted] + [c.frame for c in kept])
-        n = len(shifted)
-        clash = claims[:n, n:] | claims[n:, :n].T  # [shifted frame, tile kept]
+        clash = _clash_pairs([f for _, _, f in shifted], [c.frame for c in kept])
         free = [s for k, s in enumerate(shifted) if not np.delete(clash[k], s[0]).any()]
         if not free:
             return kept
@@ -694,9 +697,7 @@ class DominoRecognizer:
             return candidates
         resized = [f for variants in sized.values() for f in variants]
         readings = self.read_frames(image, canvas, scale, resized, again=False)
-        claims = _claims(resized + frames)
-        n = len(resized)
-        clash = claims[:n, n:] | claims[n:, :n].T  # [sized frame, sure frame]
+        clash = _clash_pairs(resized, frames)
         out = list(candidates)
         for m, k in enumerate(sized):
             was = candidates[sure[k]]
@@ -725,8 +726,9 @@ class DominoRecognizer:
         # proposed reading could never be kept, so it is not searched.
         sure = [c for c in candidates if c.confidence >= MIN_CONFIDENCE]
         frames = [candidates[i].frame for i in unsure]
-        clash_proposed = _clashing(frames, [c.frame for c in sure if not c.refined])
-        clash_any = _clashing(frames, [c.frame for c in sure])
+        clash = _clash_pairs(frames, [c.frame for c in sure])
+        clash_proposed = clash[:, [not c.refined for c in sure]].any(axis=1)
+        clash_any = clash.any(axis=1)
         # One that clashes only with a sure refined reading (`fitted`: most often its own tile fitted) comes last.
         last = {i: bool(c) for i, c, p in zip(unsure, clash_any, clash_proposed, strict=True) if not p}
         order = sorted(last, key=lambda i: (last[i], -candidates[i].confidence))
