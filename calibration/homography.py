@@ -62,6 +62,8 @@ def detect_markers(frame: np.ndarray, layout: MatLayout | None = None) -> Marker
 def pixel_to_mm(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Apply an image->table homography to (n, 2) pixel points."""
     pts = np.asarray(points, dtype=np.float64).reshape(-1, 1, 2)
+    if not len(pts):  # OpenCV answers no points with None
+        return np.zeros((0, 2))
     return cv2.perspectiveTransform(pts, np.asarray(matrix, dtype=np.float64)).reshape(-1, 2)
 
 

@@ -52,6 +52,8 @@ class LensModel:
     def undistort_points(self, points: np.ndarray) -> np.ndarray:
         """Pixel positions in the raw frame -> positions in the undistorted frame, shape (n, 2)."""
         pts = np.asarray(points, dtype=np.float64).reshape(-1, 1, 2)
+        if not len(pts):  # OpenCV answers no points with None
+            return np.zeros((0, 2))
         # OpenCV's default five iterations leave ~0.05 px near the frame corners under strong barrel
         # distortion; iterate to convergence instead.
         criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 50, 1e-10)
@@ -62,6 +64,8 @@ class LensModel:
     def distort_points(self, points: np.ndarray) -> np.ndarray:
         """Positions in the undistorted frame -> pixel positions in the raw frame, shape (n, 2)."""
         pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+        if not len(pts):
+            return np.zeros((0, 2))
         rays = cv2.convertPointsToHomogeneous(pts).reshape(-1, 3) @ np.linalg.inv(self.camera_matrix).T
         zero = np.zeros(3)
         out, _ = cv2.projectPoints(rays, zero, zero, self.camera_matrix, self.dist_coeffs)

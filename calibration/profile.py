@@ -47,6 +47,19 @@ class CalibrationProfile:
         mm = self.table.pixel_to_mm(points_px)
         return [((float(x), float(y)), self.zones.zone_at((x, y))) for x, y in mm]
 
+    def in_purpose(self, points_px: np.ndarray, purpose: str) -> np.ndarray:
+        """Whether each frame pixel (n, 2) lies in a zone of `purpose` (the topmost zone there, as `place`
+        names it): a player's hand area, the pi area."""
+        return np.array([zone is not None and zone.purpose == purpose for _, zone in self.place(points_px)], bool)
+
+    def size_problem(self, size: tuple[int, int]) -> str | None:
+        """Why frames of `size` (width, height) cannot be placed on the table by this profile, or None: it maps
+        the pixels of the camera frames it was made from only."""
+        if tuple(self.table.image_size) == tuple(size):
+            return None
+        w, h = self.table.image_size
+        return f"{size[0]}x{size[1]} pixels, but the calibration was made on {w}x{h} frames; calibrate with this camera"
+
 
 def profile_to_json(profile: CalibrationProfile) -> dict[str, Any]:
     table, lens = profile.table, profile.table.lens

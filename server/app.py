@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from importlib.metadata import version
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import typer
@@ -11,6 +12,9 @@ import typer
 from models.synth.degrade import Degradation
 from vision.image_io import ImageLoadError, load_image
 from vision.sources import IMAGE_SUFFIXES
+
+if TYPE_CHECKING:
+    from calibration.profile import CalibrationProfile
 
 app = typer.Typer(
     help="tableref: reads digit cards, dominoes and sticks on a real table and referees the games.",
@@ -84,6 +88,18 @@ def load_photo(path: Path) -> np.ndarray:
         raise typer.Exit(code=1) from exc
     advise(path, image)
     return image
+
+
+def load_calibration(path: Path) -> CalibrationProfile:
+    """The calibration profile at `path`; if it cannot be used, one line naming the file and the field at
+    fault and exit code 2."""
+    from calibration.profile import ProfileError, load_profile
+
+    try:
+        return load_profile(path)
+    except ProfileError as exc:
+        fail(f"{path}: {exc}")
+        raise typer.Exit(code=2) from exc
 
 
 def _version(value: bool) -> None:

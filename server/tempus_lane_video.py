@@ -71,9 +71,8 @@ def watch_lane_race(
     def on_frame(seconds: float, frame: np.ndarray) -> str | None:
         if seconds > options.time_limit:
             return "time"
-        if tuple(profile.table.image_size) != frame.shape[1::-1]:
-            w, h = profile.table.image_size
-            raise LaneRaceError(f"its frames are {frame.shape[1]}x{frame.shape[0]}, the calibration's {w}x{h}")
+        if problem := profile.size_problem(frame.shape[1::-1]):
+            raise LaneRaceError(problem)
         lines = lane_lines(read_lane_cards(recognizer, frame, view, lanes), profile, options)
         for lane, settler in settlers.items():
             change = settler.add(seconds, lines.get(lane))
@@ -102,7 +101,7 @@ def run_lane_video_race(
         kept = recording(record, "tempus-lanes", source)
         race = watched_or_exit(lambda: watch_lane_race(source, profile, options, on_change=show, recording=kept))
     except LaneRaceError as exc:
-        fail(f"{source}: {exc}; calibrate again with this camera")
+        fail(f"{source}: {exc}")
         raise typer.Exit(code=1) from exc
     entries = race.entries(options)
     exit_if_nothing_held(source, race.watched, bool(entries), "no lane's line", "film the lanes and their Starters")

@@ -20,7 +20,7 @@ from calibration.profile import CalibrationProfile
 from calibration.sweep import read_lane_cards
 from calibration.topdown import TopDownView
 from rules.tempus import RaceEntry, RaceResult, TempusOptions, TempusVerdict, judge, rank
-from server.app import fail, load_photo
+from server.app import fail, load_calibration, load_photo
 from vision.cards.artwork import CARD_MM
 from vision.cards.lines import STARTER_STAND_INS
 from vision.cards.recognize import Card, CardRecognizer
@@ -193,13 +193,7 @@ def annotate_race(image: np.ndarray, cards: list[Card], race: LaneRace) -> np.nd
 
 def load_race_profile(calibration: Path) -> CalibrationProfile:
     """The calibration profile, with lanes to race in; else one line saying why and exit code 2."""
-    from calibration.profile import ProfileError, load_profile
-
-    try:
-        profile = load_profile(calibration)
-    except ProfileError as exc:
-        fail(f"{calibration}: {exc}")
-        raise typer.Exit(code=2) from exc
+    profile = load_calibration(calibration)
     if not lanes_of(profile.zones):
         fail(f"{calibration}: the profile has no lanes (zones of purpose 'lane'); draw some with `tableref zones`")
         raise typer.Exit(code=2)
@@ -222,9 +216,8 @@ def run_lane_race(
         fail(str(exc))
         raise typer.Exit(code=2) from exc
     image = load_photo(photo)
-    if tuple(profile.table.image_size) != (image.shape[1], image.shape[0]):
-        w, h = profile.table.image_size
-        fail(f"{photo}: is {image.shape[1]}x{image.shape[0]} but {calibration} was made at {w}x{h}; calibrate again")
+    if problem := profile.size_problem(image.shape[1::-1]):
+        fail(f"{photo}: {problem}")
         raise typer.Exit(code=1)
     # Read on the raw frame and the top-down view, then where the lanes say the cards lie (calibration/sweep.py).
     cards = read_lane_cards(CardRecognizer(), image, TopDownView(profile.table), lanes_of(profile.zones))

@@ -10,10 +10,21 @@ import numpy as np
 import typer
 
 from models.synth.degrade import Degradation
-from server.app import DEGRADE_OPTION, RECORD_OPTION, app, evaluate_app, fail, film_only, judge_app, load_photo
+from server.app import (
+    DEGRADE_OPTION,
+    RECORD_OPTION,
+    app,
+    evaluate_app,
+    fail,
+    film_only,
+    judge_app,
+    load_calibration,
+    load_photo,
+)
 from vision.sources import is_film
 
 if TYPE_CHECKING:
+    from calibration.profile import CalibrationProfile
     from rules.seven_pis import Scoring, Setup
     from vision.dominoes import Domino
 
@@ -104,12 +115,19 @@ def judge_seven_pis(
     hand: str | None = typer.Option(
         None, "--hand", help="The tiles in hand, e.g. '3|5 2|2 6|1': adds the legal placements and the advisor's play."
     ),
+    calibration: Path | None = typer.Option(
+        None,
+        "--calibration",
+        help="A profile from `tableref calibrate`: the tiles shown in its hand area are the hand (as --hand, which "
+        "overrides them), not tiles laid on the table.",
+    ),
     record: Path | None = RECORD_OPTION,
 ) -> None:
     """Read the pis on the table: each pi's tiles and problems, and the score (tiles not placed).
 
-    A video, a camera or a stream is a game filmed as it is laid: each tile counts once it holds still for 3
-    frames, and the table is judged each time a tile comes or goes. Ctrl-C ends a live watch."""
+    With a hand (typed, or shown in the calibrated mat's hand area) its legal placements and the advisor's play
+    are added. A video, a camera or a stream is a game filmed as it is laid: each tile counts once it holds still
+    for 3 frames, and the table is judged each time a tile comes or goes. Ctrl-C ends a live watch."""
     from rules.seven_pis import Scoring
 
     if tile_set not in ("six", "nine", "auto"):
@@ -122,17 +140,22 @@ def judge_seven_pis(
     scoring = Scoring.PIPS if pips else Scoring.TILES
     held = _typed_hand(hand)
     if photo is not None and is_film(photo):
-        if held is not None or annotate is not None:
-            fail("--hand and --annotate are for a photo; a film is judged as it is laid")
+        if held is not None or annotate is not None or calibration is not None:
+            fail("--hand, --calibration and --annotate are for a photo; a film is judged as it is laid")
             raise typer.Exit(code=2)
         from server.seven_pis_video import run_pis_watch
 
         run_pis_watch(photo, tile_set, scoring, as_json, record)
         return
     if tiles is not None:
+        if calibration is not None:
+            fail("--calibration is for a photo: it tells which tiles are the hand")
+            raise typer.Exit(code=2)
         layout, extra = _typed_pis(tiles, tile_set, scoring)
     else:
-        layout, extra = _photo_pis(Path(photo), tile_set, scoring, annotate)
+        profile = load_calibration(calibration) if calibration is not None else None
+        layout, extra, seen = _photo_pis(Path(photo), tile_set, scoring, annotate, profile)
+        held = seen if held is None else held
     _print_pis(layout, held, extra, as_json)
 
 
@@ -189,22 +212,42 @@ def _typed_pis(text: str, tile_set: str, scoring) -> tuple:
     return Layout(setup, tuple(placements)), {}
 
 
-def _photo_pis(photo: Path, tile_set: str, scoring, annotate: Path | None) -> tuple:
+def _photo_pis(
+    photo: Path, tile_set: str, scoring, annotate: Path | None, profile: CalibrationProfile | None = None
+) -> tuple:
+    """The layout the tiles on the table make, the JSON of what was read, and with a `profile`, the tiles in
+    its hand area as the hand (None without one): those are not laid."""
     import cv2
 
+    from rules.dominoes import Domino as Tile
     from vision.dominoes import DominoRecognizer
     from vision.dominoes.annotate import annotate_dominoes
     from vision.dominoes.pis import read_pis
 
     image = load_photo(photo)
-    dominoes = DominoRecognizer()(image)
     size = image.shape[1::-1]
+    if profile is not None and (problem := profile.size_problem(size)):
+        fail(f"{photo}: {problem}")
+        raise typer.Exit(code=1)
+    dominoes = DominoRecognizer()(image)
+    centres = np.array([d.center for d in dominoes]).reshape(-1, 2)
+    in_hand = profile.in_purpose(centres, "hand") if profile is not None else np.zeros(len(dominoes), bool)
+    laid = [d for d, h in zip(dominoes, in_hand, strict=True) if not h]
+    held = [d for d, h in zip(dominoes, in_hand, strict=True) if h]
     setup = chosen_setup(tile_set, scoring, dominoes, size)
-    layout, groups = read_pis(dominoes, setup, size)
+    layout, groups = read_pis(laid, setup, size)
     if annotate:
-        labels = [(f"pi {g.pi}", np.mean([dominoes[i].center for i in g.dominoes], axis=0)) for g in groups]
+        labels = [(f"pi {g.pi}", np.mean([laid[i].center for i in g.dominoes], axis=0)) for g in groups]
+        if held:  # one label over the hand's tiles, clear of their counts
+            outlines = np.array([d.corners for d in held])
+            labels.append(("hand", np.array([outlines[..., 0].mean(), outlines[..., 1].min() - 15])))
         cv2.imwrite(str(annotate), annotate_dominoes(image, dominoes, labels))
-    return layout, {"source": str(photo), "dominoes": [d.to_json() for d in dominoes]}
+    read = [d.to_json() for d in dominoes]
+    if profile is None:
+        return layout, {"source": str(photo), "dominoes": read}, None
+    for tile, h in zip(read, in_hand, strict=True):
+        tile["in_hand"] = bool(h)
+    return layout, {"source": str(photo), "dominoes": read}, tuple(Tile(*d.pips) for d in held)
 
 
 def _print_pis(layout, hand: tuple | None, extra: dict, as_json: bool) -> None:
@@ -238,7 +281,11 @@ def _print_pis(layout, hand: tuple | None, extra: dict, as_json: bool) -> None:
         if hand is None:
             del summary["over"]  # whether a tile can be laid depends on the hand, which was not given
         else:
-            summary |= {"legal_placements": [p.to_json() for p in legal], "advice": advice.to_json()}
+            summary |= {
+                "hand": [str(t) for t in hand],
+                "legal_placements": [p.to_json() for p in legal],
+                "advice": advice.to_json(),
+            }
         typer.echo(json.dumps({"set": setup.name, **summary, "pis": pis, "status": report.to_json(), **extra}))
         return
     typer.echo(
@@ -256,6 +303,7 @@ def _print_pis(layout, hand: tuple | None, extra: dict, as_json: bool) -> None:
     typer.echo("status: ok" if report.ok else f"status: {len(report.problems)} problem(s)")
     typer.echo(f"score: {outcome.score} ({unit} not placed; {outcome.left} tiles left)")
     if hand is not None:
+        typer.echo("hand: " + (" ".join(map(str, hand)) or "no tile"))
         if not legal:
             typer.echo("game over: no tile in the hand can be laid")
         else:

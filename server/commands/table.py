@@ -8,7 +8,7 @@ from pathlib import Path
 import cv2
 import typer
 
-from server.app import advise, app, evaluate_app, expand_inputs, fail, kit_app
+from server.app import advise, app, evaluate_app, expand_inputs, fail, kit_app, load_calibration
 from vision.image_io import ImageLoadError, load_image
 
 
@@ -33,17 +33,12 @@ def recognize(
     ),
 ) -> None:
     """Read every card, domino and stick on the table in each picture."""
-    from calibration.profile import ProfileError, load_profile
     from calibration.topdown import TopDownView
     from vision.annotate import annotate_cards
     from vision.dominoes.annotate import annotate_dominoes
     from vision.table import KINDS, TableReader
 
-    try:
-        profile = load_profile(calibration) if calibration else None
-    except ProfileError as exc:
-        fail(f"{calibration}: {exc}")
-        raise typer.Exit(code=2) from exc
+    profile = load_calibration(calibration) if calibration else None
     try:
         reader = TableReader(tuple(kind.strip() for kind in only.split(",") if kind.strip()) if only else KINDS)
     except ValueError as exc:
@@ -60,11 +55,8 @@ def recognize(
             continue
         advise(source, image)
         reading = reader.read(image, str(source), TopDownView(profile.table) if profile else None)
-        if profile and tuple(profile.table.image_size) != (reading.width, reading.height):
-            w, h = profile.table.image_size
-            fail(
-                f"{source}: is {reading.width}x{reading.height} but {calibration} was made at {w}x{h}; calibrate again"
-            )
+        if profile and (problem := profile.size_problem((reading.width, reading.height))):
+            fail(f"{source}: {problem}")
             failed += 1
             continue
         if as_json:
@@ -180,7 +172,7 @@ def zones(
         [],
         "--add",
         help="NAME=x,y x,y x,y ... in table mm (repeat). lane-N is player N's lane, read from its first corner "
-        "toward its second; an existing name is redrawn.",
+        "toward its second; hand-N is player N's hand area; an existing name is redrawn.",
     ),
     remove: list[str] = typer.Option([], "--remove", help="A zone to remove (repeat)."),
     load: Path | None = typer.Option(None, "--load", help="Add the zones of a JSON file (a profile's zones list)."),

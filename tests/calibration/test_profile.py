@@ -217,3 +217,22 @@ def test_bad_lens_file(tmp_path, change, message):
     with pytest.raises(ProfileError) as caught:
         load_lens(path)
     assert str(caught.value).startswith(message)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 1279), st.floats(0, 719)), max_size=20))
+def test_a_point_is_in_a_purpose_where_the_topmost_zone_there_has_it(points):
+    profile = _profile()
+    px = np.array(points, float).reshape(-1, 2)
+    in_hand = profile.in_purpose(px, "hand")
+    assert in_hand.tolist() == [zone is not None and zone.purpose == "hand" for _, zone in profile.place(px)]
+    mm = profile.table.pixel_to_mm(px)
+    hand = [z for z in profile.zones if z.purpose == "hand"]
+    assert hand and all(h == any(z.contains(p) for z in hand) for h, p in zip(in_hand, mm, strict=True))
+
+
+def test_frames_of_another_size_are_named():
+    profile = _profile()
+    assert profile.size_problem((1280, 720)) is None
+    problem = profile.size_problem((640, 480))
+    assert "640x480" in problem and "1280x720" in problem

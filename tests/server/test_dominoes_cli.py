@@ -4,10 +4,15 @@ import json
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
+from calibration.homography import TableHomography
+from calibration.profile import CalibrationProfile, save_profile
+from calibration.zones import Zone, Zones
 from models.synth.dominoes import DominoSpec, render_dominoes
-from rules.seven_pis import DOUBLE_SIX
+from rules.dominoes import Domino
+from rules.seven_pis import DOUBLE_SIX, TableState
 from rules.seven_pis_play import play_game
 from tests.server.test_cli import tableref
 
@@ -70,6 +75,53 @@ def test_a_photo_of_a_finished_game_is_scored(tmp_path: Path) -> None:
     assert len(verdict["completed_pis"]) == len(truth.completed)
     assert verdict["status"]["ok"]
     assert cv2.imread(str(tmp_path / "pis.png")) is not None
+
+
+HAND = 99  # the hand's tiles are laid as a block of their own, apart from the pis
+
+
+def _mid_game_photo(tmp_path: Path, seed: int, turn: int) -> tuple[TableState, Path, Path]:
+    """A game's table after `turn` turns, photographed with the hand's tiles laid apart, and a calibration
+    whose hand area (px = 2 mm) holds the hand's tiles and nothing else."""
+    state = play_game("advisor", seed, DOUBLE_SIX)[turn]
+    shape = DOUBLE_SIX.shape
+    placed = tuple((p.pi, shape.slots[shape.index[p.slot]].cells, p.ends) for p in state.layout.placements)
+    hand = tuple((HAND, ((0, 2 * k), (1, 2 * k)), tile.ends) for k, tile in enumerate(state.hand))
+    spec = DominoSpec(split="heldout", layout="pis", top=6, placed=placed + hand, tile_px=(50, 60), max_tilt=25)
+    scene = render_dominoes(seed, spec)
+    photo = tmp_path / "table.jpg"
+    cv2.imwrite(str(photo), scene.image)
+    held = np.concatenate([t.corners for t in scene.tiles if t.pi == HAND])
+    (x0, y0), (x1, y1) = held.min(axis=0) - 10, held.max(axis=0) + 10
+    box = tuple((2.0 * float(x), 2.0 * float(y)) for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1)))
+    table = TableHomography(np.diag([2.0, 2.0, 1.0]), (1280, 720), (0, 1, 2), 0.3)
+    profile = tmp_path / "calibration.json"
+    save_profile(CalibrationProfile(table, Zones([Zone("hand", box, "hand")])), profile)
+    return state, photo, profile
+
+
+@pytest.mark.parametrize(("seed", "turn"), [(5, 2), (11, 4)])
+def test_the_tiles_in_the_hand_area_are_the_hand(tmp_path: Path, seed: int, turn: int) -> None:
+    state, photo, profile = _mid_game_photo(tmp_path, seed, turn)
+    result = tableref("judge", "seven-pis", str(photo), "--calibration", str(profile), "--json")
+    assert result.returncode == 0, result.stderr
+    verdict = json.loads(result.stdout)
+    assert sorted(sorted(Domino.parse(t).ends) for t in verdict["hand"]) == sorted(sorted(t.ends) for t in state.hand)
+    assert verdict["placed"] == len(state.layout.placements)
+    assert len(verdict["legal_placements"]) == len(list(state.legal_placements()))
+    assert sum(d["in_hand"] for d in verdict["dominoes"]) == len(state.hand)
+    typed = tableref("judge", "seven-pis", str(photo), "--calibration", str(profile), "--hand", "6|6", "--json")
+    assert json.loads(typed.stdout)["hand"] == ["6|6"]  # typed, the hand overrides what the area shows
+    assert json.loads(typed.stdout)["placed"] == len(state.layout.placements)
+
+
+def test_a_calibration_is_for_a_photo_of_its_camera(tmp_path: Path) -> None:
+    _, photo, profile = _mid_game_photo(tmp_path, 5, 2)
+    cv2.imwrite(str(photo), cv2.resize(cv2.imread(str(photo)), (640, 360)))
+    result = tableref("judge", "seven-pis", str(photo), "--calibration", str(profile))
+    assert result.returncode == 1 and "640x360 pixels" in result.stderr
+    typed = tableref("judge", "seven-pis", "--tiles", "3|4 4|1", "--calibration", str(profile))
+    assert typed.returncode == 2 and "for a photo" in typed.stderr
 
 
 def test_evaluate_prints_figures() -> None:

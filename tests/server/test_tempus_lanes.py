@@ -127,7 +127,8 @@ def test_the_command_refuses_bad_finish_times_and_a_profile_of_another_size(tmp_
     small = tmp_path / "small.png"
     cv2.imwrite(str(small), cv2.resize(view.frame, (640, 360)))
     result = tableref("judge", "tempus", str(small), "--calibration", str(profile_path))
-    assert result.returncode == 1 and "calibrate again" in result.stderr
+    assert result.returncode == 1
+    assert "640x360 pixels" in result.stderr and "calibrate with this camera" in result.stderr
 
 
 def test_ties_without_finish_times_are_shared_and_said_so():
