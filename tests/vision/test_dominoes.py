@@ -6,6 +6,7 @@ import math
 import random
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
@@ -34,6 +35,7 @@ from vision.dominoes.recognize import (
     run_on,
     select_tiles,
     sized_frames,
+    true_blanks,
 )
 from vision.dominoes.tile import CROP_MARGIN, CROP_SIZE, CUT_SAMPLES, MIN_CUT, TileFrame, crop_matrices
 from vision.geometry import FOCAL, point_in_quad, points_in_quads, quad_iou, tilt_plane, to_plane
@@ -718,3 +720,39 @@ def test_held_out_accuracy_meets_the_bar() -> None:
     assert result.accuracy >= 0.99
     assert result.pi_accuracy >= 0.99
     assert result.false_rate < 0.01
+
+
+def _painted(rng: np.random.Generator, image: np.ndarray, frame: TileFrame, face: np.ndarray, divider: bool) -> None:
+    """A tile's face over `frame`, its colour a little off `face` as light varies, with or without a divider."""
+    colour = np.clip(face + rng.normal(0, 6, 3), 0, 255)
+    cv2.fillConvexPoly(image, np.round(frame.corners()).astype(np.int32), colour.tolist(), cv2.LINE_AA)
+    if divider:
+        a, b = frame.center - frame.v, frame.center + frame.v
+        cv2.line(image, tuple(np.round(a).astype(int)), tuple(np.round(b).astype(int)), (128, 128, 128), 2)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_blank_without_a_divider_or_unlike_the_other_tiles_goes(seed: int) -> None:
+    """Dark tiles on a light table (or the other way round), one of them a true blank: a 0|0 read on the table
+    goes, with a divider across its middle or without, and so does one somewhat unlike the tiles without a
+    divider; the true blank, the other readings, blanks coloured as the tiles (a faint divider, or none, is no
+    proof against them) and a divided one somewhat unlike them stay."""
+    rng = np.random.default_rng(seed)
+    dark, light = rng.uniform(0, 50, 3), rng.uniform(205, 255, 3)
+    face, table = (dark, light) if seed % 2 else (light, dark)
+    image = np.empty((360, 640, 3), np.uint8)
+    image[:] = np.round(table).astype(np.uint8)
+    image[:] = np.clip(image + rng.normal(0, 4, image.shape), 0, 255).astype(np.uint8)
+    kept = []
+    for k in range(6):
+        frame = TileFrame(np.array([60.0 + 90 * k, 100.0]), np.array([0.0, 30.0]), np.array([15.0, 0.0]))
+        _painted(rng, image, frame, face, divider=True)
+        kept.append(Candidate(frame, (0, 0) if k == 3 else (k, 6 - k), 0.95))
+    blanks = []
+    between = 0.6 * face + 0.4 * table
+    kinds = ((table, False), (face, False), (table, True), (face, True), (between, False), (between, True))
+    for k, (colour, divider) in enumerate(kinds):
+        frame = TileFrame(np.array([60.0 + 100 * k, 260.0]), np.array([30.0, 0.0]), np.array([0.0, 15.0]))
+        _painted(rng, image, frame, colour, divider)
+        blanks.append(Candidate(frame, (0, 0), 0.9))
+    assert true_blanks(image, [*kept, *blanks]) == [*kept, blanks[1], blanks[3], blanks[5]]

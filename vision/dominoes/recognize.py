@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+import cv2
 import numpy as np
 
 from vision.corners import CornerRefiner
@@ -111,6 +112,21 @@ RUN_ON = 0.15
 # session). Adding sized frames of unsure readings as refined ones read no more tiles for more false detections.
 SIZE_OFF = 0.1
 SIZED_FROM = 3
+# A blank tile (0|0) shows nothing but its face and its divider, and a tile-sized patch of table enclosed by
+# tiles (under a pi's back, between its legs) or a plain note reads as one, 0.8-0.94 sure. A 0|0 reading is no
+# tile where its face (the median Lab colour inside its rim) lies far from the other tiles' typical face, with
+# at least BLANK_FACES_FROM other tiles read (the tiles of one set share a colour; glare and pips move it less):
+# more than FACE_FAR, and more than FACE_OFF times as far as they lie from it (their median distance, at least
+# FACE_SPREAD_MIN); or more than FACE_UNLIKE without a divider, a line across its middle at least DIVIDER_MIN
+# grey levels off the face beside it (`_divider`; a true blank's can be as faint). Over 200 scenes each of
+# 50000000.., 51000000.., 95000000.. and 96000000.., 17 of 22 false blanks went and none of 217 right ones
+# (models/dominoes.md, sixty-fourth session).
+DIVIDER_MIN = 5.0
+FACE_UNLIKE = 40.0
+FACE_FAR = 100.0
+FACE_OFF = 12.0
+FACE_SPREAD_MIN = 3.0
+BLANK_FACES_FROM = 3
 
 
 # A frame (image px) -> the locator's input canvas and its input px per image px.
@@ -348,6 +364,41 @@ def _in_frame(candidates: list[Candidate], size: tuple[int, int]) -> list[Candid
     return [c for c in candidates if all(0 <= x < w and 0 <= y < h for x, y in c.frame.halves().tolist())]
 
 
+def _divider(crop: np.ndarray) -> float:
+    """How far (grey levels) a line across an upright tile crop's middle stands off the face either side of it:
+    the most, over the rows about the middle, of a row's mean over the tile's middle columns against the mean of
+    the rows 5 px either side."""
+    h, w = crop.shape[:2]
+    rows = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)[:, w // 4 : 3 * w // 4].mean(axis=1)
+    middle = np.arange(h // 2 - 3, h // 2 + 4)
+    return float(np.abs(rows[middle] - (rows[middle - 5] + rows[middle + 5]) / 2).max())
+
+
+def _faces(crops: list[np.ndarray]) -> np.ndarray:
+    """Each tile crop's face colour (n, 3): its median Lab colour inside the tile's rim."""
+    inner = np.array([crop[5:-5, 5:-5] for crop in crops])  # the crop shows a rim of table round the tile
+    lab = cv2.cvtColor(inner.reshape(-1, inner.shape[2], 3), cv2.COLOR_BGR2LAB).reshape(len(crops), -1, 3)
+    return np.median(lab, axis=1)
+
+
+def true_blanks(image: np.ndarray, kept: list[Candidate]) -> list[Candidate]:
+    """`kept` without the 0|0 readings whose face is unlike the other tiles' (see FACE_FAR)."""
+    blanks = [i for i, c in enumerate(kept) if c.pips == (0, 0)]
+    if not blanks or len(kept) <= BLANK_FACES_FROM:
+        return kept
+    crops = crop_tiles(image, [c.frame for c in kept])
+    faces = _faces(crops)
+    unlike = set()
+    for i in blanks:
+        others = np.delete(faces, i, axis=0)
+        typical = np.median(others, axis=0)
+        spread = max(float(np.median(np.linalg.norm(others - typical, axis=1))), FACE_SPREAD_MIN)
+        off = float(np.linalg.norm(faces[i] - typical))
+        if (off > FACE_FAR and off > FACE_OFF * spread) or (off > FACE_UNLIKE and _divider(crops[i]) < DIVIDER_MIN):
+            unlike.add(i)
+    return [c for i, c in enumerate(kept) if i not in unlike]
+
+
 def to_domino(cand: Candidate) -> Domino:
     centers = cand.frame.halves()
     halves = (Half(centers[0], cand.pips[0]), Half(centers[1], cand.pips[1]))
@@ -408,6 +459,7 @@ class DominoRecognizer:
         t0 = time.perf_counter()
         kept = apart(kept + self._closer(image, ignore, proposals, kept, blur))
         timing["dominoes_closer_ms"] = (time.perf_counter() - t0) * 1000
+        kept = true_blanks(image, kept)
         if portrait_height is not None:
             kept = [replace(c, frame=c.frame.turned_back(portrait_height)) for c in kept]
         return [to_domino(c) for c in kept], timing
