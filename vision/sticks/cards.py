@@ -63,7 +63,7 @@ class DigitCard:
     def to_json(self) -> dict[str, Any]:
         return {
             "card": self.card,
-            "corners": np.round(self.corners, 1).tolist(),
+            "corners": np.round(self.corners.astype(np.float64), 1).tolist(),
             "confidence": round(float(self.confidence), 3),
         }
 
