@@ -5,8 +5,9 @@ outlines. Each is warped to a small upright crop, a short side up (both quarter 
 leaves that in doubt), and compared with the 55 cards' own faces, drawn by the kit's artwork, at both half
 turns. The comparison is a normalised correlation of the faces softened, their rims left out and the light's
 smooth slopes taken out. The outlines that look somewhat like a card are snapped to the card's rim and read
-again, at twice the samples. A card is read where its whole face matches one card well and clearly better than
-any other, and its number part or its drawn shape alone matches that card best too; Decko digit cards,
+again, finer; those still no card have their sides moved to where the face correlates best, and are read once
+more. A card is read where its whole face matches one card well and clearly better than
+any other, and its number part and its drawn shape each alone match that card best too; Decko digit cards,
 notes, tiles and the table match no card so.
 """
 
@@ -21,7 +22,7 @@ import numpy as np
 
 from vision.cards.locate import locate_card_quads, locate_paper_quads
 from vision.cards.refine import refine_quad
-from vision.geometry import centres_inside, from_corner, portrait_order, quad_aspect
+from vision.geometry import centres_inside, dedupe_quads, from_corner, polygon_area, portrait_order, quad_aspect
 from vision.sticks.artwork import draw_stick_card
 from vision.sticks.detections import DetectionError
 
@@ -36,6 +37,7 @@ SQUASHED = 1.5  # below which an outline wider than tall may be a card lying up 
 MAX_ASPECT = 2.6  # long/short sides: a steep view squashes a card, but not beyond this
 REMAP_ROWS = 32_000  # cv2.remap takes maps of fewer than 2**15 rows
 LIKELY = 0.4  # the whole face's correlation, on the locator's rough outline, that is worth snapping
+ALIGN_STEPS = (0.04, 0.02)  # `_aligned`
 MIN_SCORE = 0.7  # the whole face's correlation with the card read
 MIN_MARGIN = 0.03  # over the next best card's, any turn
 
@@ -141,9 +143,8 @@ def _art() -> tuple[np.ndarray, ...]:
 
 @cache
 def _faces(size: tuple[int, int]) -> list[np.ndarray]:
-    """The 55 faces at both turns (card k at rows k and k + 55) in crops of `size`, as `_features` gives them."""
-    upright = [cv2.resize(art, size, interpolation=cv2.INTER_AREA) for art in _art()]
-    return _features(np.array(upright + [face[::-1, ::-1] for face in upright]))
+    """The 55 faces (card k at row k - 1) in crops of `size`, as `_features` gives them."""
+    return _features(np.array([cv2.resize(art, size, interpolation=cv2.INTER_AREA) for art in _art()]))
 
 
 def _turns(quad: np.ndarray) -> list[np.ndarray]:
@@ -163,48 +164,92 @@ def _turns(quad: np.ndarray) -> list[np.ndarray]:
 def scores(
     grey: np.ndarray, quads: list[np.ndarray], parts: int = 3, size: tuple[int, int] = CROP, fine: int = 2
 ) -> list[np.ndarray]:
-    """Each outline's correlation with each face at each turn (`_faces`), over the whole face, the number part
-    and the shape part: three arrays (N, 2 * CARDS); the first `parts` of them. `size`, `fine`: as `crops`."""
-    seen = _features(crops(grey, quads, size, fine), parts)
-    return [seen[k] @ _faces(size)[k].T for k in range(parts)]
+    """Each outline's correlation with each face (`_faces`), as it lies (card k at column k - 1) and turned half
+    round (column k - 1 + CARDS), over the whole face, the number part and the shape part: three arrays
+    (N, 2 * CARDS); the first `parts` of them. `size`, `fine`: as `crops`. The crop is turned, not the face, so
+    that a card lying either way has its number in the number part."""
+    cropped = crops(grey, quads, size, fine)
+    seen = _features(cropped, parts), _features(np.ascontiguousarray(cropped[:, ::-1, ::-1]), parts)
+    faces = _faces(size)
+    return [np.concatenate([way[k] @ faces[k].T for way in seen], axis=1) for k in range(parts)]
 
 
 def verdict(whole: np.ndarray, number_part: np.ndarray, shape_part: np.ndarray) -> tuple[int, bool, float] | None:
     """One outline's scores (`scores`' rows) read: the card's number, whether it lies half a turn round (its
-    number at the outline's bottom), and its correlation; None where no card matches clearly, by its number or
-    by its drawn shape too."""
+    number at the outline's bottom), and its correlation; None where no card matches clearly, by its number and
+    by its drawn shape alike."""
     best = int(np.argmax(whole))
     number = best % CARDS
     others = np.delete(whole, [number, number + CARDS])
     if whole[best] < MIN_SCORE or whole[best] - others.max() < MIN_MARGIN:
         return None
-    if int(np.argmax(number_part)) != best and int(np.argmax(shape_part)) != best:
+    # Both halves must agree: alone, a number read well beside a shape read badly (or the reverse) is how the
+    # few cards misread were misread (21 read 23 as its number half reads; half of card 12 read as card 1).
+    if int(np.argmax(number_part)) != best or int(np.argmax(shape_part)) != best:
         return None
     return number + 1, best >= CARDS, float(whole[best])
 
 
+def card_outlines(image: np.ndarray) -> list[np.ndarray]:
+    """The outlines the reader reads by default: the card locator's, edges and brightness, and white paper's."""
+    return locate_card_quads(image) + locate_paper_quads(image)
+
+
+def _aligned(grey: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
+    """Each outline with its sides moved, one at a time, in or out along their normals by each of ALIGN_STEPS
+    (shares of the outline's size) where that raises its best correlation with a face: where the rim gives no
+    clear step for `refine_quad` (a card on a cloth of its own light colour), the face itself places it."""
+    current = [np.asarray(q, np.float32) for q in quads]
+    for step in ALIGN_STEPS:
+        tried = []
+        for quad in current:
+            along = from_corner(quad, 1) - quad
+            normals = np.stack([along[:, 1], -along[:, 0]], axis=1) / np.linalg.norm(along, axis=1)[:, None]
+            normals *= np.sign(np.einsum("ij,ij->i", normals, quad + along / 2 - quad.mean(axis=0)))[:, None]
+            size = float(np.sqrt(polygon_area(quad)))
+            tried.append(quad)
+            for side in range(4):
+                for way in (-1, 1):
+                    moved = quad.copy()
+                    moved[[side, (side + 1) % 4]] += way * step * size * normals[side]
+                    tried.append(moved)
+        best = scores(grey, tried, parts=1, fine=1)[0].max(axis=1).reshape(len(current), 9)
+        current = [tried[9 * i + int(np.argmax(row))] for i, row in enumerate(best)]
+    return current
+
+
+def _read(grey: np.ndarray, quads: list[np.ndarray]) -> tuple[list[DigitCard], list[np.ndarray]]:
+    """The cards read in the outlines, and the outlines no card is read in."""
+    cards, doubted = [], []
+    for quad, *rows in zip(quads, *scores(grey, quads), strict=True):
+        read = verdict(*rows)
+        if read is None:
+            doubted.append(quad)
+            continue
+        number, turned, score = read
+        cards.append(DigitCard(number, from_corner(quad, 2) if turned else quad, min(score, 1.0)))
+    return cards, doubted
+
+
 def read_digit_cards(image: np.ndarray, quads: list[np.ndarray] | None = None) -> list[DigitCard]:
     """The DIGIT cards lying in a BGR frame; `quads`: candidate outlines (4x2 clockwise, image pixels), else
-    the card locators' (vision/cards/locate.py). The locators miss a rounded corner by a few pixels, which the
+    `card_outlines`'. The locators miss a rounded corner by a few pixels, which the
     thin sticks drawn feel: outlines that look somewhat like a card are snapped to the rim and read again. One
     card per place: where outlines read overlap, the best correlated stands."""
-    quads = locate_card_quads(image) + locate_paper_quads(image) if quads is None else quads
+    quads = card_outlines(image) if quads is None else quads
     quads = [turn for q in quads if quad_aspect(q) <= MAX_ASPECT for turn in _turns(np.asarray(q, np.float32))]
     if not quads:
         return []
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     rough = scores(grey, quads, parts=1, size=SCREEN, fine=1)[0].max(axis=1)
-    likely = [q for q, best in zip(quads, rough, strict=True) if best >= LIKELY]
+    likely = dedupe_quads([q for q, best in zip(quads, rough, strict=True) if best >= LIKELY])  # both locators
     if not likely:
         return []
     # Snapping can also go wrong, to a vein of marble or a check's edge: the rough outline is read too.
-    snapped = likely + [refine_quad(image, q) for q in likely]
-    cards = []
-    for quad, *rows in zip(snapped, *scores(grey, snapped), strict=True):
-        read = verdict(*rows)
-        if read is not None:
-            number, turned, score = read
-            cards.append(DigitCard(number, from_corner(quad, 2) if turned else quad, min(score, 1.0)))
+    snapped = dedupe_quads(likely + [refine_quad(image, q) for q in likely])
+    cards, doubted = _read(grey, snapped)
+    if doubted:  # the few outlines no card is read in are placed by the faces themselves and read again
+        cards += _read(grey, _aligned(grey, doubted))[0]
     cards.sort(key=lambda c: -c.confidence)
     inside = centres_inside([c.corners for c in cards]) if cards else np.zeros((0, 0), bool)
     kept: list[int] = []
