@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from vision.cards.locate import locate_card_quads, locate_paper_quads
-from vision.cards.refine import refine_quad
+from vision.cards.refine import outward_normals, refine_quad
 from vision.geometry import centres_inside, dedupe_quads, from_corner, polygon_area, portrait_order, quad_aspect
 from vision.sticks.artwork import draw_stick_card
 from vision.sticks.detections import DetectionError
@@ -203,9 +203,7 @@ def _aligned(grey: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
     for step in ALIGN_STEPS:
         tried = []
         for quad in current:
-            along = from_corner(quad, 1) - quad
-            normals = np.stack([along[:, 1], -along[:, 0]], axis=1) / np.linalg.norm(along, axis=1)[:, None]
-            normals *= np.sign(np.einsum("ij,ij->i", normals, quad + along / 2 - quad.mean(axis=0)))[:, None]
+            normals = outward_normals(quad)
             size = float(np.sqrt(polygon_area(quad)))
             tried.append(quad)
             for side in range(4):
@@ -233,9 +231,10 @@ def _read(grey: np.ndarray, quads: list[np.ndarray]) -> tuple[list[DigitCard], l
 
 def read_digit_cards(image: np.ndarray, quads: list[np.ndarray] | None = None) -> list[DigitCard]:
     """The DIGIT cards lying in a BGR frame; `quads`: candidate outlines (4x2 clockwise, image pixels), else
-    `card_outlines`'. The locators miss a rounded corner by a few pixels, which the
-    thin sticks drawn feel: outlines that look somewhat like a card are snapped to the rim and read again. One
-    card per place: where outlines read overlap, the best correlated stands."""
+    `card_outlines`. The locators miss a rounded corner by a few pixels, which the thin sticks drawn feel: the
+    outlines that look somewhat like a card are snapped to the rim and read again, and those still no card
+    placed by the faces (`_aligned`) and read once more. One card per place: where outlines read overlap, the
+    best correlated stands."""
     quads = card_outlines(image) if quads is None else quads
     quads = [turn for q in quads if quad_aspect(q) <= MAX_ASPECT for turn in _turns(np.asarray(q, np.float32))]
     if not quads:
