@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class WatchedGame:
-    layouts: list[dict[str, Any]]  # each table as it settled: seconds, sticks, card, legal, status
+    # Each table as it settled: seconds, sticks, card, legal, status, the DIGIT cards read and those it matches.
+    layouts: list[dict[str, Any]]
     moves: list[dict[str, Any]]  # each turn between two settled layouts, as `move_result`, with its seconds
     watched: Watched
 
@@ -44,8 +45,12 @@ def watch_game(
 ) -> WatchedGame:
     """The game on `source` (a video file, a camera index or a stream URL), read frame by frame until the
     watch ends; `on_settled` hears of each layout as it settles, with the turn that made it (None for the
-    first layout, or where either table holds no layout), and `recording` keeps them."""
+    first layout, or where either table holds no layout), and `recording` keeps them. The printed DIGIT cards
+    on the table are read in the frame where a layout settles (not in every frame: they cost as much again as
+    the sticks), and the layout matched against them (variant 4, cards on the table)."""
+    from rules.digit_game import matching_cards
     from rules.sticks import card_number
+    from vision.sticks.cards import read_digit_cards
 
     recording = recording or NotRecorded()
     recognizer = StickRecognizer()
@@ -59,12 +64,15 @@ def watch_game(
             return
         table, status = settled.reading, settled.reading.status()
         card = card_number(table.layout, symmetry) if table.layout is not None and not status else None
+        on_table = list(dict.fromkeys(c.card for c in read_digit_cards(frame)))
         layout = {
             "seconds": round(settled.seconds, 3),
             "sticks": len(table.sticks),
             "card": card,
             "legal": table.layout is not None and not status,
             "status": status_names(status),
+            "table_cards": on_table,
+            "matches": list(matching_cards(table.layout, on_table, symmetry)) if card is not None else [],
         }
         layouts.append(layout)
         before = settler.settled[-2].reading if len(settler.settled) > 1 else None
@@ -92,6 +100,8 @@ def run_digit_moves(source: str, symmetry: Symmetry, as_json: bool, record: Path
             said = f"the table shows card {layout['card']}"
         else:
             said = f"{layout['sticks']} sticks, no card: " + "; ".join(problem_texts(layout["status"]))
+        if layout["matches"]:
+            said += f"; it matches card {layout['matches'][0]} on the table"
         typer.echo(f"{layout['seconds']:7.2f} s  {said}")
 
     kept = recording(record, "digit", source)

@@ -29,6 +29,7 @@ from vision.cards.artwork import (
     random_style,
     system_fonts,
 )
+from vision.sticks.artwork import draw_stick_card
 
 # The table's texture: TEXTURE_PX pixels across the larger extent of the table a TEXTURE_FRAME_PX-wide frame
 # shows, and no finer than MAX_TEXTURE_PX_PER_MM (`table_texture`).
@@ -57,6 +58,9 @@ class Scene:
     image: np.ndarray  # BGR uint8
     cards: list[TruthCard]
     distractors: list[np.ndarray] = field(default_factory=list)  # image quads of things that are not cards
+    # Printed DIGIT cards laid in place of some of the cards (`SceneSpec.stick_cards`): number, image corners
+    # (the card's own top-left, top-right, bottom-right, bottom-left). Not in `cards`.
+    stick_cards: list[tuple[int, np.ndarray]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -123,6 +127,9 @@ class SceneSpec:
     dark_paper: float = DARK_PAPER_SHARE  # share of card designs on dark paper
     # Only the first `laid` cards lie on the table, the scene otherwise the same: a row as a player lays it.
     laid: int | None = None
+    # Share of the cards laid as printed DIGIT cards (vision/sticks/artwork.py) of random numbers, drawn from a
+    # stream of their own: the rest of the scene is the same with or without them.
+    stick_cards: float = 0.0
 
 
 def _sample_faces(rng: random.Random, n: int) -> list[CardFace]:
@@ -167,17 +174,22 @@ def render_scene(seed: int, spec: SceneSpec = SceneSpec()) -> Scene:
     shadow = cv2.GaussianBlur(shadow, (0, 0), 3)
     image *= (1 - rng.uniform(0.15, 0.45) * shadow)[..., None]
 
-    cards = []
+    cards, stick_cards = [], []
     streaks = random.Random(seed * 7 + 3)  # a stream of its own: the scene is the same with or without them
+    sticks = random.Random(seed * 11 + 5)
     for k, ((face, _), quad) in enumerate(zip(placed, outlines_px, strict=True)):
         # Every card's draws are made, laid or not, so that the cards laid look the same in every frame.
         style = deck_style or random_style(rng, fonts, heldout, spec.dark_paper)
         streak = random.Random(streaks.random()) if streaks.random() < spec.streaks else None
-        if k < laid:
+        number = sticks.randint(1, 55) if sticks.random() < spec.stick_cards else None
+        if k < laid and number is not None:
+            paste_art(image, np.asarray(draw_stick_card(number, _art_height(quad)), np.float32), quad)
+            stick_cards.append((number, quad.astype(np.float32)))
+        elif k < laid:
             _paste_card(image, face, style, quad, streak, spec.inked_streaks)
             cards.append(TruthCard(face.reading, quad.astype(np.float32)))
     image = _photograph(rng, nrng, image)
-    return Scene(image, cards, distractor_quads)
+    return Scene(image, cards, distractor_quads, stick_cards)
 
 
 def _fits(quad_px: np.ndarray, size: tuple[int, int], min_px: float, margin: float = 4) -> bool:
@@ -277,10 +289,20 @@ def _paste_card(
 ) -> None:
     """Warp the card's artwork onto its image quad, blending through the rounded-corner alpha; with a
     `streak` generator, a band crosses the face first (`inked`: in the numeral's colour)."""
-    tall = max(np.linalg.norm(quad[3] - quad[0]), np.linalg.norm(quad[2] - quad[1]))
-    art = np.asarray(draw_card(face, style, height_px=int(np.clip(tall * 1.5, 96, 700))), dtype=np.float32)
+    art = np.asarray(draw_card(face, style, height_px=_art_height(quad)), dtype=np.float32)
     if streak is not None:
         _draw_streak(streak, art, style.ink(face.digits[0]) if inked and face.digits else None)
+    paste_art(image, art, quad)
+
+
+def _art_height(quad: np.ndarray) -> int:
+    """The artwork's height for a card seen as `quad`: half as fine again as the picture shows it."""
+    tall = max(np.linalg.norm(quad[3] - quad[0]), np.linalg.norm(quad[2] - quad[1]))
+    return int(np.clip(tall * 1.5, 96, 700))
+
+
+def paste_art(image: np.ndarray, art: np.ndarray, quad: np.ndarray) -> None:
+    """Warp RGBA float artwork onto its image quad (float32 BGR `image`), blending through its alpha."""
     ah, aw = art.shape[:2]
     x0, y0 = np.floor(quad.min(axis=0)).astype(int)
     x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 1

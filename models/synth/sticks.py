@@ -20,13 +20,24 @@ from __future__ import annotations
 import colorsys
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from models.synth.scenes import Camera, SceneSpec, _photograph, _table_image
+from models.synth import scenes
+from models.synth.scenes import (
+    Camera,
+    SceneSpec,
+    _art_height,
+    _overlaps,
+    _photograph,
+    _table_image,
+    card_outline_mm,
+    paste_art,
+)
 from models.synth.tables import HELDOUT_TABLES, TRAIN_TABLES
 from rules.sticks import SYMMETRIES, Edge, card_number, shape_for_card, transform
+from vision.sticks.artwork import draw_stick_card
 
 LENGTH_MM = (50.0, 80.0)
 THICKNESS_MM = (3.5, 6.0)
@@ -125,6 +136,7 @@ class StickScene:
     thickness_mm: float
     table: str
     materials: tuple[str, ...]  # per stick
+    cards: list[tuple[int, np.ndarray]] = field(default_factory=list)  # DIGIT cards laid: number, image corners
 
 
 @dataclass(frozen=True)
@@ -146,6 +158,9 @@ class StickSceneSpec:
     # filmed game keeps one origin, so the sticks not moved stay where they lay.
     origin: tuple[float, float] | None = None
     broken: str | None = None  # how an illegal layout is broken (one of BROKEN_WAYS); else a random way
+    # Printed DIGIT cards (vision/sticks/artwork.py) laid on the table clear of the sticks, from a stream of
+    # their own: the scene is otherwise the same with or without them.
+    cards: tuple[int, ...] = ()
 
 
 def lattice_sticks(
@@ -426,6 +441,7 @@ def render_stick_scene(seed: int, spec: StickSceneSpec = StickSceneSpec()) -> St
     table = spec.table or rng.choice(HELDOUT_TABLES if heldout else TRAIN_TABLES)
     image = _table_image(nrng, rng, camera, SceneSpec(split=spec.split, size=spec.size, table=table), heldout)
     table_bgr = image.reshape(-1, 3).mean(axis=0)
+    cards = _lay_cards(random.Random(seed * 13 + 7), image, camera, sticks, thickness_mm, spec)
     one_style = spec.material is not None or rng.random() < (0.7 if spec.kind != "pickup" else 0.3)
     style = random_stick_style(rng, spec.split, table_bgr, spec.material)
     light = _light(rng)
@@ -453,4 +469,35 @@ def render_stick_scene(seed: int, spec: StickSceneSpec = StickSceneSpec()) -> St
         thickness_mm=thickness_mm,
         table=table,
         materials=tuple(materials),
+        cards=cards,
     )
+
+
+def _lay_cards(
+    rng: random.Random,
+    image: np.ndarray,
+    camera: Camera,
+    sticks: list[PlacedStick],
+    thickness_mm: float,
+    spec: StickSceneSpec,
+) -> list[tuple[int, np.ndarray]]:
+    """Paste `spec.cards` where they fit in the picture clear of the sticks and of each other; the cards laid,
+    with their image corners (the card's own top-left first)."""
+    taken = []
+    for stick in sticks:
+        a, b = stick.ends
+        normal = np.array([-(b - a)[1], (b - a)[0]]) / np.linalg.norm(b - a) * thickness_mm
+        taken.append(np.array([a - normal, b - normal, b + normal, a + normal]))
+    laid = []
+    w, h = spec.size
+    for number in spec.cards:
+        for _try in range(60):
+            center = camera.unproject(np.array([[rng.uniform(0, w), rng.uniform(0, h)]]))[0]
+            quad = card_outline_mm(center, rng.uniform(-math.pi, math.pi))
+            quad_px = camera.project(quad)
+            if scenes._fits(quad_px, spec.size, min_px=60) and not _overlaps(quad, taken, gap_mm=8.0):
+                paste_art(image, np.asarray(draw_stick_card(number, _art_height(quad_px)), np.float32), quad_px)
+                taken.append(quad)
+                laid.append((number, quad_px.astype(np.float32)))
+                break
+    return laid

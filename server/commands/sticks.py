@@ -15,6 +15,7 @@ from server.app import DEGRADE_OPTION, RECORD_OPTION, evaluate_app, fail, judge_
 if TYPE_CHECKING:
     from rules.digit_game import Status
     from rules.sticks import Symmetry
+    from vision.sticks.cards import DigitCard
     from vision.sticks.layout import TableLayout
 
 SYMMETRY_HELP = "Rotations only: a mirror image is another card (the default counts turned or flipped)."
@@ -29,12 +30,16 @@ PROBLEMS = {
 }
 
 
-def _read_table(photo: Path):
-    """The photo's DIGIT layout (vision.sticks.layout.TableLayout); a clear error and exit on a bad file."""
+def _read_table(photo: Path) -> tuple[TableLayout, list[DigitCard]]:
+    """The photo's DIGIT layout and the DIGIT cards lying beside it; a clear error and exit on a bad file. The
+    sticks drawn on a card are no sticks of the layout."""
     from vision.sticks import StickRecognizer
+    from vision.sticks.cards import read_digit_cards
     from vision.sticks.layout import table_layout
 
-    return table_layout(*StickRecognizer()(load_photo(photo)))
+    image = load_photo(photo)
+    cards = read_digit_cards(image)
+    return table_layout(*StickRecognizer()(image, ignore=[card.corners for card in cards])), cards
 
 
 def _symmetry(rotations_only: bool):
@@ -80,12 +85,15 @@ def move_picture(edges, removed, added) -> str:
 @judge_app.command("digit")
 def judge_digit(
     photo: Path | None = typer.Argument(None, help="A photo of the sticks on the table."),
-    cards: list[int] = typer.Option([], "--card", help="A card to match the layout against (repeat it)."),
+    cards: list[int] = typer.Option(
+        [], "--card", help="A card to match the layout against (repeat it); else the cards read on the table."
+    ),
     list_cards: bool = typer.Option(False, "--list", help="Print the 55 DIGIT cards: number, code and edges."),
     rotations_only: bool = typer.Option(False, "--rotations-only", help=SYMMETRY_HELP),
     as_json: bool = typer.Option(False, "--json", help="As JSON (with --list, one object per card)."),
 ) -> None:
-    """DIGIT, the stick game: read the layout in PHOTO, its card number, whether it matches the given cards,
+    """DIGIT, the stick game: read the layout in PHOTO, its card number, the printed DIGIT cards lying on the
+    table (`tableref kit sticks`), whether the layout matches the given cards (else the cards on the table),
     and the cards one stick move away (with the move). --list prints the 55 cards instead."""
     from rules.sticks import PENTASTICKS, NoSuchCardError, shape_code, to_ascii
 
@@ -112,11 +120,12 @@ def judge_digit(
         fail(str(exc))
         raise typer.Exit(code=2) from exc
     symmetry = _symmetry(rotations_only)
-    table = _read_table(photo)
+    table, on_table = _read_table(photo)
+    against = list(dict.fromkeys(cards or [c.card for c in on_table]))
     status = table.status()
     legal = table.layout is not None and not status
     card = card_number(table.layout, symmetry) if legal else None
-    matches = list(matching_cards(table.layout, cards, symmetry)) if legal else []
+    matches = list(matching_cards(table.layout, against, symmetry)) if legal else []
     away = one_move_away(table.layout, symmetry) if card is not None else []
     result: dict[str, Any] = {
         "source": str(photo),
@@ -125,7 +134,9 @@ def judge_digit(
         "legal": not status,
         "status": status_names(status),
         "layout": table.layout.to_json() if table.layout else None,
-        "cards": list(dict.fromkeys(cards)),
+        "table_cards": [c.to_json() for c in on_table],
+        "cards": against,
+        "cards_from": "typed" if cards else "table",
         "matches": matches,
         "one_move_away": [
             {"card": number, "move": move.to_json(), "layout": [e.to_json() for e in move.apply(table.layout)]}
@@ -148,10 +159,13 @@ def _print_layout(result: dict, table, away) -> None:
         typer.echo(f"card {result['card']}")
     else:
         typer.echo("no card: " + "; ".join(problem_texts(result["status"])))
+    if result["table_cards"]:
+        typer.echo("cards on the table: " + ", ".join(str(c["card"]) for c in result["table_cards"]))
     if result["cards"]:
         given = ", ".join(str(c) for c in result["cards"])
         matched = ", ".join(str(c) for c in result["matches"])
-        typer.echo(f"matches card {matched}" if matched else f"matches none of the cards {given}")
+        where = "" if result["cards_from"] == "typed" else " on the table"
+        typer.echo(f"matches card {matched}{where}" if matched else f"matches none of the cards {given}{where}")
     if away:
         typer.echo(f"one move away: {len(away)} moves to {len({number for number, _ in away})} cards")
     for number, move in away:
@@ -168,7 +182,7 @@ def judge_digit_move(
 ) -> None:
     """Judge one DIGIT turn from two photos: exactly one stick moved, all five still touch in one pattern on
     the lattice; and the card the new layout shows. The camera must not move between the photos."""
-    first, second = _read_table(before), _read_table(after)
+    (first, _), (second, _) = _read_table(before), _read_table(after)
     if first.layout is None or second.layout is None:
         fail(f"{before if first.layout is None else after}: no sticks found")
         raise typer.Exit(code=1)

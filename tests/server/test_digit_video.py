@@ -9,7 +9,8 @@ from typer.testing import CliRunner
 
 import server.cli  # noqa: F401  (registers the commands)
 import server.watching as watching
-from models.synth.samples import CLIP_FPS, FRAMES_PER_STEP, digit_game_layouts
+from models.synth.samples import CLIP_FPS, FRAMES_PER_STEP, digit_game_layouts, filmed, write_clip
+from models.synth.sticks import StickSceneSpec, render_stick_scene
 from rules.sticks import Symmetry, card_number
 from server.app import app
 from server.digit_video import run_digit_moves
@@ -34,6 +35,21 @@ def test_the_sample_game_is_read_layout_by_layout_and_each_turn_judged() -> None
     text = CliRunner().invoke(app, ["judge", "digit-moves", GAME]).stdout
     assert f"the table now shows card {cards[1]}" in text and "several sticks moved (2)" in text
     assert text.rstrip().endswith("2 turns judged, 1 legal")
+
+
+def test_a_settled_layout_is_matched_against_the_cards_on_the_table(tmp_path: Path) -> None:
+    """Variant 4: the printed cards beside the sticks are read once the layout settles, and matched."""
+    spec = StickSceneSpec(
+        split="heldout", kind="lattice", card=30, cards=(30, 31, 2), table="red_felt", stick_px=(70, 100)
+    )
+    clip = tmp_path / "cards.mp4"
+    write_clip(clip, filmed(render_stick_scene(81_041, spec).image, TURN, seed=1))
+    result = CliRunner().invoke(app, ["judge", "digit-moves", str(clip), "--json"])
+    assert result.exit_code == 0, result.output
+    (layout,) = json.loads(result.stdout)["layouts"]
+    assert layout["card"] == 30 and sorted(layout["table_cards"]) == [2, 30, 31] and layout["matches"] == [30]
+    text = CliRunner().invoke(app, ["judge", "digit-moves", str(clip)]).stdout
+    assert "the table shows card 30; it matches card 30 on the table" in text
 
 
 def test_a_camera_that_stops_mid_game_leaves_the_turns_judged(monkeypatch, capsys) -> None:

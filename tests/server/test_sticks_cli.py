@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import cv2
+import numpy as np
 from typer.testing import CliRunner
 
 import server.cli  # noqa: F401  (registers the commands)
@@ -65,6 +66,37 @@ def test_judge_digit_text_says_what_the_json_says(tmp_path: Path) -> None:
             assert text.count("take the stick at") == len(data["one_move_away"])
         else:
             assert "no card: " in text and "matches none of the cards" in text
+
+
+def test_judge_digit_matches_the_layout_against_the_cards_on_the_table(tmp_path: Path) -> None:
+    """Variant 4, cards on the table: with no --card, the layout is matched against the printed cards read
+    beside it; the sticks drawn on them are no sticks of the layout."""
+    read = 0
+    for i, (card, others) in enumerate(((17, (5, 40)), (30, (31, 2)), (8, (44,)))):
+        spec = StickSceneSpec(
+            split="heldout", kind="lattice", card=card, cards=(card, *others), table=TABLES[i], stick_px=(70, 100)
+        )
+        scene = render_stick_scene(SEED + 40 + i, spec)
+        assert len(scene.cards) == 1 + len(others), "the render lays every card"
+        path = tmp_path / f"cards-{i}.png"
+        cv2.imwrite(str(path), scene.image)
+        data = json.loads(tableref("judge", "digit", str(path), "--json").stdout)
+        on_table = sorted(c["card"] for c in data["table_cards"])
+        assert set(on_table) <= {card, *others}, "no card read that does not lie there"
+        assert data["cards"] == [c["card"] for c in data["table_cards"]] and data["cards_from"] == "table"
+        for found in data["table_cards"]:
+            truth = next(corners for number, corners in scene.cards if number == found["card"])
+            assert abs(np.array(found["corners"]) - truth).max() < 10, "corners from the number's side"
+        if data["card"] == card and on_table == sorted({card, *others}):
+            read += 1
+            assert data["sticks"] == 5 and data["matches"] == [card]
+            text = tableref("judge", "digit", str(path)).stdout
+            listed = ", ".join(str(c["card"]) for c in data["table_cards"])
+            assert f"cards on the table: {listed}\n" in text and f"matches card {card} on the table\n" in text
+        typed = json.loads(tableref("judge", "digit", str(path), "--card", "1", "--json").stdout)
+        assert typed["cards"] == [1] and typed["cards_from"] == "typed" and typed["matches"] == []
+        assert typed["table_cards"] == data["table_cards"]
+    assert read >= 2, f"{read} of 3 tables read whole"  # measured 2: the birch table hides card 40's rim
 
 
 def test_move_picture_marks_the_stick_taken_and_the_stick_laid() -> None:

@@ -131,3 +131,24 @@ def locate_card_quads(image: np.ndarray) -> list[np.ndarray]:
 
     quads = _quads_from_contours(contours, min_area, max_area)
     return dedupe_quads([q / scale for q in quads])
+
+
+def locate_paper_quads(image: np.ndarray) -> list[np.ndarray]:
+    """Outlines of white paper (4x2 float32, clockwise from top-left, `image` pixels): regions brighter and
+    greyer than the table around them. Where a cloth's pattern or its glare is as bright as the card in grey,
+    the edges and thresholds of `locate_card_quads` lose a white card's outline; its lack of colour keeps it."""
+    h, w = image.shape[:2]
+    scale = min(1.0, DETECT_SIDE / max(h, w))
+    small = (
+        cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_LINEAR) if scale < 1 else image
+    )
+    channels = cv2.split(small)
+    least, most = cv2.min(cv2.min(*channels[:2]), channels[2]), cv2.max(cv2.max(*channels[:2]), channels[2])
+    white = cv2.GaussianBlur(cv2.subtract(least, cv2.subtract(most, least)), (3, 3), 0)  # dark where coloured
+    block = max(31, (int(min(small.shape[:2]) / 5) // 2) * 2 + 1)
+    binary = cv2.adaptiveThreshold(white, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -15)
+    binary = cv2.morphologyEx(binary, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))  # the ink printed on it
+    found, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    min_side = MIN_CARD_SIDE * scale
+    quads = _quads_from_contours(list(found), min_side * min_side * 1.2, 0.95 * small.shape[0] * small.shape[1])
+    return dedupe_quads([q / scale for q in quads])

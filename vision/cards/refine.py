@@ -20,10 +20,10 @@ SEARCH = 0.14  # how far to look either side, as a share of the outline's short 
 
 def _sides(quad: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Each side's two ends and its unit normal pointing out of the outline."""
-    return list(zip(quad, from_corner(quad, 1), _outward_normals(quad), strict=True))
+    return list(zip(quad, from_corner(quad, 1), outward_normals(quad), strict=True))
 
 
-def _outward_normals(quad: np.ndarray) -> np.ndarray:
+def outward_normals(quad: np.ndarray) -> np.ndarray:
     """Each side's unit normal (4, 2) pointing out of the outline."""
     along = from_corner(quad, 1) - quad
     normals = np.stack([along[:, 1], -along[:, 0]], axis=1) / np.maximum(np.linalg.norm(along, axis=1), 1e-6)[:, None]
@@ -83,7 +83,7 @@ def rim_contrast(image: np.ndarray, quad: np.ndarray, samples: int = 12, reach: 
     offsets = np.array([-r, -0.6 * r, 0.6 * r, r], np.float32)
     # All four sides sampled in one remap: a call per side cost twice the time (it runs for every reading).
     along = from_corner(quad, 1) - quad
-    normals = _outward_normals(quad)
+    normals = outward_normals(quad)
     t = _along(samples)
     base = quad[:, None] + along[:, None] * t[None, :, None]  # (4 sides, samples, 2)
     points = (base[:, :, None] + offsets[None, None, :, None] * normals[:, None, None]).reshape(4 * samples, 4, 2)
