@@ -143,9 +143,7 @@ def _distinct(
 def _outside(candidates: list[tuple[float, np.ndarray]], ignore: list[np.ndarray]) -> list[tuple[float, np.ndarray]]:
     """The candidates whose centre lies outside every outline to ignore (`under_outlines`) and that lie along
     none of their rims (`along_rims`)."""
-    if not candidates or not len(ignore):
-        return candidates
-    ends = np.array([ends for _, ends in candidates], np.float64)
+    ends = np.array([ends for _, ends in candidates], np.float64).reshape(-1, 2, 2)
     hidden = under_outlines(ends.mean(axis=1), ignore).any(axis=1) | along_rims(ends, ignore)
     return [candidate for candidate, h in zip(candidates, hidden, strict=True) if not h]
 
@@ -169,6 +167,8 @@ def along_rims(ends: np.ndarray, outlines: list[np.ndarray]) -> np.ndarray:
     `under_outlines` misses. Points along the segment are taken one by one, so a rim running past several
     tiles in a row counts."""
     ends = np.asarray(ends, np.float64).reshape(-1, 2, 2)
+    if not len(outlines):
+        return np.zeros(len(ends), bool)
     quads = np.asarray(outlines, np.float64).reshape(len(outlines), -1, 2)
     edges = np.roll(quads, -1, axis=1) - quads  # (m, k, 2)
     sides = np.linalg.norm(edges, axis=-1)
