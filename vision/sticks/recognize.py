@@ -3,13 +3,13 @@
 - locate: the stick locator network (vision/sticks/locate.py) gives each stick's centre and both ends; a
   stick it reads across another from end peaks alone is kept where the picture shows its body
   (vision/sticks/bodies.py);
-- lattice: a second peak on a stick already found, and sticks inside outlines to ignore (cards), dropped; the
-  table plane taken from calibration or from the sticks themselves (vision/sticks/plane.py), a
-  reading two or three sticks long (sticks end to end) split into sticks of the common length there, sticks
-  at fainter centre peaks added where they make read sticks a five-stick pattern, unsure readings dropped
-  where they alone keep six or seven sticks from one, touching sticks grouped, a group that is no card read
-  again on its own lattice from the centre heat (vision/sticks/reread.py), each group walked onto the
-  lattice and checked (vision/sticks/lattice.py);
+- lattice: a second peak on a stick already found, and sticks inside or along the rims of outlines to ignore
+  (cards and tiles read), dropped; the table plane taken from calibration or from the sticks themselves
+  (vision/sticks/plane.py), a reading two or three sticks long (sticks end to end) split into sticks of the
+  common length there, sticks at fainter centre peaks added where they make read sticks a five-stick pattern,
+  unsure readings dropped where they alone keep six or seven sticks from one, touching sticks grouped, a group
+  that is no card read again on its own lattice from the centre heat (vision/sticks/reread.py), each group
+  walked onto the lattice and checked (vision/sticks/lattice.py);
 - brighter: where a group of under five sticks is no card, or no stick is read but some faintly, the same two
   stages again on the frame brightened (its shadows lifted most; where nothing is read surely, only the part
   round the faint readings), and each card found there and not before put in place of the readings along it;
@@ -187,9 +187,9 @@ def along_rims(ends: np.ndarray, outlines: list[np.ndarray]) -> np.ndarray:
     u = units[j, k][:, None]
     t = (rel * u).sum(axis=-1)
     off = np.abs(rel[..., 0] * u[..., 1] - rel[..., 1] * u[..., 0])
-    reach = band[j][:, None]
+    margin = band[j][:, None]
     beside = np.zeros(points.shape[:2], bool)
-    np.logical_or.at(beside, i, (off <= reach) & (t >= -reach) & (t <= sides[j, k][:, None] + reach))
+    np.logical_or.at(beside, i, (off <= margin) & (t >= -margin) & (t <= sides[j, k][:, None] + margin))
     return beside.mean(axis=1) >= RIM_OVERLAP
 
 
