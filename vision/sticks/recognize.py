@@ -144,7 +144,8 @@ def _outside(candidates: list[tuple[float, np.ndarray]], ignore: list[np.ndarray
     """The candidates whose centre lies outside every outline to ignore (`under_outlines`) and that lie along
     none of their rims (`along_rims`)."""
     ends = np.array([ends for _, ends in candidates], np.float64).reshape(-1, 2, 2)
-    hidden = under_outlines(ends.mean(axis=1), ignore).any(axis=1) | along_rims(ends, ignore)
+    hidden = under_outlines(ends.mean(axis=1), ignore).any(axis=1)
+    hidden[~hidden] = along_rims(ends[~hidden], ignore)
     return [candidate for candidate, h in zip(candidates, hidden, strict=True) if not h]
 
 
@@ -167,7 +168,7 @@ def along_rims(ends: np.ndarray, outlines: list[np.ndarray]) -> np.ndarray:
     `under_outlines` misses. Points along the segment are taken one by one, so a rim running past several
     tiles in a row counts."""
     ends = np.asarray(ends, np.float64).reshape(-1, 2, 2)
-    if not len(outlines):
+    if not len(ends) or not len(outlines):
         return np.zeros(len(ends), bool)
     quads = np.asarray(outlines, np.float64).reshape(len(outlines), -1, 2)
     edges = np.roll(quads, -1, axis=1) - quads  # (m, k, 2)
@@ -188,8 +189,10 @@ def along_rims(ends: np.ndarray, outlines: list[np.ndarray]) -> np.ndarray:
     t = (rel * u).sum(axis=-1)
     off = np.abs(rel[..., 0] * u[..., 1] - rel[..., 1] * u[..., 0])
     margin = band[j][:, None]
-    beside = np.zeros(points.shape[:2], bool)
-    np.logical_or.at(beside, i, (off <= margin) & (t >= -margin) & (t <= sides[j, k][:, None] + margin))
+    hits = (off <= margin) & (t >= -margin) & (t <= sides[j, k][:, None] + margin)
+    # Point s of segment n is beside some edge: counted once however many edges it lies beside.
+    flat = (i[:, None] * RIM_SAMPLES + np.arange(RIM_SAMPLES))[hits]
+    beside = np.bincount(flat, minlength=len(ends) * RIM_SAMPLES).reshape(len(ends), RIM_SAMPLES) > 0
     return beside.mean(axis=1) >= RIM_OVERLAP
 
 
