@@ -131,8 +131,9 @@ def test_a_stick_layout_read_with_every_kind_is_not_hidden_by_a_tile_or_card_of_
 
 def test_tile_rims_are_not_read_as_sticks() -> None:
     """A tile's side face and the gap between two tiles lie just outside the outlines read, which the stick
-    reader ignored only under their centres: 18 sticks were read on these 12 held-out tile frames, 2 since
-    readings along an outline's rim are dropped (`along_rims`)."""
+    reader ignored only under their centres: 18-19 sticks were read on these 12 held-out tile frames (the
+    last bit of OpenCV's resampling differs with its threads), 2-3 since readings along an outline's rim are
+    dropped (`along_rims`)."""
     sticks = sum(
         len(whole_table().read(render_dominoes(50000000 + index, evaluation_spec(index, 50000000)[1]).image).sticks)
         for index in range(24, 36)
