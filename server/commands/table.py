@@ -230,7 +230,7 @@ def evaluate_table(
     if as_json:
         typer.echo(json.dumps(result))
         return
-    typer.echo(f"{'frames':>10} {'cards':>6} {'tiles':>6} {'sticks':>7} {'DIGIT cards':>12}")
+    typer.echo(f"{'frames of':>10} {'cards':>6} {'tiles':>6} {'sticks':>7} {'DIGIT cards':>12}")
     for kind, counts in result.items():
         cells = [str(counts.get(k, "-")) for k in ("cards", "dominoes", "sticks", "digit")]
         typer.echo(f"{kind:>10} {cells[0]:>6} {cells[1]:>6} {cells[2]:>7} {cells[3]:>12}")
