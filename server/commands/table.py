@@ -200,6 +200,35 @@ def evaluate_calibration(
     run(frames, lane_frames, seed)
 
 
+@evaluate_app.command("table")
+def evaluate_table(
+    frames: int = typer.Option(40, help="Held-out frames of each kind: cards, tiles, stick layouts, empty tables."),
+    as_json: bool = typer.Option(False, "--json", help="Print the counts as JSON."),
+) -> None:
+    """False detections with every kind read (as `recognize` reads): each recogniser's readings on the other
+    kinds' held-out frames and on empty tables with coins, pens, paper notes and the Reference card."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from models.evaluate_table import COUNTED
+    from models.evaluate_table import evaluate_table as run
+
+    if frames < 1:
+        fail("--frames must be at least 1")
+        raise typer.Exit(code=2)
+    with Progress(console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task("reading every kind", total=frames * len(COUNTED))
+        result = run(frames, on_frame=lambda: progress.advance(task))
+    if as_json:
+        typer.echo(json.dumps(result))
+        return
+    typer.echo(f"{'frames of':>10} {'cards':>6} {'tiles':>6} {'sticks':>7} {'DIGIT cards':>12}")
+    for kind, counts in result.items():
+        cells = [str(counts.get(k, "-")) for k in ("cards", "dominoes", "sticks", "digit")]
+        typer.echo(f"{kind:>10} {cells[0]:>6} {cells[1]:>6} {cells[2]:>7} {cells[3]:>12}")
+    typer.echo(f"{frames} held-out frames of each kind; every detection counted is false (- not counted)")
+
+
 @app.command(no_args_is_help=True)
 def results(
     file: Path = typer.Argument(..., help="A results file written by `tableref judge ... --record FILE`."),

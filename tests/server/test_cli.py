@@ -31,6 +31,7 @@ def test_every_command_has_help() -> None:
         ["kit", "digits"],
         ["bench"],
         ["evaluate"],
+        ["evaluate", "table"],
     ):
         result = tableref(*command, "--help")
         assert result.returncode == 0, (command, result.stderr)

@@ -3,13 +3,13 @@
 - locate: the stick locator network (vision/sticks/locate.py) gives each stick's centre and both ends; a
   stick it reads across another from end peaks alone is kept where the picture shows its body
   (vision/sticks/bodies.py);
-- lattice: a second peak on a stick already found, and sticks inside outlines to ignore (cards), dropped; the
-  table plane taken from calibration or from the sticks themselves (vision/sticks/plane.py), a
-  reading two or three sticks long (sticks end to end) split into sticks of the common length there, sticks
-  at fainter centre peaks added where they make read sticks a five-stick pattern, unsure readings dropped
-  where they alone keep six or seven sticks from one, touching sticks grouped, a group that is no card read
-  again on its own lattice from the centre heat (vision/sticks/reread.py), each group walked onto the
-  lattice and checked (vision/sticks/lattice.py);
+- lattice: a second peak on a stick already found, and sticks inside or along the rims of outlines to ignore
+  (cards and tiles read), dropped; the table plane taken from calibration or from the sticks themselves
+  (vision/sticks/plane.py), a reading two or three sticks long (sticks end to end) split into sticks of the
+  common length there, sticks at fainter centre peaks added where they make read sticks a five-stick pattern,
+  unsure readings dropped where they alone keep six or seven sticks from one, touching sticks grouped, a group
+  that is no card read again on its own lattice from the centre heat (vision/sticks/reread.py), each group
+  walked onto the lattice and checked (vision/sticks/lattice.py);
 - brighter: where a group of under five sticks is no card, or no stick is read but some faintly, the same two
   stages again on the frame brightened (its shadows lifted most; where nothing is read surely, only the part
   round the faint readings), and each card found there and not before put in place of the readings along it;
@@ -65,6 +65,13 @@ COVERED = 0.7  # a reading lying this much of its length along better ones reads
 SAMPLES = 12  # points along a reading that measure how much of it lies along others
 IGNORE_GROWTH = 1.04  # outlines to ignore grown by this, and IGNORE_MARGIN px, so a card's edges go too
 IGNORE_MARGIN = 4.0
+# A reading RIM_OVERLAP of whose length lies beside edges of outlines to ignore that it runs along (turned under
+# RIM_TURN), within RIM_BAND of the outline's shorter side off the edge, is the object's rim: a tile's side
+# face, the gap between two tiles, a card's shadowed edge.
+RIM_TURN = np.deg2rad(15.0)
+RIM_BAND = 0.45
+RIM_OVERLAP = 0.7
+RIM_SAMPLES = 9
 COMPLETION_STATES = 4000  # a bound on the search for faint completions, for a dense heap's sake
 NEAR_GROUP = 0.6  # of a stick: groups this near may be one layout with a stick read short
 FAINT_LAYOUT = 3  # faint readings that may be a layout seen too small where none is sure (_could_be_a_layout)
@@ -134,9 +141,11 @@ def _distinct(
 
 
 def _outside(candidates: list[tuple[float, np.ndarray]], ignore: list[np.ndarray]) -> list[tuple[float, np.ndarray]]:
-    """The candidates whose centre lies outside every outline to ignore (`under_outlines`)."""
-    centres = np.array([ends.mean(axis=0) for _, ends in candidates]).reshape(-1, 2)
-    hidden = under_outlines(centres, ignore).any(axis=1)
+    """The candidates whose centre lies outside every outline to ignore (`under_outlines`) and that lie along
+    none of their rims (`along_rims`)."""
+    ends = np.array([ends for _, ends in candidates], np.float64).reshape(-1, 2, 2)
+    hidden = under_outlines(ends.mean(axis=1), ignore).any(axis=1)
+    hidden[~hidden] = along_rims(ends[~hidden], ignore)
     return [candidate for candidate, h in zip(candidates, hidden, strict=True) if not h]
 
 
@@ -151,6 +160,40 @@ def under_outlines(points: np.ndarray, outlines: list[np.ndarray]) -> np.ndarray
         grown = bigger + np.sign(bigger - outline.mean(axis=0)) * IGNORE_MARGIN
         under[:, j] = [cv2.pointPolygonTest(grown, (float(x), float(y)), False) >= 0 for x, y in points]
     return under
+
+
+def along_rims(ends: np.ndarray, outlines: list[np.ndarray]) -> np.ndarray:
+    """along[i]: segment i (n x 2 x 2 image px) lies along the edges of the convex outlines (see RIM_BAND): a
+    tile's or card's rim just outside it, or the gap between two tiles, which the centre test of
+    `under_outlines` misses. Points along the segment are taken one by one, so a rim running past several
+    tiles in a row counts."""
+    ends = np.asarray(ends, np.float64).reshape(-1, 2, 2)
+    if not len(ends) or not len(outlines):
+        return np.zeros(len(ends), bool)
+    quads = np.asarray(outlines, np.float64).reshape(len(outlines), -1, 2)
+    edges = np.roll(quads, -1, axis=1) - quads  # (m, k, 2)
+    sides = np.linalg.norm(edges, axis=-1)
+    units = edges / np.maximum(sides, 1e-9)[..., None]
+    band = RIM_BAND * sides.min(axis=1)  # (m,)
+    along = ends[:, 1] - ends[:, 0]
+    length = np.linalg.norm(along, axis=1)
+    parallel = np.abs(np.einsum("nc,mkc->nmk", along, units)) >= np.cos(RIM_TURN) * length[:, None, None]
+    # Only the edges of outlines within reach of the segment are looked at closely.
+    centres = quads.mean(axis=1)
+    reach = length[:, None] / 2 + np.linalg.norm(quads - centres[:, None], axis=-1).max(axis=1) + band
+    near = np.linalg.norm(ends.mean(axis=1)[:, None] - centres[None], axis=-1) <= reach
+    i, j, k = np.nonzero(parallel & near[:, :, None])
+    points = np.linspace(ends[:, 0], ends[:, 1], RIM_SAMPLES, axis=1)  # (n, S, 2)
+    rel = points[i] - quads[j, k][:, None]  # (pairs, S, 2)
+    u = units[j, k][:, None]
+    t = (rel * u).sum(axis=-1)
+    off = np.abs(rel[..., 0] * u[..., 1] - rel[..., 1] * u[..., 0])
+    margin = band[j][:, None]
+    hits = (off <= margin) & (t >= -margin) & (t <= sides[j, k][:, None] + margin)
+    # Point s of segment n is beside some edge: counted once however many edges it lies beside.
+    flat = (i[:, None] * RIM_SAMPLES + np.arange(RIM_SAMPLES))[hits]
+    beside = np.bincount(flat, minlength=len(ends) * RIM_SAMPLES).reshape(len(ends), RIM_SAMPLES) > 0
+    return beside.mean(axis=1) >= RIM_OVERLAP
 
 
 def _apart_in_frame(faint: list[tuple[float, np.ndarray]], size: tuple[int, int]) -> list[tuple[float, np.ndarray]]:
