@@ -7,12 +7,23 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import typer
 
 from models.synth.degrade import Degradation
-from server.app import DEGRADE_OPTION, RECORD_OPTION, evaluate_app, fail, judge_app, kit_app, load_photo
+from server.app import (
+    DEGRADE_OPTION,
+    RECORD_OPTION,
+    evaluate_app,
+    fail,
+    judge_app,
+    kit_app,
+    load_calibration,
+    load_photo,
+)
 
 if TYPE_CHECKING:
+    from calibration.profile import CalibrationProfile
     from rules.digit_game import Status
     from rules.sticks import Symmetry
     from vision.sticks.cards import DigitCard
@@ -30,14 +41,17 @@ PROBLEMS = {
 }
 
 
-def _read_table(photo: Path) -> tuple[TableLayout, list[DigitCard]]:
-    """The photo's DIGIT layout and the DIGIT cards lying beside it; a clear error and exit on a bad file. The
-    sticks drawn on a card are no sticks of the layout."""
+def _read_table(photo: Path, profile: CalibrationProfile | None = None) -> tuple[TableLayout, list[DigitCard]]:
+    """The photo's DIGIT layout and the DIGIT cards lying beside it; a clear error and exit on a bad file, or on
+    a photo the calibration `profile` was not made for. The sticks drawn on a card are no sticks of the layout."""
     from vision.sticks import StickRecognizer
     from vision.sticks.cards import read_digit_cards
     from vision.sticks.layout import table_layout
 
     image = load_photo(photo)
+    if profile is not None and (problem := profile.size_problem(image.shape[1::-1])):
+        fail(f"{photo}: {problem}")
+        raise typer.Exit(code=1)
     cards = read_digit_cards(image)
     return table_layout(*StickRecognizer()(image, ignore=[card.corners for card in cards])), cards
 
@@ -86,15 +100,24 @@ def move_picture(edges, removed, added) -> str:
 def judge_digit(
     photo: Path | None = typer.Argument(None, help="A photo of the sticks on the table."),
     cards: list[int] = typer.Option(
-        [], "--card", help="A card to match the layout against (repeat it); else the cards read on the table."
+        [],
+        "--card",
+        help="A card to match the layout against (repeat it); else the cards read in the hand area (with "
+        "--calibration), else those read on the table.",
+    ),
+    calibration: Path | None = typer.Option(
+        None,
+        "--calibration",
+        help="A profile from `tableref calibrate`: the DIGIT cards lying in its hand area are the player's hand.",
     ),
     list_cards: bool = typer.Option(False, "--list", help="Print the 55 DIGIT cards: number, code and edges."),
     rotations_only: bool = typer.Option(False, "--rotations-only", help=SYMMETRY_HELP),
     as_json: bool = typer.Option(False, "--json", help="As JSON (with --list, one object per card)."),
 ) -> None:
     """DIGIT, the stick game: read the layout in PHOTO, its card number, the printed DIGIT cards lying on the
-    table (`tableref kit sticks`), whether the layout matches the given cards (else the cards on the table),
-    and the cards one stick move away (with the move). --list prints the 55 cards instead."""
+    table (`tableref kit sticks`), whether the layout matches the given cards (else the cards shown in the
+    calibrated mat's hand area, else the cards on the table), and the cards one stick move away (with the move).
+    --list prints the 55 cards instead."""
     from rules.sticks import PENTASTICKS, NoSuchCardError, shape_code, to_ascii
 
     if list_cards:
@@ -120,8 +143,13 @@ def judge_digit(
         fail(str(exc))
         raise typer.Exit(code=2) from exc
     symmetry = _symmetry(rotations_only)
-    table, on_table = _read_table(photo)
-    against = list(dict.fromkeys(cards or [c.card for c in on_table]))
+    profile = load_calibration(calibration) if calibration is not None else None
+    table, on_table = _read_table(photo, profile)
+    centres = np.array([c.corners.mean(axis=0) for c in on_table]).reshape(-1, 2)
+    in_hand = profile.in_purpose(centres, "hand") if profile is not None else np.zeros(len(on_table), bool)
+    held = [c.card for c, h in zip(on_table, in_hand, strict=True) if h]
+    cards_from = "typed" if cards else "hand" if held else "table"
+    against = list(dict.fromkeys(cards or held or [c.card for c in on_table]))
     status = table.status()
     legal = table.layout is not None and not status
     card = card_number(table.layout, symmetry) if legal else None
@@ -134,9 +162,12 @@ def judge_digit(
         "legal": not status,
         "status": status_names(status),
         "layout": table.layout.to_json() if table.layout else None,
-        "table_cards": [c.to_json() for c in on_table],
+        "table_cards": [
+            c.to_json() | ({"in_hand": bool(h)} if profile is not None else {})
+            for c, h in zip(on_table, in_hand, strict=True)
+        ],
         "cards": against,
-        "cards_from": "typed" if cards else "table",
+        "cards_from": cards_from,
         "matches": matches,
         "one_move_away": [
             {"card": number, "move": move.to_json(), "layout": [e.to_json() for e in move.apply(table.layout)]}
@@ -159,12 +190,14 @@ def _print_layout(result: dict, table, away) -> None:
         typer.echo(f"card {result['card']}")
     else:
         typer.echo("no card: " + "; ".join(problem_texts(result["status"])))
-    if result["table_cards"]:
-        typer.echo("cards on the table: " + ", ".join(str(c["card"]) for c in result["table_cards"]))
+    for place, in_hand in (("in the hand", True), ("on the table", False)):
+        shown = [str(c["card"]) for c in result["table_cards"] if c.get("in_hand", False) == in_hand]
+        if shown:
+            typer.echo(f"cards {place}: " + ", ".join(shown))
     if result["cards"]:
         given = ", ".join(str(c) for c in result["cards"])
         matched = ", ".join(str(c) for c in result["matches"])
-        where = "" if result["cards_from"] == "typed" else " on the table"
+        where = {"typed": "", "hand": " in the hand", "table": " on the table"}[result["cards_from"]]
         typer.echo(f"matches card {matched}{where}" if matched else f"matches none of the cards {given}{where}")
     if away:
         typer.echo(f"one move away: {len(away)} moves to {len({number for number, _ in away})} cards")

@@ -178,3 +178,29 @@ def test_evaluate_reads_renders_made_worse_and_names_the_kinds_it_knows() -> Non
     refused = tableref("evaluate", "sticks", "--scenes", "1", "--degrade", "fog")
     assert refused.exit_code == 2
     assert "fog" in refused.output and "jpeg" in refused.output
+
+
+def test_judge_digit_matches_the_layout_against_the_cards_in_the_calibrated_hand_area(tmp_path: Path) -> None:
+    """With a calibration, the cards lying in its hand area are the player's hand: the layout is matched against
+    them, not against the others on the table."""
+    from calibration.homography import TableHomography
+    from calibration.profile import CalibrationProfile, save_profile
+    from calibration.zones import Zone, Zones
+
+    spec = StickSceneSpec(split="heldout", kind="lattice", card=8, cards=(8, 44), table=TABLES[2], stick_px=(70, 100))
+    scene = render_stick_scene(SEED + 42, spec)  # the table the test above reads whole
+    path = tmp_path / "hand.png"
+    cv2.imwrite(str(path), scene.image)
+    table = TableHomography(np.diag([2.0, 2.0, 1.0]), scene.image.shape[1::-1], (0, 1, 2), 0.3)
+    for held, matches in ((8, [8]), (44, [])):
+        corners = next(c for number, c in scene.cards if number == held)
+        (x0, y0), (x1, y1) = corners.min(axis=0) - 5, corners.max(axis=0) + 5
+        box = tuple((2.0 * float(x), 2.0 * float(y)) for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1)))
+        profile = tmp_path / f"calibration-{held}.json"
+        save_profile(CalibrationProfile(table, Zones([Zone("hand-1", box, "hand", 1)])), profile)
+        data = json.loads(tableref("judge", "digit", str(path), "--calibration", str(profile), "--json").stdout)
+        assert data["cards_from"] == "hand" and data["cards"] == [held] and data["matches"] == matches
+        assert {(c["card"], c["in_hand"]) for c in data["table_cards"]} == {(8, held == 8), (44, held == 44)}
+        text = tableref("judge", "digit", str(path), "--calibration", str(profile)).stdout
+        assert f"cards in the hand: {held}\n" in text and f"cards on the table: {52 - held}\n" in text
+        assert ("matches card 8 in the hand" if matches else "matches none of the cards 44 in the hand") in text

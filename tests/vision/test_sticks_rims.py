@@ -27,3 +27,13 @@ def test_rims_and_the_gaps_between_tiles_are_along_and_sticks_beside_them_are_no
 
 def test_no_outlines_no_rims() -> None:
     assert not along_rims(np.array([[[0.0, 0.0], [50.0, 0.0]]]), []).any()
+
+
+def test_a_stick_laid_beside_a_card_is_no_rim() -> None:
+    """A DIGIT card (63 x 88 mm at 2 px a mm) and sticks (48 mm) along its long side: its shadowed edge is the
+    card's, a stick a centimetre and a half off it is a stick, though within RIM_BAND of the card's width."""
+    card = [_tile(0, 0, 126, 176)]
+    off = 30.0
+    assert off < RIM_BAND * 126
+    along = along_rims(np.array([[[-4, 40], [-4, 136]], [[-off, 40], [-off, 136]]], np.float64), card)
+    assert along.tolist() == [True, False]

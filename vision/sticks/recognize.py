@@ -67,9 +67,12 @@ IGNORE_GROWTH = 1.04  # outlines to ignore grown by this, and IGNORE_MARGIN px, 
 IGNORE_MARGIN = 4.0
 # A reading RIM_OVERLAP of whose length lies beside edges of outlines to ignore that it runs along (turned under
 # RIM_TURN), within RIM_BAND of the outline's shorter side off the edge, is the object's rim: a tile's side
-# face, the gap between two tiles, a card's shadowed edge.
+# face, the gap between two tiles, a card's shadowed edge. Never further off than RIM_OF_LENGTH of the reading's
+# own length: a card is over twice as wide as a tile, and a stick laid a centimetre or more off a DIGIT card's
+# side, along it, is a stick (about a fifth of a matchstick's length).
 RIM_TURN = np.deg2rad(15.0)
 RIM_BAND = 0.45
+RIM_OF_LENGTH = 0.2
 RIM_OVERLAP = 0.7
 RIM_SAMPLES = 9
 COMPLETION_STATES = 4000  # a bound on the search for faint completions, for a dense heap's sake
@@ -188,7 +191,7 @@ def along_rims(ends: np.ndarray, outlines: list[np.ndarray]) -> np.ndarray:
     u = units[j, k][:, None]
     t = (rel * u).sum(axis=-1)
     off = np.abs(rel[..., 0] * u[..., 1] - rel[..., 1] * u[..., 0])
-    margin = band[j][:, None]
+    margin = np.minimum(band[j], RIM_OF_LENGTH * length[i])[:, None]
     hits = (off <= margin) & (t >= -margin) & (t <= sides[j, k][:, None] + margin)
     # Point s of segment n is beside some edge: counted once however many edges it lies beside.
     flat = (i[:, None] * RIM_SAMPLES + np.arange(RIM_SAMPLES))[hits]
