@@ -216,7 +216,7 @@ def _photo_pis(
     photo: Path, tile_set: str, scoring, annotate: Path | None, profile: CalibrationProfile | None = None
 ) -> tuple:
     """The layout the tiles on the table make, the JSON of what was read, and with a `profile`, the tiles in
-    its hand area as the hand (None without one): those are not laid."""
+    its hand area as the hand (None without one, or with none there): those are not laid."""
     import cv2
 
     from rules.dominoes import Domino as Tile
@@ -247,7 +247,8 @@ def _photo_pis(
         return layout, {"source": str(photo), "dominoes": read}, None
     for tile, h in zip(read, in_hand, strict=True):
         tile["in_hand"] = bool(h)
-    return layout, {"source": str(photo), "dominoes": read}, tuple(Tile(*d.pips) for d in held)
+    # An empty hand area is a hand not shown, not one gone out: the game is not called over for it.
+    return layout, {"source": str(photo), "dominoes": read}, tuple(Tile(*d.pips) for d in held) or None
 
 
 def _print_pis(layout, hand: tuple | None, extra: dict, as_json: bool) -> None:

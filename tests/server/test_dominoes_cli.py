@@ -115,6 +115,17 @@ def test_the_tiles_in_the_hand_area_are_the_hand(tmp_path: Path, seed: int, turn
     assert json.loads(typed.stdout)["placed"] == len(state.layout.placements)
 
 
+def test_an_empty_hand_area_is_a_hand_not_shown(tmp_path: Path) -> None:
+    _, photo, _ = _mid_game_photo(tmp_path, 5, 2)
+    table = TableHomography(np.diag([2.0, 2.0, 1.0]), (1280, 720), (0, 1, 2), 0.3)
+    profile = tmp_path / "empty.json"
+    corner = ((0.0, 0.0), (20.0, 0.0), (20.0, 20.0), (0.0, 20.0))  # the frame's top-left corner, 10 px a side
+    save_profile(CalibrationProfile(table, Zones([Zone("hand", corner, "hand")])), profile)
+    verdict = json.loads(tableref("judge", "seven-pis", str(photo), "--calibration", str(profile), "--json").stdout)
+    assert "hand" not in verdict and "over" not in verdict and "legal_placements" not in verdict
+    assert verdict["dominoes"] and not any(d["in_hand"] for d in verdict["dominoes"])
+
+
 def test_a_calibration_is_for_a_photo_of_its_camera(tmp_path: Path) -> None:
     _, photo, profile = _mid_game_photo(tmp_path, 5, 2)
     cv2.imwrite(str(photo), cv2.resize(cv2.imread(str(photo)), (640, 360)))
