@@ -58,7 +58,7 @@ class CalibrationProfile:
         if tuple(self.table.image_size) == tuple(size):
             return None
         w, h = self.table.image_size
-        return f"{size[0]}x{size[1]} pixels, but the calibration was made on {w}x{h} frames; calibrate with this camera"
+        return f"is {size[0]}x{size[1]} pixels, but the calibration was made on {w}x{h} frames; calibrate at this size"
 
 
 def profile_to_json(profile: CalibrationProfile) -> dict[str, Any]:

@@ -90,16 +90,23 @@ def load_photo(path: Path) -> np.ndarray:
     return image
 
 
-def load_calibration(path: Path) -> CalibrationProfile:
-    """The calibration profile at `path`; if it cannot be used, one line naming the file and the field at
-    fault and exit code 2."""
+def load_calibration(path: Path, purpose: str | None = None) -> CalibrationProfile:
+    """The calibration profile at `path`, with a zone of `purpose` if one is named; if it cannot be used, one
+    line naming the file and what is wrong, and exit code 2."""
     from calibration.profile import ProfileError, load_profile
 
     try:
-        return load_profile(path)
+        profile = load_profile(path)
     except ProfileError as exc:
         fail(f"{path}: {exc}")
         raise typer.Exit(code=2) from exc
+    if purpose is not None and not any(zone.purpose == purpose for zone in profile.zones):
+        fail(
+            f"{path}: the profile has no {purpose} area (a zone of purpose '{purpose}'); draw one with "
+            f"`tableref zones {path} --add {purpose}-1=x,y x,y x,y ...`"
+        )
+        raise typer.Exit(code=2)
+    return profile
 
 
 def _version(value: bool) -> None:

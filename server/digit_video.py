@@ -64,15 +64,16 @@ def watch_game(
             return
         table, status = settled.reading, settled.reading.status()
         card = card_number(table.layout, symmetry) if table.layout is not None and not status else None
-        on_table = list(dict.fromkeys(c.card for c in read_digit_cards(frame)))
+        on_table = read_digit_cards(frame)
+        numbers = list(dict.fromkeys(c.card for c in on_table))
         layout = {
             "seconds": round(settled.seconds, 3),
             "sticks": len(table.sticks),
             "card": card,
             "legal": table.layout is not None and not status,
             "status": status_names(status),
-            "table_cards": on_table,
-            "matches": list(matching_cards(table.layout, on_table, symmetry)) if card is not None else [],
+            "table_cards": [c.to_json() for c in on_table],  # as `judge digit` gives them
+            "matches": list(matching_cards(table.layout, numbers, symmetry)) if card is not None else [],
         }
         layouts.append(layout)
         before = settler.settled[-2].reading if len(settler.settled) > 1 else None

@@ -125,9 +125,9 @@ def judge_seven_pis(
 ) -> None:
     """Read the pis on the table: each pi's tiles and problems, and the score (tiles not placed).
 
-    With a hand (typed, or shown in the calibrated mat's hand area) its legal placements and the advisor's play
-    are added. A video, a camera or a stream is a game filmed as it is laid: each tile counts once it holds still
-    for 3 frames, and the table is judged each time a tile comes or goes. Ctrl-C ends a live watch."""
+    With a hand (typed, or shown in the calibrated mat's hand area), its legal placements and the advisor's play.
+
+    A video, camera or stream is judged as it is laid: a tile counts once still for 3 frames. Ctrl-C ends a watch."""
     from rules.seven_pis import Scoring
 
     if tile_set not in ("six", "nine", "auto"):
@@ -153,7 +153,7 @@ def judge_seven_pis(
             raise typer.Exit(code=2)
         layout, extra = _typed_pis(tiles, tile_set, scoring)
     else:
-        profile = load_calibration(calibration) if calibration is not None else None
+        profile = load_calibration(calibration, "hand") if calibration is not None else None
         layout, extra, seen = _photo_pis(Path(photo), tile_set, scoring, annotate, profile)
         held = seen if held is None else held
     _print_pis(layout, held, extra, as_json)
@@ -240,7 +240,7 @@ def _photo_pis(
         labels = [(f"pi {g.pi}", np.mean([laid[i].center for i in g.dominoes], axis=0)) for g in groups]
         if held:  # one label over the hand's tiles, clear of their counts
             outlines = np.array([d.corners for d in held])
-            labels.append(("hand", np.array([outlines[..., 0].mean(), outlines[..., 1].min() - 15])))
+            labels.append(("hand", np.array([outlines[..., 0].mean(), max(outlines[..., 1].min() - 15, 20)])))
         cv2.imwrite(str(annotate), annotate_dominoes(image, dominoes, labels))
     read = [d.to_json() for d in dominoes]
     if profile is None:

@@ -143,7 +143,7 @@ def judge_digit(
         fail(str(exc))
         raise typer.Exit(code=2) from exc
     symmetry = _symmetry(rotations_only)
-    profile = load_calibration(calibration) if calibration is not None else None
+    profile = load_calibration(calibration, "hand") if calibration is not None else None
     table, on_table = _read_table(photo, profile)
     centres = np.array([c.corners.mean(axis=0) for c in on_table]).reshape(-1, 2)
     in_hand = profile.in_purpose(centres, "hand") if profile is not None else np.zeros(len(on_table), bool)

@@ -8,7 +8,7 @@ from pathlib import Path
 import cv2
 import typer
 
-from server.app import advise, app, evaluate_app, expand_inputs, fail, kit_app, load_calibration
+from server.app import advise, app, counted, evaluate_app, expand_inputs, fail, kit_app, load_calibration
 from vision.image_io import ImageLoadError, load_image
 
 
@@ -222,11 +222,11 @@ def evaluate_table(
     if as_json:
         typer.echo(json.dumps(result))
         return
-    typer.echo(f"{'frames of':>10} {'cards':>6} {'tiles':>6} {'sticks':>7} {'DIGIT cards':>12}")
+    typer.echo(f"{'frames of':>10} {'cards':>6} {'dominoes':>9} {'sticks':>7} {'sticks read as a card':>22}")
     for kind, counts in result.items():
         cells = [str(counts.get(k, "-")) for k in ("cards", "dominoes", "sticks", "digit")]
-        typer.echo(f"{kind:>10} {cells[0]:>6} {cells[1]:>6} {cells[2]:>7} {cells[3]:>12}")
-    typer.echo(f"{frames} held-out frames of each kind; every detection counted is false (- not counted)")
+        typer.echo(f"{kind:>10} {cells[0]:>6} {cells[1]:>9} {cells[2]:>7} {cells[3]:>22}")
+    typer.echo(f"{counted(frames, 'held-out frame')} of each kind; every detection counted is false (- not counted)")
 
 
 @app.command(no_args_is_help=True)

@@ -133,6 +133,11 @@ def test_a_calibration_is_for_a_photo_of_its_camera(tmp_path: Path) -> None:
     assert result.returncode == 1 and "640x360 pixels" in result.stderr
     typed = tableref("judge", "seven-pis", "--tiles", "3|4 4|1", "--calibration", str(profile))
     assert typed.returncode == 2 and "for a photo" in typed.stderr
+    table = TableHomography(np.diag([2.0, 2.0, 1.0]), (1280, 720), (0, 1, 2), 0.3)
+    lanes_only = tmp_path / "lanes.json"
+    save_profile(CalibrationProfile(table, Zones([Zone("lane-1", ((0, 0), (9, 0), (9, 9)), "lane", 1)])), lanes_only)
+    result = tableref("judge", "seven-pis", str(photo), "--calibration", str(lanes_only))
+    assert result.returncode == 2 and "no hand area" in result.stderr and "--add hand-1=" in result.stderr
 
 
 def test_evaluate_prints_figures() -> None:

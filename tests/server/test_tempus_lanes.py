@@ -128,7 +128,7 @@ def test_the_command_refuses_bad_finish_times_and_a_profile_of_another_size(tmp_
     cv2.imwrite(str(small), cv2.resize(view.frame, (640, 360)))
     result = tableref("judge", "tempus", str(small), "--calibration", str(profile_path))
     assert result.returncode == 1
-    assert "640x360 pixels" in result.stderr and "calibrate with this camera" in result.stderr
+    assert "640x360 pixels" in result.stderr and "calibrate at this size" in result.stderr
 
 
 def test_ties_without_finish_times_are_shared_and_said_so():

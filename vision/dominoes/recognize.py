@@ -382,7 +382,8 @@ def _faces(crops: list[np.ndarray]) -> np.ndarray:
 
 
 def true_blanks(image: np.ndarray, kept: list[Candidate]) -> list[Candidate]:
-    """`kept` without the 0|0 readings whose face is unlike the other tiles' (see FACE_FAR)."""
+    """`kept` without the 0|0 readings whose face is far unlike the other tiles', or somewhat unlike them with no
+    divider across its middle (see FACE_FAR, FACE_UNLIKE and DIVIDER_MIN)."""
     blanks = [i for i, c in enumerate(kept) if c.pips == (0, 0)]
     if not blanks or len(kept) <= BLANK_FACES_FROM:
         return kept

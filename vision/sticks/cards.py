@@ -239,7 +239,7 @@ def read_digit_cards(image: np.ndarray, quads: list[np.ndarray] | None = None) -
     quads = [turn for q in quads if quad_aspect(q) <= MAX_ASPECT for turn in _turns(np.asarray(q, np.float32))]
     if not quads:
         return []
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     rough = scores(grey, quads, parts=1, size=SCREEN, fine=1)[0].max(axis=1)
     likely = dedupe_quads([q for q, best in zip(quads, rough, strict=True) if best >= LIKELY])  # both locators
     if not likely:
