@@ -109,6 +109,11 @@ def load_calibration(path: Path, purpose: str | None = None) -> CalibrationProfi
     return profile
 
 
+def in_hand_area(profile: CalibrationProfile | None, centres: np.ndarray) -> np.ndarray:
+    """Whether each object centre (n, 2 frame px) lies in the profile's hand area; none without a profile."""
+    return profile.in_purpose(centres, "hand") if profile is not None else np.zeros(len(centres), bool)
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"tableref {version('tableref')}")

@@ -24,9 +24,9 @@ from calibration.profile import CalibrationProfile
 from calibration.sweep import read_lane_cards
 from calibration.topdown import TopDownView
 from rules.tempus import LineChange, LineSettler, RaceEntry, TempusOptions, finish_time, judge, rank
-from server.app import fail
+from server.app import fail, load_calibration
 from server.storage import NotRecorded, Recording, recording
-from server.tempus_lanes import LaneRaceError, judge_lanes, load_race_profile, print_ranking
+from server.tempus_lanes import LaneRaceError, judge_lanes, print_ranking
 from server.watching import Watched, exit_if_camera_stopped, exit_if_nothing_held, watch, watched_or_exit
 from vision.cards.recognize import Card, CardRecognizer
 
@@ -91,7 +91,7 @@ def run_lane_video_race(
 ) -> None:
     """Judge, time and rank the race on `source`, printing each lane's line as it settles (live, on a camera).
     Exit code 1 where no lane's line was seen, or where the camera stopped mid-race (after the ranking)."""
-    profile = load_race_profile(calibration)
+    profile = load_calibration(calibration, "lane")
 
     def show(lane: str, change: LineChange) -> None:
         if not as_json:

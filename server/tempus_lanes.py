@@ -191,15 +191,6 @@ def annotate_race(image: np.ndarray, cards: list[Card], race: LaneRace) -> np.nd
     return out
 
 
-def load_race_profile(calibration: Path) -> CalibrationProfile:
-    """The calibration profile, with lanes to race in; else one line saying why and exit code 2."""
-    profile = load_calibration(calibration)
-    if not lanes_of(profile.zones):
-        fail(f"{calibration}: the profile has no lanes (zones of purpose 'lane'); draw some with `tableref zones`")
-        raise typer.Exit(code=2)
-    return profile
-
-
 def run_lane_race(
     photo: Path,
     calibration: Path,
@@ -209,7 +200,7 @@ def run_lane_race(
     annotate: Path | None,
 ) -> None:
     """The command's body: read the photo, judge the lanes, print; every failure is one line and exit 1 or 2."""
-    profile = load_race_profile(calibration)
+    profile = load_calibration(calibration, "lane")
     try:
         times = parse_finish_times(finished)
     except LaneRaceError as exc:

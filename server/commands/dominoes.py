@@ -17,6 +17,7 @@ from server.app import (
     evaluate_app,
     fail,
     film_only,
+    in_hand_area,
     judge_app,
     load_calibration,
     load_photo,
@@ -231,7 +232,7 @@ def _photo_pis(
         raise typer.Exit(code=1)
     dominoes = DominoRecognizer()(image)
     centres = np.array([d.center for d in dominoes]).reshape(-1, 2)
-    in_hand = profile.in_purpose(centres, "hand") if profile is not None else np.zeros(len(dominoes), bool)
+    in_hand = in_hand_area(profile, centres)
     laid = [d for d, h in zip(dominoes, in_hand, strict=True) if not h]
     held = [d for d, h in zip(dominoes, in_hand, strict=True) if h]
     setup = chosen_setup(tile_set, scoring, dominoes, size)

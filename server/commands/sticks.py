@@ -16,6 +16,7 @@ from server.app import (
     RECORD_OPTION,
     evaluate_app,
     fail,
+    in_hand_area,
     judge_app,
     kit_app,
     load_calibration,
@@ -146,7 +147,7 @@ def judge_digit(
     profile = load_calibration(calibration, "hand") if calibration is not None else None
     table, on_table = _read_table(photo, profile)
     centres = np.array([c.corners.mean(axis=0) for c in on_table]).reshape(-1, 2)
-    in_hand = profile.in_purpose(centres, "hand") if profile is not None else np.zeros(len(on_table), bool)
+    in_hand = in_hand_area(profile, centres)
     held = [c.card for c, h in zip(on_table, in_hand, strict=True) if h]
     cards_from = "typed" if cards else "hand" if held else "table"
     against = list(dict.fromkeys(cards or held or [c.card for c in on_table]))
