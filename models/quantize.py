@@ -8,7 +8,8 @@ instead of 0.15 (one core of the development host), with the held-out figures un
 models/dominoes.md). The card locator's look takes 5 ms instead of 8 and its closer look at a whole frame 10
 instead of 20; the tile locator's look 8 ms instead of 15. Both read as many cards and tiles on held-out seeds
 that no choice was tuned on. The stick locator and the corner networks stay in float: quantized, they lost
-readings.
+readings. An x86 CPU without VNNI runs them in onnxruntime's exact kernels (`vision.onnx_session.EXACT_8_BIT`),
+which need each consumer of a weight to have its own (`unshare_weights`).
 """
 
 from __future__ import annotations
@@ -84,6 +85,7 @@ def quantize(model: Path, inputs: np.ndarray, calibration: str) -> Path:
         activation_type=QuantType.QUInt8,
         weight_type=QuantType.QInt8,
     )
+    unshare_weights(out)
     manifest = json.loads(model.with_suffix(".json").read_text())
     manifest["model"] = out.name
     manifest["quantized"] = {
@@ -95,6 +97,43 @@ def quantize(model: Path, inputs: np.ndarray, calibration: str) -> Path:
     out.with_suffix(".json").write_text(json.dumps(manifest, indent=2) + "\n")
     print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) and its manifest")
     return out
+
+
+def unshare_weights(model: Path) -> None:
+    """Give each consumer of a shared 8-bit weight (the pip reader's count head reads both halves) a copy of
+    its own: onnxruntime's exact kernels for CPUs without VNNI (`vision.onnx_session.EXACT_8_BIT`) rewrite each
+    consumer's weights and fail on a weight rewritten twice ("Attempt to replace the existing tensor")."""
+    import onnx
+    from onnx import helper
+
+    network = onnx.load(str(model))
+    graph = network.graph
+    weights = {tensor.name: tensor for tensor in graph.initializer}
+    consumers: dict[str, list[tuple[onnx.NodeProto, int]]] = {}
+    for node in graph.node:
+        for k, name in enumerate(node.input):
+            consumers.setdefault(name, []).append((node, k))
+    copies = []
+    for dequantize in list(graph.node):
+        if dequantize.op_type != "DequantizeLinear" or dequantize.input[0] not in weights:
+            continue
+        for n, (node, k) in enumerate(consumers[dequantize.output[0]][1:], start=1):
+            inputs = []
+            for name in dequantize.input:
+                tensor = onnx.TensorProto()
+                tensor.CopyFrom(weights[name])
+                tensor.name = f"{name}_{n}"
+                graph.initializer.append(tensor)
+                inputs.append(tensor.name)
+            attributes = {a.name: helper.get_attribute_value(a) for a in dequantize.attribute}
+            output = f"{dequantize.output[0]}_{n}"
+            copies.append(
+                helper.make_node("DequantizeLinear", inputs, [output], f"{dequantize.name}_{n}", **attributes)
+            )
+            node.input[k] = output
+    for node in reversed(copies):  # they read weights only: first keeps the graph in order
+        graph.node.insert(0, node)
+    onnx.save(network, str(model))
 
 
 def take_quantized_frames(model: Path) -> None:

@@ -4,6 +4,7 @@ clips read through the camera path, pinned to one CPU core."""
 from __future__ import annotations
 
 import os
+import platform
 import statistics
 import time
 from pathlib import Path
@@ -29,6 +30,18 @@ def pin_to_one_core() -> int:
     os.sched_setaffinity(0, {core})
     cv2.setNumThreads(1)
     return core
+
+
+def cpu_summary(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
+    """The CPU's model and whether it has VNNI: without it the 8-bit networks run in onnxruntime's slower exact
+    kernels (vision.onnx_session.EXACT_8_BIT), so speed figures compare only between hosts alike in this."""
+    try:
+        first = cpuinfo.read_text().split("\n\n")[0]
+    except OSError:
+        return platform.processor() or platform.machine()
+    fields = {k.strip(): v.strip() for k, _, v in (line.partition(":") for line in first.splitlines())}
+    vnni = bool(set(fields.get("flags", "").split()) & {"avx512_vnni", "avx_vnni"})
+    return f"{fields.get('model name', platform.machine())}; " + ("VNNI" if vnni else "no VNNI")
 
 
 def run_bench(repeat: int, samples: Path = SAMPLES, clips: tuple[Path, ...] = ()) -> dict[str, dict]:
@@ -68,6 +81,7 @@ def run_bench(repeat: int, samples: Path = SAMPLES, clips: tuple[Path, ...] = ()
     console = Console()
     console.width = max(console.width, 120)
     if results:
+        console.print(f"CPU: {cpu_summary()}")
         console.print(_summary_table(results, repeat, core))
         for kind in KINDS:
             console.print(_stage_table(results, kind))

@@ -9,14 +9,21 @@ from pathlib import Path
 
 import onnxruntime as ort
 
+# An x86 CPU without VNNI multiplies the 8-bit networks' uint8 inputs by their int8 weights in pairs summed into
+# int16, which the weights overflow (models/digit_cards.md, sixty-fifth session). This makes onnxruntime run its
+# exact uint8 x uint8 kernels there; a CPU with VNNI, or not x86, and a float model are run as without it.
+EXACT_8_BIT = "session.x64quantprecision"
+
 
 def load_session(model_path: Path, threads: int = 1) -> ort.InferenceSession:
-    """A CPU session with `threads` intra-op threads; the live loop runs one recogniser per core."""
+    """A CPU session with `threads` intra-op threads (the live loop runs one recogniser per core) that computes
+    an 8-bit model alike on every CPU."""
     if not model_path.is_file():
         raise FileNotFoundError(f"model not found at {model_path}; run `make train` to build it")
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
+    options.add_session_config_entry(EXACT_8_BIT, "1")
     return ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
 
 

@@ -3,7 +3,7 @@ import shutil
 from models.synth.samples import FRAMES_PER_STEP, SAMPLE_SCENES, STICK_SCENES, filmed, write_clip
 from models.synth.scenes import render_scene
 from models.synth.sticks import render_stick_scene
-from server.bench import SAMPLES, run_bench
+from server.bench import SAMPLES, cpu_summary, run_bench
 from vision.cards.recognize import CardRecognizer
 from vision.sources import frames
 from vision.table import KINDS
@@ -56,3 +56,15 @@ def test_the_race_clip_shows_each_card_from_the_frame_it_is_laid_in() -> None:
         read = sorted(card.face.label for card in reader(clip[laid * FRAMES_PER_STEP - 1]))
         right += read == sorted(truth[:laid])
     assert right >= len(truth) - 1
+
+
+def test_the_cpu_line_says_whether_the_cpu_has_vnni(tmp_path) -> None:
+    """Without VNNI the 8-bit networks run slower exact kernels: speed figures compare only between hosts alike."""
+    info = tmp_path / "cpuinfo"
+    info.write_text(
+        "processor\t: 0\nmodel name\t: Some CPU\nflags\t\t: fpu avx2 fma\n\nprocessor\t: 1\nflags\t: avx_vnni\n"
+    )
+    assert cpu_summary(info) == "Some CPU; no VNNI"
+    info.write_text("model name\t: Some CPU\nflags\t\t: avx2 avx512f avx512_vnni\n")
+    assert cpu_summary(info) == "Some CPU; VNNI"
+    assert cpu_summary(tmp_path / "missing")  # a host without /proc still gets a line

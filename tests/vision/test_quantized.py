@@ -1,5 +1,6 @@
 """The 8-bit classifier, card locator, tile locator and pip readers (models/quantize.py): found
-beside their float models, refused when made from another float model, and reading as the float ones do."""
+beside their float models, refused when made from another float model, computed alike on every CPU, and
+reading as the float ones do (on a CPU without VNNI, whose fast kernels overflow their weights, too)."""
 
 import json
 import shutil
@@ -21,7 +22,7 @@ from vision.dominoes.locate import TileLocator, decode, letterbox
 from vision.dominoes.pips import BLURRED_MODEL_PATH, PipReader
 from vision.dominoes.pips import MODEL_PATH as PIPS_PATH
 from vision.dominoes.tile import TileFrame, crop_tile
-from vision.onnx_session import quantized, quantized_path
+from vision.onnx_session import EXACT_8_BIT, load_session, quantized, quantized_path
 
 
 @pytest.mark.parametrize(
@@ -29,6 +30,14 @@ from vision.onnx_session import quantized, quantized_path
 )
 def test_each_committed_8_bit_model_is_made_from_the_committed_float_one(model: Path) -> None:
     assert quantized(model) == quantized_path(model)
+
+
+@pytest.mark.parametrize(
+    "model", [CARDS_PATH, CARDS_BLURRED_PATH, CARD_LOCATOR_PATH, TILE_LOCATOR_PATH, PIPS_PATH, BLURRED_MODEL_PATH]
+)
+def test_each_8_bit_model_loads_into_the_kernels_that_compute_it_exactly_on_any_cpu(model: Path) -> None:
+    """On a CPU without VNNI onnxruntime rewrites the weights for those kernels, and fails on a shared one."""
+    assert load_session(quantized(model)).get_session_options().get_session_config_entry(EXACT_8_BIT) == "1"
 
 
 def _copies(tmp_path: Path) -> Path:
