@@ -127,3 +127,20 @@ def test_a_tile_wavering_between_two_readings_is_not_read_again_at_every_frame()
     said = [(n, change) for n, change in enumerate(changes) if change is not None]
     assert [(n, bool(c.laid), bool(c.reread)) for n, c in said] == [(2, True, False), (6, False, True)]
     assert sorted(next(iter(tracker.tiles.values())).pips) == [3, 5]
+
+
+@settings(max_examples=30, deadline=None)
+@given(missed=st.lists(st.sets(st.integers(0, 3), max_size=4), min_size=20, max_size=20), seed=st.integers(0, 2**32))
+def test_hidden_are_the_tiles_counted_that_the_latest_frame_missed(missed: list, seed: int) -> None:
+    """Four tiles read in every frame at first, then each missed in the frames `missed` names: hidden holds
+    exactly the counted tiles the latest frame did not read (none, while every one is read)."""
+    rng = np.random.default_rng(seed)
+    places = [np.array([60.0 + 90 * k, 300.0]) for k in range(4)]
+    tracker = TileTracker()
+    for n in range(3):
+        tracker.add(n / FPS, [_reading(p, 0.0, (k, 6), rng) for k, p in enumerate(places)])
+    ids = sorted(tracker.tiles)
+    assert len(ids) == 4 and tracker.hidden == ()
+    for n, skip in enumerate(missed, start=3):
+        tracker.add(n / FPS, [_reading(p, 0.0, (k, 6), rng) for k, p in enumerate(places) if k not in skip])
+        assert sorted(tracker.hidden) == sorted(ids[k] for k in skip)  # 20 frames: none forgotten yet

@@ -99,13 +99,21 @@ class TileTracker:
     forget: float = FORGET_SECONDS
     _tracks: list[_Track] = field(default_factory=list)
     _next_id: int = 0
+    _latest: float | None = None  # the latest frame's seconds
 
     @property
     def tiles(self) -> dict[int, Domino]:
         return {t.id: t.domino() for t in self._tracks if t.counted}
 
+    @property
+    def hidden(self) -> tuple[int, ...]:
+        """The tiles counted that the latest frame did not read: under a hand, or taken away and not yet
+        forgotten. None hidden, the table as counted is all in sight."""
+        return _ids([t for t in self._tracks if t.counted and t.last_seen != self._latest])
+
     def add(self, seconds: float, readings: list[Domino]) -> TableChange | None:
         """The frame at `seconds` read `readings`; the change it makes to the table, if any."""
+        self._latest = seconds
         matched = self._match(readings)
         for k, track in matched.items():
             track.add(seconds, readings[k])
