@@ -16,12 +16,13 @@ from calibration.homography import TableHomography
 from calibration.profile import CalibrationProfile, save_profile
 from calibration.zones import Zone, Zones
 from models.synth.dominoes import DominoSpec, render_dominoes
-from models.synth.samples import filmed
+from models.synth.samples import SEVEN_PIS_GAME_SEED, filmed
 from rules.dominoes import Domino
 from rules.seven_pis import DOUBLE_SIX, LegalPlacements, Placement, TableState
 from rules.seven_pis_play import play_game
 from server.app import app
-from server.seven_pis_video import _Boundary, _turn
+from server.seven_pis_video import _Boundary, _turn, _turn_line
+from server.storage import recorded
 
 GAME_SEED, RENDER_SEED = 5, 4  # a held-out birch table whose ten tiles are all read
 HAND = 99  # the hand's places, a block of their own beside the pis
@@ -92,11 +93,16 @@ def game(tmp_path_factory) -> dict:
     }
 
 
-def test_each_turn_is_judged_from_the_hand(game: dict) -> None:
-    result = CliRunner().invoke(app, ["judge", "seven-pis", game["video"], "--calibration", game["profile"], "--json"])
+def test_each_turn_is_judged_from_the_hand(game: dict, tmp_path: Path) -> None:
+    kept = tmp_path / "results.sqlite"
+    args = ["judge", "seven-pis", game["video"], "--calibration", game["profile"], "--json", "--record", str(kept)]
+    result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     turns = out["turns"]
+    (watched,) = recorded(kept)
+    assert [e for e in watched.events if "turn" in e] == turns  # each turn kept as it was judged
+    assert [e for e in watched.events if "turn" not in e] == out["tables"]
     assert [t["turn"] for t in turns] == [0, 1, 2] and not out["turn_open"]
     assert [_tiles(t["hand"]) for t in turns] == [_tiles(h) for h in game["hands"]]
     assert [_tiles(Placement.from_json(p).tile for p in t["played"]) for t in turns[1:]] == [
@@ -155,3 +161,19 @@ def test_a_turn_takes_the_tiles_still_on_the_table_as_they_read_now() -> None:
     start = _turn(0, 0.0, DOUBLE_SIX, None, before)
     assert start["ok"] and start["played"] == [] and start["hand"] == ["1|3", "2|2", "5|5"]
     assert not start["over"] and start["score"] == 26
+
+
+def test_the_last_turn_of_a_game_that_goes_out_says_so() -> None:
+    """The advisor's game of the sample clip goes out: its last turn, judged between its last two tables as the
+    watch judges them, is clean and says the game went out; the turn before it does not."""
+    states = play_game("advisor", SEVEN_PIS_GAME_SEED, DOUBLE_SIX)
+    ids = {p.tile: i for i, p in enumerate(states[-1].layout.placements)}
+
+    def boundary(state: TableState) -> _Boundary:
+        return _Boundary({ids[p.tile]: p for p in state.layout.placements}, state.hand)
+
+    last = _turn(len(states) - 1, 60.0, DOUBLE_SIX, boundary(states[-2]), boundary(states[-1]))
+    assert last["ok"] and last["went_out"] and last["over"] and last["score"] == 0 and last["hand"] == []
+    assert "the game went out" in _turn_line(last)
+    before = _turn(len(states) - 2, 50.0, DOUBLE_SIX, boundary(states[-3]), boundary(states[-2]))
+    assert before["ok"] and not before["over"] and "went out" not in _turn_line(before)
