@@ -12,7 +12,9 @@ most) are not judged. With one (`--calibration`, a profile with a hand area), th
 hand area are the player's hand: never laid, moved or placed in a pi. Each turn is then judged as
 `rules.seven_pis.check_turn` judges two tables at turn boundaries, and where a turn ends is read from the hand
 (rules/seven_pis_turns.py): at the first steady moment (every tile counted in sight, nothing changed for 1.5 s)
-after the hand grew again once tiles were laid, the refill; with the draw pile empty, once tiles were laid.
+after a tile came into the hand area once tiles were laid, the refill; with the draw pile empty, once tiles
+were laid. A tile drawn into the place of a tile just laid is followed as a tile of its own (the tracker takes
+a tile out of sight for a moment, then read otherwise, as another tile put there).
 Readings taken where the rules are silent:
 
 - The game starts, for the film, at the first steady moment with a full hand (3 tiles, or every tile left);
@@ -153,7 +155,8 @@ def watch_pis(
                 on_table(table)
             if ends is not None:
                 pile = len(TableState(Layout(setup, tuple(placed.values())), hand).unseen())
-                ends.change(seconds, len(placed), len(hand), pile)
+                drawn = sum(in_hand[i] for i in change.laid)
+                ends.change(seconds, len(change.laid) - drawn, drawn, len(hand), pile)
         if ends is not None and setup is not None and ends.boundary(seconds, not tracker.hidden):
             judge_turn()
 

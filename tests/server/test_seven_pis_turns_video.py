@@ -3,7 +3,6 @@ that lays a tile never in the hand, and the hand's tiles never taken for tiles l
 
 import json
 from dataclasses import replace
-from itertools import pairwise
 from pathlib import Path
 
 import cv2
@@ -39,8 +38,9 @@ def _tiles(tiles) -> list:
 @pytest.fixture(scope="module")
 def game(tmp_path_factory) -> dict:
     """The advisor's first turn of a game (legal), then a turn that lays a hand tile and a tile from the pile
-    beside it, each refilled; filmed at FPS with each distinct hand tile at a place of its own in the hand
-    area, and a calibration (1 px = 2 mm) whose hand area is the hull round those places."""
+    beside it, each refilled: the first turn's draw into places of their own in the hand area, the second's
+    into the place of the hand tile laid. Filmed at FPS, with a calibration (1 px = 2 mm) whose hand area is
+    the hull round the hand's places."""
     tmp = tmp_path_factory.mktemp("turns")
     start, first = play_game("advisor", GAME_SEED, DOUBLE_SIX)[:2]
     played = list(first.layout.placements)
@@ -58,7 +58,8 @@ def game(tmp_path_factory) -> dict:
         (len(on_table), kept, 3),
         (len(on_table), [*kept, drawn], 20),
     ]
-    places = list(dict.fromkeys(t for _, hand, _ in steps for t in hand))
+    places = {t: k for k, t in enumerate(dict.fromkeys(t for _, hand, _ in steps[:3] for t in hand))}
+    places[drawn] = places[mine.tile]  # drawn where the tile laid lay
     shape = DOUBLE_SIX.shape
 
     def cells(k: int) -> tuple:
@@ -66,12 +67,12 @@ def game(tmp_path_factory) -> dict:
         return ((row, col), (row + 1, col))
 
     placed = tuple((p.pi, shape.slots[shape.index[p.slot]].cells, p.ends) for p in on_table)
-    placed += tuple((HAND, cells(k), t.ends) for k, t in enumerate(places))
+    placed += tuple((HAND, cells(k), t.ends) for t, k in places.items())
     spec = DominoSpec(split="heldout", layout="pis", top=6, max_tilt=35, placed=placed)
     video = tmp / "game.mp4"
     writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"mp4v"), FPS, (1280, 720))
     for k, (n, hand, frames) in enumerate(steps):
-        shown = tuple(range(n)) + tuple(len(on_table) + places.index(t) for t in hand)
+        shown = tuple(range(n)) + tuple(len(on_table) + list(places).index(t) for t in hand)
         for frame in filmed(render_dominoes(RENDER_SEED, replace(spec, shown=shown)).image, frames, k):
             writer.write(frame)
     writer.release()
@@ -90,6 +91,7 @@ def game(tmp_path_factory) -> dict:
         "played": [played, [mine, stranger]],
         "stranger": stranger,
         "on_table": on_table,
+        "refilled": [sum(frames for _, _, frames in steps[:k]) / FPS for k in (2, 4)],  # each draw's first frame
     }
 
 
@@ -112,7 +114,7 @@ def test_each_turn_is_judged_from_the_hand(game: dict, tmp_path: Path) -> None:
     assert turns[2]["flags"] == ["not_from_hand"]
     (problem,) = turns[2]["problems"]
     assert _tiles(Placement.from_json(p).tile for p in problem["placements"]) == _tiles([game["stranger"].tile])
-    assert all(a["seconds"] < b["seconds"] for a, b in pairwise(turns))
+    assert [t["seconds"] for t in turns] == [0.0, *game["refilled"]]  # each turn timed at its draw's first frame
     laid = [Placement.from_json(p).tile for t in out["tables"] for p in t["laid"]]
     assert _tiles(laid) == _tiles(p.tile for p in game["on_table"])  # the hand's tiles are never laid
     assert out["tables"][-1]["placed"] == len(game["on_table"])
