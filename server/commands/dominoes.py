@@ -121,7 +121,7 @@ def judge_seven_pis(
         None,
         "--calibration",
         help="A profile from `tableref calibrate`: the tiles shown in its hand area are the hand (as --hand, which "
-        "overrides them), not tiles laid on the table. On a film, each turn is judged from the hand as well.",
+        "overrides them; a photo only), not tiles laid on the table. On a film, each turn is judged from it as well.",
     ),
     record: Path | None = RECORD_OPTION,
 ) -> None:
