@@ -7,7 +7,27 @@ of its tiles stay, so the pis are not renumbered as a new one is started above t
 leaves the table, or is moved away, is reported as moved. The watch ends with the film, on Ctrl-C, or when the
 camera stops (server/watching.py); the tables judged until then stand.
 
-The hand is not seen, so the turn rules that need it (a tile a turn at least, three at most) are not judged.
+Without a calibration the hand is not seen, so the turn rules that need it (a tile a turn at least, three at
+most) are not judged. With one (`--calibration`, a profile with a hand area), the tiles whose centres lie in the
+hand area are the player's hand: never laid, moved or placed in a pi. Each turn is then judged as
+`rules.seven_pis.check_turn` judges two tables at turn boundaries, and where a turn ends is read from the hand
+(rules/seven_pis_turns.py): at the first steady moment (every tile counted in sight, nothing changed for 1.5 s)
+after a tile came into the hand area once tiles were laid, the refill; with the draw pile empty, once tiles
+were laid. A tile drawn into the place of a tile just laid is followed as a tile of its own (the tracker takes
+a tile out of sight for a moment, then read otherwise, as another tile put there).
+Readings taken where the rules are silent:
+
+- The game starts, for the film, at the first steady moment with a full hand (3 tiles, or every tile left);
+  that first table is checked as the turns are (a "turn 0"), with nothing played.
+- Each turn is timed at the change that ended it (the hand refilled). Before a turn is judged, the tiles still
+  on the table are taken where they are read now: a tile's slot read otherwise as its pi grows is no move. A
+  tile that left the table is a move, in the turn as in its table.
+- A table line is written when the tiles on the table change; the hand changing alone writes none.
+- The game is over at a boundary where no tile in the hand can be laid; gone out where no tile is left.
+  A turn after that is judged as the rules judge one (after the game was over).
+- When the watch ends, a turn refilled (or laid with nothing to draw) that was not yet steady is judged as it
+  stands; a turn laid and not yet refilled is left unjudged, and said so.
+- A frame of another size than the profile's stops the watch, as a photo of another size is refused.
 """
 
 from __future__ import annotations
@@ -15,27 +35,46 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import typer
 
-from rules.seven_pis import Layout, Placement, Problem, Scoring, Setup, Status, TableState
-from server.app import counted
-from server.commands.dominoes import chosen_setup
+from rules.dominoes import Domino as Tile
+from rules.seven_pis import Layout, Placement, Problem, Scoring, Setup, Status, TableState, check_turn
+from rules.seven_pis_turns import TurnEnds
+from server.app import counted, fail
+from server.commands.dominoes import chosen_setup, dominoes_in_hand
 from server.storage import NotRecorded, Recording, recording
 from server.watching import Watched, exit_if_camera_stopped, exit_if_nothing_held, watch, watched_or_exit
 from vision.dominoes import Domino, DominoRecognizer
 from vision.dominoes.pis import PiGroup, read_pis
 from vision.dominoes.tracking import TableChange, TileTracker
 
+if TYPE_CHECKING:
+    from calibration.profile import CalibrationProfile
+
+
+class FrameSizeError(ValueError):
+    """A frame the calibration profile cannot place: another camera size than it was made on."""
+
 
 @dataclass(frozen=True)
 class WatchedPis:
     tables: list[dict[str, Any]]  # each table as it changed: seconds, tiles laid and gone, pis, score, problems
     watched: Watched
+    turns: list[dict[str, Any]] = field(default_factory=list)  # with a hand area: each turn judged, the start first
+    turn_open: bool = False  # tiles were laid after the last turn judged, and the watch ended before the refill
+
+
+@dataclass(frozen=True)
+class _Boundary:
+    """The table and hand at a turn boundary: each tile's placement by tile id, the hand."""
+
+    placed: dict[int, Placement]
+    hand: tuple[Tile, ...]
 
 
 def stable_labels(groups: list[PiGroup], ids: list[int], before: dict[int, int]) -> dict[int, int]:
@@ -72,31 +111,89 @@ def watch_pis(
     scoring: Scoring,
     on_table: Callable[[dict[str, Any]], None] = lambda table: None,
     recording: Recording | NotRecorded | None = None,
+    profile: CalibrationProfile | None = None,
+    on_turn: Callable[[dict[str, Any]], None] = lambda turn: None,
 ) -> WatchedPis:
     """The game on `source` (a video file, a camera index or a stream URL), read frame by frame until the
     watch ends; `on_table` hears of each table as it changes, and `recording` keeps it. `set_name`: six, nine,
-    or auto (the tiles say)."""
+    or auto (the tiles say). With a `profile`, the tiles in its hand area are the hand, and each turn is judged
+    (`on_turn` hears of it, `recording` keeps it); a frame of another size than the profile's raises
+    FrameSizeError."""
     recording = recording or NotRecorded()
     recognizer = DominoRecognizer()
     tracker = TileTracker()
+    ends = TurnEnds() if profile is not None else None
     placed: dict[int, Placement] = {}  # each tile's placement at the last change, by tile id
+    hand: tuple[Tile, ...] = ()
+    setup: Setup | None = None
+    changed_at = 0.0  # the last change's seconds
+    last: _Boundary | None = None
     tables: list[dict[str, Any]] = []
+    turns: list[dict[str, Any]] = []
 
     def on_frame(seconds: float, frame: np.ndarray) -> None:
-        nonlocal placed
-        change = tracker.add(seconds, recognizer(frame))
-        if change is None:
-            return
+        nonlocal placed, hand, setup, changed_at
         size = frame.shape[1::-1]
-        setup = chosen_setup(set_name, scoring, list(change.tiles.values()), size)
-        before = placed
-        placed = table_layout(change.tiles, setup, size, {i: p.pi for i, p in before.items()})
-        table = _judged(change, setup, before, placed)
-        tables.append(table)
-        recording.add(table["seconds"], table)
-        on_table(table)
+        if profile is not None and (problem := profile.size_problem(size)):
+            raise FrameSizeError(problem)
+        change = tracker.add(seconds, recognizer(frame))
+        if change is not None:
+            in_hand = dict(zip(change.tiles, dominoes_in_hand(profile, list(change.tiles.values())), strict=True))
+            laid = {i: d for i, d in change.tiles.items() if not in_hand[i]}
+            setup = chosen_setup(set_name, scoring, list(change.tiles.values()), size)
+            before = placed
+            placed = table_layout(laid, setup, size, {i: p.pi for i, p in before.items()})
+            hand = tuple(Tile(*d.pips) for i, d in change.tiles.items() if in_hand[i])
+            changed_at = max(changed_at, change.seconds)  # a tile gone is timed back to when last seen
+            moved = (*change.laid, *change.left, *change.reread)
+            if profile is None or any(i in placed or i in before for i in moved):  # not the hand's changes alone
+                table = _judged(change, setup, before, placed)
+                if profile is not None:
+                    table["hand"] = [str(t) for t in hand]
+                tables.append(table)
+                recording.add(table["seconds"], table)
+                on_table(table)
+            if ends is not None:
+                pile = len(TableState(Layout(setup, tuple(placed.values())), hand).unseen())
+                drawn = sum(in_hand[i] for i in change.laid)
+                ends.change(seconds, len(change.laid) - drawn, drawn, len(hand), pile)
+        if ends is not None and setup is not None and ends.boundary(seconds, not tracker.hidden):
+            judge_turn()
 
-    return WatchedPis(tables, watch(source, on_frame, recording))
+    def judge_turn() -> None:
+        nonlocal last
+        assert setup is not None
+        turn = _turn(len(turns), changed_at, setup, last, _Boundary(placed, hand))
+        last = _Boundary(placed, hand)
+        turns.append(turn)
+        recording.add(turn["seconds"], turn)
+        on_turn(turn)
+
+    watched = watch(source, on_frame, recording)
+    if ends is not None and ends.closes_at_end():
+        judge_turn()
+    return WatchedPis(tables, watched, turns, ends is not None and ends.mid_turn)
+
+
+def _turn(number: int, seconds: float, setup: Setup, before: _Boundary | None, after: _Boundary) -> dict[str, Any]:
+    """Turn `number` judged, from the boundary `before` (None: the game's start, judged on its own) to `after`.
+    The tiles of `before` still on the table are taken as `after` reads them: a slot read otherwise is no move."""
+    now = TableState(Layout(setup, tuple(after.placed.values())), after.hand)
+    if before is None:
+        verdict = {"played": [], **now.status().to_json()}
+    else:
+        then = Layout(setup, tuple(after.placed.get(i, p) for i, p in before.placed.items()))
+        verdict = check_turn(TableState(then, before.hand), now).to_json()
+    outcome = now.outcome()
+    return {
+        "seconds": round(seconds, 3),
+        "turn": number,
+        "hand": [str(t) for t in after.hand],
+        **verdict,
+        "over": outcome.over,
+        "went_out": outcome.went_out,
+        "score": outcome.score,
+    }
 
 
 def _judged(
@@ -115,7 +212,7 @@ def _judged(
     return {
         "seconds": round(change.seconds, 3),
         "set": setup.name,
-        "laid": [now[i].to_json() for i in change.laid],
+        "laid": [now[i].to_json() for i in change.laid if i in now],
         "left": [before[i].to_json() for i in change.left if i in before],
         "reread": [now[i].to_json() for i in change.reread if i in now],
         "placed": outcome.placed,
@@ -127,41 +224,83 @@ def _judged(
     }
 
 
-def _table_line(table: dict[str, Any]) -> str:
-    def where(p: dict[str, Any]) -> str:
-        return f"{p['ends'][0]}|{p['ends'][1]} (pi {p['pi']} {p['slot']})"
+def _where(p: dict[str, Any]) -> str:
+    return f"{p['ends'][0]}|{p['ends'][1]} (pi {p['pi']} {p['slot']})"
 
+
+def _table_line(table: dict[str, Any]) -> str:
     said = []
     if table["laid"]:
-        said.append("laid " + ", ".join(map(where, table["laid"])))
+        said.append("laid " + ", ".join(map(_where, table["laid"])))
     if table["left"]:
-        said.append("gone " + ", ".join(map(where, table["left"])))
+        said.append("gone " + ", ".join(map(_where, table["left"])))
     if table["reread"]:
-        said.append("read again as " + ", ".join(map(where, table["reread"])))
+        said.append("read again as " + ", ".join(map(_where, table["reread"])))
     problems = table["problems"]
     status = "ok" if not problems else "; ".join(q["detail"] for q in problems)
     return f"{table['seconds']:7.2f} s  {'; '.join(said)}: {_progress(table)}, score {table['score']} ({status})"
+
+
+def _turn_line(turn: dict[str, Any]) -> str:
+    hand = " ".join(turn["hand"]) or "empty"
+    if turn["turn"] == 0:
+        said = f"turn 0, the game as the film starts it: hand {hand}"
+    else:
+        said = f"turn {turn['turn']}: played {', '.join(map(_where, turn['played'])) or 'nothing'}; hand {hand}"
+    problems = turn["problems"]
+    status = "ok" if not problems else "; ".join(f"{q['kind'].replace('_', ' ')}: {q['detail']}" for q in problems)
+    line = f"{turn['seconds']:7.2f} s  {said} ({status})"
+    if turn["went_out"]:
+        return line + "\n           the game went out: every tile is placed"
+    if turn["over"]:
+        return line + f"\n           game over: no tile in the hand can be laid; score {turn['score']}"
+    return line
 
 
 def _progress(table: dict[str, Any]) -> str:
     return f"{counted(table['placed'], 'tile')} placed, {counted(len(table['complete_pis']), 'pi')} complete"
 
 
-def run_pis_watch(source: str, set_name: str, scoring: Scoring, as_json: bool, record: Path | None = None) -> None:
+def run_pis_watch(
+    source: str,
+    set_name: str,
+    scoring: Scoring,
+    as_json: bool,
+    record: Path | None = None,
+    profile: CalibrationProfile | None = None,
+) -> None:
     """Score the game on `source` as it is laid: each table as it changes (live, on a camera), then the last
-    score. Exit code 1 where no tile was seen, or where the camera stopped mid-game."""
+    score; with a `profile`, each turn judged as well. Exit code 1 where no tile was seen, where a frame is not
+    of the profile's size, or where the camera stopped mid-game."""
 
     def show(table: dict[str, Any]) -> None:
         if not as_json:
             typer.echo(_table_line(table))
 
+    def show_turn(turn: dict[str, Any]) -> None:
+        if not as_json:
+            typer.echo(_turn_line(turn))
+
     kept = recording(record, "seven-pis", source)
-    game = watched_or_exit(lambda: watch_pis(source, set_name, scoring, on_table=show, recording=kept))
+    try:
+        game = watched_or_exit(
+            lambda: watch_pis(source, set_name, scoring, show, kept, profile=profile, on_turn=show_turn)
+        )
+    except FrameSizeError as exc:
+        fail(f"{source}: {exc}")
+        raise typer.Exit(code=1) from exc
     watched = game.watched
     exit_if_nothing_held(source, watched, bool(game.tables), "no tile", "film the pis from above the table")
     last = game.tables[-1]
+    turns = {"turns": game.turns, "turn_open": game.turn_open} if profile is not None else {}
     if as_json:
-        typer.echo(json.dumps({**watched.to_json(), "tables": game.tables}))
+        typer.echo(json.dumps({**watched.to_json(), "tables": game.tables, **turns}))
     else:
+        if game.turn_open:
+            typer.echo("the watch ended mid-turn: the tiles laid since the last turn are not judged as a turn")
+        if profile is not None:
+            judged = game.turns[1:]
+            faulty = sum(not t["ok"] for t in judged)
+            typer.echo(f"{counted(len(judged), 'turn')} judged, {faulty} breaking a rule")
         typer.echo(f"score: {last['score']} ({last['scoring']} not placed) with {_progress(last)}")
     exit_if_camera_stopped(source, watched, "the tables judged until then stand")

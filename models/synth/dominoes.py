@@ -281,6 +281,9 @@ class DominoSpec:
     # Only the first `laid` tiles (pi by pi in a pis layout) lie on the table, the scene otherwise the same: a
     # game filmed as its tiles are laid.
     laid: int | None = None
+    # Only these tiles (by their place in the layout: in `placed`, their place there) lie on the table, the
+    # scene otherwise the same: tiles taken up again as well, e.g. from a hand laid apart. Overrides `laid`.
+    shown: tuple[int, ...] | None = None
 
 
 class _Lens:
@@ -502,15 +505,16 @@ def render_dominoes(seed: int, spec: DominoSpec = DominoSpec()) -> DominoScene:
     outlines = [p.outline(s.width) for (p, _), s in zip(tiles, styles, strict=True)]
     distractors = _draw_distractors(rng, image, lens, outlines, spec)
     laid = len(tiles) if spec.laid is None else spec.laid
-    _cast_shadows(rng, image, lens, tiles[:laid], styles[:laid])
-    # A tile not yet laid is drawn aside all the same, so that the tiles laid look the same in every frame.
-    aside = np.zeros_like(image) if laid < len(tiles) else image
+    shown = set(range(laid) if spec.shown is None else spec.shown)
+    _cast_shadows(rng, image, lens, [tiles[i] for i in sorted(shown)], [styles[i] for i in sorted(shown)])
+    # A tile not shown is drawn aside all the same, so that the tiles shown look the same in every frame.
+    aside = np.zeros_like(image) if len(shown) < len(tiles) else image
     truth = []
     order = sorted(range(len(tiles)), key=lambda i: -lens.depth(tiles[i][0].center))
     for i in order:  # far to near, so nearer tiles hide the sides of farther ones
         (pose, kind), st = tiles[i], styles[i]
-        _draw_block(rng, image if i < laid else aside, lens, pose, st)
-        if i >= laid:
+        _draw_block(rng, image if i in shown else aside, lens, pose, st)
+        if i not in shown:
             continue
         corners = lens.project(pose.outline(st.width), st.thickness).astype(np.float32)
         halves = lens.project(pose.halves(st.width), st.thickness).astype(np.float32)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -120,7 +121,7 @@ def judge_seven_pis(
         None,
         "--calibration",
         help="A profile from `tableref calibrate`: the tiles shown in its hand area are the hand (as --hand, which "
-        "overrides them), not tiles laid on the table.",
+        "overrides them; a photo only), not tiles laid on the table. On a film, each turn is judged from it as well.",
     ),
     record: Path | None = RECORD_OPTION,
 ) -> None:
@@ -128,7 +129,8 @@ def judge_seven_pis(
 
     With a hand (typed, or shown in the calibrated mat's hand area), its legal placements and the advisor's play.
 
-    A video, camera or stream is judged as it is laid: a tile counts once still for 3 frames. Ctrl-C ends a watch."""
+    A video, camera or stream is judged as it is laid: a tile counts once still for 3 frames; with --calibration,
+    each turn too, from the hand (it ends once the hand is refilled and all holds still). Ctrl-C ends a watch."""
     from rules.seven_pis import Scoring
 
     if tile_set not in ("six", "nine", "auto"):
@@ -141,16 +143,17 @@ def judge_seven_pis(
     scoring = Scoring.PIPS if pips else Scoring.TILES
     held = _typed_hand(hand)
     if photo is not None and is_film(photo):
-        if held is not None or annotate is not None or calibration is not None:
-            fail("--hand, --calibration and --annotate are for a photo; a film is judged as it is laid")
+        if held is not None or annotate is not None:
+            fail("--hand and --annotate are for a photo; a film is judged as it is laid (its hand: --calibration)")
             raise typer.Exit(code=2)
         from server.seven_pis_video import run_pis_watch
 
-        run_pis_watch(photo, tile_set, scoring, as_json, record)
+        profile = load_calibration(calibration, "hand") if calibration is not None else None
+        run_pis_watch(photo, tile_set, scoring, as_json, record, profile)
         return
     if tiles is not None:
         if calibration is not None:
-            fail("--calibration is for a photo: it tells which tiles are the hand")
+            fail("--calibration is for a photo or a film: it tells which tiles are the hand")
             raise typer.Exit(code=2)
         layout, extra = _typed_pis(tiles, tile_set, scoring)
     else:
@@ -180,6 +183,12 @@ def chosen_setup(tile_set: str, scoring: Scoring, dominoes: list[Domino], size: 
     if tile_set == "auto":
         tile_set = "nine" if guess_setup(dominoes, size).top == 9 else "six"
     return setup_named(tile_set, scoring)
+
+
+def dominoes_in_hand(profile: CalibrationProfile | None, dominoes: Sequence[Domino]) -> np.ndarray:
+    """Whether each tile read lies in the profile's hand area (by its centre): the player's hand, not a tile
+    laid. None does without a profile. A photo's tiles and a film's tiles are split by this one test."""
+    return in_hand_area(profile, np.array([d.center for d in dominoes]).reshape(-1, 2))
 
 
 def setup_named(name: str, scoring: Scoring) -> Setup:
@@ -231,8 +240,7 @@ def _photo_pis(
         fail(f"{photo}: {problem}")
         raise typer.Exit(code=1)
     dominoes = DominoRecognizer()(image)
-    centres = np.array([d.center for d in dominoes]).reshape(-1, 2)
-    in_hand = in_hand_area(profile, centres)
+    in_hand = dominoes_in_hand(profile, dominoes)
     laid = [d for d, h in zip(dominoes, in_hand, strict=True) if not h]
     held = [d for d, h in zip(dominoes, in_hand, strict=True) if h]
     setup = chosen_setup(tile_set, scoring, dominoes, size)

@@ -47,3 +47,15 @@ def test_a_table_of_pis_laid_in_part_is_the_whole_table_without_the_tiles_not_ye
         part = render_dominoes(seed, replace(spec, laid=laid))
         assert [t.pips for t in part.tiles] == [t.pips for t in whole.tiles[:laid]]
         _assert_laid_in_part(part.image, whole.image, part.tiles, whole.tiles)
+
+
+def test_a_table_with_some_tiles_shown_is_the_whole_table_without_the_others() -> None:
+    """Any tiles of the layout, not only its first: the hand's tiles come and go as a game is filmed."""
+    seed, spec = domino_scenes()["dominoes-28.jpg"]
+    whole = render_dominoes(seed, spec)
+    shown = (1, 5, 6, 20, 27)
+    part = render_dominoes(seed, replace(spec, shown=shown))
+    kept = [whole.tiles[i] for i in shown]
+    assert [t.pips for t in part.tiles] == [t.pips for t in kept]
+    others = [t for i, t in enumerate(whole.tiles) if i not in shown]
+    _assert_laid_in_part(part.image, whole.image, part.tiles, kept + others)

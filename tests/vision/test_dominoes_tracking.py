@@ -127,3 +127,47 @@ def test_a_tile_wavering_between_two_readings_is_not_read_again_at_every_frame()
     said = [(n, change) for n, change in enumerate(changes) if change is not None]
     assert [(n, bool(c.laid), bool(c.reread)) for n, c in said] == [(2, True, False), (6, False, True)]
     assert sorted(next(iter(tracker.tiles.values())).pips) == [3, 5]
+
+
+@settings(max_examples=30, deadline=None)
+@given(missed=st.lists(st.sets(st.integers(0, 3), max_size=4), min_size=20, max_size=20), seed=st.integers(0, 2**32))
+def test_hidden_are_the_tiles_counted_that_the_latest_frame_missed(missed: list, seed: int) -> None:
+    """Four tiles read in every frame at first, then each missed in the frames `missed` names: hidden holds
+    exactly the counted tiles the latest frame did not read (none, while every one is read)."""
+    rng = np.random.default_rng(seed)
+    places = [np.array([60.0 + 90 * k, 300.0]) for k in range(4)]
+    tracker = TileTracker()
+    for n in range(3):
+        tracker.add(n / FPS, [_reading(p, 0.0, (k, 6), rng) for k, p in enumerate(places)])
+    ids = sorted(tracker.tiles)
+    assert len(ids) == 4 and tracker.hidden == ()
+    for n, skip in enumerate(missed, start=3):
+        tracker.add(n / FPS, [_reading(p, 0.0, (k, 6), rng) for k, p in enumerate(places) if k not in skip])
+        assert sorted(tracker.hidden) == sorted(ids[k] for k in skip)  # 20 frames: none forgotten yet
+
+
+@settings(max_examples=40, deadline=None)
+@given(gap=st.integers(0, 8), misread=st.integers(0, 10), seed=st.integers(0, 2**32))
+def test_a_tile_put_where_another_lay_is_another_tile(gap: int, misread: int, seed: int) -> None:
+    """A tile counted (read in 12 frames), then out of sight for `gap` frames, then read as 5|5 for `misread`
+    frames and as itself again: another tile (left and laid, timed at its first frame) only after 3 frames out
+    of sight and 6 read so; else nothing changes. The tile beside it never changes."""
+    rng = np.random.default_rng(seed)
+    here, beside = np.array([100.0, 300.0]), np.array([190.0, 300.0])
+    tracker = TileTracker()
+    frames = [[(1, 2)]] * 12 + [[]] * gap + [[(5, 5)]] * misread + [[(1, 2)]] * 5
+    changes = []
+    for n, tiles in enumerate(frames):
+        readings = [_reading(here, 0.0, pips, rng) for pips in tiles] + [_reading(beside, 0.0, (3, 4), rng)]
+        if (change := tracker.add(n / FPS, readings)) is not None:
+            changes.append(change)
+    first, kept = changes[0].laid
+    assert [tuple(sorted(changes[0].tiles[i].pips)) for i in (first, kept)] == [(1, 2), (3, 4)]
+    after = [(c.seconds, c.left, len(c.laid)) for c in changes[1:]]
+    if gap >= 3 and misread >= 6:
+        assert after == [((12 + gap) / FPS, (first,), 1)]
+        new = changes[1].laid[0]
+        assert tuple(sorted(changes[1].tiles[new].pips)) == (5, 5) and kept in changes[1].tiles
+    else:
+        assert after == [] and sorted(tracker.tiles) == [first, kept]
+        assert tuple(sorted(tracker.tiles[first].pips)) == (1, 2)

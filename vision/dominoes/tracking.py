@@ -6,8 +6,11 @@ the first of them; until then a reading is a hand, a shadow or a misreading pass
 mean of its outlines, which is steadier than any one frame's, and the pips read most often, so one frame's
 misread pip changes nothing; should later frames outvote the first (a shadow over the tile as it settled), the
 tile is read again. It leaves the table only when unseen for FORGET_SECONDS: a hand laying the next tile hides
-its neighbours for a moment. The table changes only when a tile comes, goes or is read again, so whatever is
-worked out from it (the pis) holds still in between.
+its neighbours for a moment. But a tile counted, out of sight for SETTLE_FRAMES frames and then read with other
+pips in twice as many frames in a row, was taken up and another put in its place (a hand's tile laid and a tile
+drawn into its place): the first leaves and the other is laid, timed at the first of those frames. The table
+changes only when a tile comes, goes or is read again, so whatever is worked out from it (the pis) holds still
+in between.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ class _Track:
     counted: bool = False
     readings: int = 1
     told: tuple[int, int] | None = None  # the pips the table last had for it
+    missed: int = 0  # frames in a row it was not read in, up to the latest
+    other: tuple[tuple[int, int], int, float] | None = None  # after a gap, other pips read: them, frames, since
 
     @property
     def read_as(self) -> tuple[int, int]:
@@ -63,6 +68,7 @@ class _Track:
         self.readings += 1
         self.run += 1
         self.last_seen = seconds
+        self.missed = 0
 
 
 def _in_order(reading: Domino, corners: np.ndarray) -> tuple[np.ndarray, tuple[int, int]]:
@@ -99,28 +105,43 @@ class TileTracker:
     forget: float = FORGET_SECONDS
     _tracks: list[_Track] = field(default_factory=list)
     _next_id: int = 0
+    _latest: float | None = None  # the latest frame's seconds
 
     @property
     def tiles(self) -> dict[int, Domino]:
         return {t.id: t.domino() for t in self._tracks if t.counted}
 
+    @property
+    def hidden(self) -> tuple[int, ...]:
+        """The tiles counted that the latest frame did not read: under a hand, or taken away and not yet
+        forgotten. None hidden, the table as counted is all in sight."""
+        return _ids([t for t in self._tracks if t.counted and t.last_seen != self._latest])
+
     def add(self, seconds: float, readings: list[Domino]) -> TableChange | None:
         """The frame at `seconds` read `readings`; the change it makes to the table, if any."""
+        self._latest = seconds
         matched = self._match(readings)
+        replaced: dict[int, _Track] = {}  # old track's id(): the tile put in its place
         for k, track in matched.items():
-            track.add(seconds, readings[k])
-        seen = {id(t) for t in matched.values()}
+            if not self._another_tile(track, readings[k], seconds):
+                track.add(seconds, readings[k])
+            elif track.other is not None and track.other[1] >= 2 * self.settle:
+                replaced[id(track)] = self._new_track(readings[k], *track.other[1:])
+        seen = {id(t) for t in matched.values()} | {id(t) for t in replaced.values()}
+        self._tracks += replaced.values()
         for k in sorted(set(range(len(readings))) - set(matched)):
             reading = readings[k]
-            track = _Track(self._next_id, reading.corners.astype(np.float64), Counter([reading.pips]), seconds, seconds)
+            track = self._new_track(reading, 1, seconds)
             self._tracks.append(track)
             seen.add(id(track))
-            self._next_id += 1
         laid, left, kept = [], [], []
         for track in self._tracks:
             if not track.counted and id(track) not in seen:
                 continue  # a run broken before it counted: never a tile
-            if track.counted and seconds - track.last_seen > self.forget:
+            if id(track) not in seen:
+                track.other = None  # other pips count only in frames in a row
+                track.missed += 1
+            if track.counted and (seconds - track.last_seen > self.forget or id(track) in replaced):
                 left.append(track)
                 continue
             if not track.counted and track.run >= self.settle:
@@ -137,6 +158,25 @@ class TileTracker:
         # A frame that lays a tile may also tip a vote: the change is timed by the tile laid.
         when = min([t.first_seen for t in laid] or [t.last_seen for t in left] or [seconds])
         return TableChange(when, self.tiles, _ids(laid), _ids(left), _ids(reread))
+
+    def _new_track(self, reading: Domino, run: int, since: float) -> _Track:
+        """A track for a tile read alike in `run` frames in a row since `since`, the last of them `reading`."""
+        corners = reading.corners.astype(np.float64)
+        track = _Track(self._next_id, corners, Counter({reading.pips: run}), since, self._latest, run, readings=run)
+        self._next_id += 1
+        return track
+
+    def _another_tile(self, track: _Track, reading: Domino, seconds: float) -> bool:
+        """Whether `reading`, matched to `track`, may be another tile put where it lay: the tile counted, out of
+        sight in the SETTLE_FRAMES frames before (taken up), now read with other pips. Such readings are kept
+        apart (in `track.other`, while they agree) and the tile counts as out of sight meanwhile."""
+        _, pips = _in_order(reading, track.corners)
+        if not track.counted or pips == track.read_as or (track.other is None and track.missed < self.settle):
+            track.other = None
+            return False
+        same = track.other is not None and track.other[0] == pips
+        track.other = (pips, track.other[1] + 1, track.other[2]) if same and track.other else (pips, 1, seconds)
+        return True
 
     def _match(self, readings: list[Domino]) -> dict[int, _Track]:
         """Readings to tracks one to one, nearest pairs first, each within MATCH_CELLS of the track's width."""

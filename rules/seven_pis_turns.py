@@ -1,0 +1,84 @@
+"""Where a Seven Pis turn ends, told from a filmed table: the tiles in the hand area and the tiles laid.
+
+The rules say a turn lays at least one tile from the hand and then refills the hand to 3 from the draw pile,
+so the film shows each turn as tiles laid on the table, then tiles drawn into the hand. Plain values in and out
+(`TurnEnds.change` each time the tiles counted change, `TurnEnds.boundary` every frame), as every game's rules
+take. The readings taken:
+
+- The table is steady when every tile counted is in sight (no hand over one, none taken away and not yet
+  forgotten) and nothing has come, gone or been read again for `steady` seconds.
+- The first boundary, the game's start as the film sees it, is the first steady moment with a full hand: as
+  many tiles as a hand holds (3), or every tile left when the draw pile holds none.
+- After it, a turn ends at the first steady moment after a tile was drawn (a tile came into the hand area,
+  counted there anew, in a place of its own or where a tile laid lay) since a tile was last laid: laid, then
+  refilled. A tile read again (its pips misread at first) is not drawn. With the draw pile empty nothing is
+  drawn, so a turn then ends at the first steady moment after a tile was laid.
+- A refill short of a full hand ends the turn only after `short_draw` seconds of quiet, so a player drawing
+  one tile at a time is not cut off after the first; the short draw is then judged as one.
+- A tile drawn with nothing laid is a turn too (nothing played; a hand tile swapped for one from the pile is
+  such a turn, and a bad draw). Laid first, then drawn: a draw before the tiles are laid waits for the next
+  refill, and the two turns are judged as one. A hand tile moved within the hand area is drawn anew: do not
+  tidy the hand between laying and drawing.
+- The pile is what neither the table nor the hand shows, as the player knows it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+STEADY_SECONDS = 1.5
+SHORT_DRAW_SECONDS = 5.0
+
+
+@dataclass
+class TurnEnds:
+    """The table's changes in (`change`), each frame asked whether a turn ends there (`boundary`)."""
+
+    hand_size: int = 3
+    steady: float = STEADY_SECONDS
+    short_draw: float = SHORT_DRAW_SECONDS
+    started: bool = False  # the first boundary (the hand as dealt) was taken
+    _last_change: float | None = None
+    _hand: int = 0
+    _pile: int = 0
+    _laid: bool = False  # a tile was laid since the last boundary
+    _refilled: bool = False  # a tile was drawn since a tile was last laid, or since the last boundary
+
+    def change(self, seconds: float, laid: int, drawn: int, hand: int, pile: int) -> None:
+        """The frame at `seconds` changed the tiles counted: `laid` tiles came onto the table and `drawn` into
+        the hand area (each counted anew), which now holds `hand` tiles; the draw pile holds `pile`."""
+        if laid:
+            self._laid, self._refilled = True, False
+        if drawn:
+            self._refilled = True
+        self._hand, self._pile = hand, pile
+        self._last_change = seconds
+
+    def boundary(self, seconds: float, all_seen: bool) -> bool:
+        """Whether a turn ends (or, the first time, the game starts) at the frame at `seconds`, every tile
+        counted in sight in it or not."""
+        if not all_seen or self._last_change is None:
+            return False
+        full = self._hand >= self.hand_size or self._pile == 0
+        quiet = seconds - self._last_change
+        if not self.started:
+            ends = full and self._hand > 0 and quiet >= self.steady
+        else:
+            ready = self._refilled or (self._laid and self._pile == 0)
+            ends = ready and quiet >= (self.steady if full else self.short_draw)
+        if ends:
+            self.started, self._laid, self._refilled = True, False, False
+        return ends
+
+    def closes_at_end(self) -> bool:
+        """Whether the watch ending now ends a turn: one refilled, or one laid with the pile empty (nothing to
+        draw), that the quiet after it was cut short of. A turn laid and not yet refilled is left unjudged."""
+        ends = self.started and (self._refilled or (self._laid and self._pile == 0))
+        if ends:
+            self._laid, self._refilled = False, False
+        return ends
+
+    @property
+    def mid_turn(self) -> bool:
+        """Tiles were laid since the last boundary and the turn has not ended."""
+        return self.started and self._laid
