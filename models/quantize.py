@@ -114,10 +114,10 @@ def unshare_weights(model: Path) -> None:
         for k, name in enumerate(node.input):
             consumers.setdefault(name, []).append((node, k))
     copies = []
-    for dequantize in list(graph.node):
+    for dequantize in graph.node:
         if dequantize.op_type != "DequantizeLinear" or dequantize.input[0] not in weights:
             continue
-        for n, (node, k) in enumerate(consumers[dequantize.output[0]][1:], start=1):
+        for n, (node, k) in enumerate(consumers.get(dequantize.output[0], [])[1:], start=1):
             inputs = []
             for name in dequantize.input:
                 tensor = onnx.TensorProto()
@@ -131,7 +131,7 @@ def unshare_weights(model: Path) -> None:
                 helper.make_node("DequantizeLinear", inputs, [output], f"{dequantize.name}_{n}", **attributes)
             )
             node.input[k] = output
-    for node in reversed(copies):  # they read weights only: first keeps the graph in order
+    for node in reversed(copies):  # inserted first: they read only weights, so the graph stays sorted
         graph.node.insert(0, node)
     onnx.save(network, str(model))
 

@@ -121,7 +121,7 @@ def watch_pis(
     FrameSizeError."""
     recording = recording or NotRecorded()
     recognizer = DominoRecognizer()
-    tracker = TileTracker()
+    tracker = TileTracker(replaceable=lambda domino: bool(dominoes_in_hand(profile, [domino])[0]))
     ends = TurnEnds() if profile is not None else None
     placed: dict[int, Placement] = {}  # each tile's placement at the last change, by tile id
     hand: tuple[Tile, ...] = ()
@@ -169,9 +169,11 @@ def watch_pis(
         recording.add(turn["seconds"], turn)
         on_turn(turn)
 
-    watched = watch(source, on_frame, recording)
-    if ends is not None and ends.closes_at_end():
-        judge_turn()
+    def close_turn() -> None:
+        if ends is not None and ends.closes_at_end():
+            judge_turn()
+
+    watched = watch(source, on_frame, recording, at_end=close_turn)
     return WatchedPis(tables, watched, turns, ends is not None and ends.mid_turn)
 
 

@@ -38,11 +38,15 @@ class Watched:
 
 
 def watch(
-    source: str, on_frame: Callable[[float, np.ndarray], str | None], recording: Recording | NotRecorded | None = None
+    source: str,
+    on_frame: Callable[[float, np.ndarray], str | None],
+    recording: Recording | NotRecorded | None = None,
+    at_end: Callable[[], None] = lambda: None,
 ) -> Watched:
     """Each frame of `source` given to `on_frame` with its seconds since the first frame, until it returns a
-    reason to stop or the watch ends otherwise; the recording (server/storage.py) is told how it ended. A
-    source that gives no frame at all raises SourceError (the recording ends with no frames)."""
+    reason to stop or the watch ends otherwise; then `at_end` (which may still record), and the recording
+    (server/storage.py) is told how it ended. A source that gives no frame at all raises SourceError (the
+    recording ends with no frames)."""
     total = None if is_live(source) else _frame_count(source)
     frames, ended_by, started = 0, "film", None
     with Progress(console=Console(stderr=True), transient=True) as progress:
@@ -65,6 +69,7 @@ def watch(
                 raise
             ended_by = "camera"
     watched = Watched(frames, ended_by)
+    at_end()
     if recording is not None:
         recording.end(watched)
     return watched

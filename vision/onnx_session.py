@@ -17,7 +17,7 @@ EXACT_8_BIT = "session.x64quantprecision"
 
 def load_session(model_path: Path, threads: int = 1) -> ort.InferenceSession:
     """A CPU session with `threads` intra-op threads (the live loop runs one recogniser per core) that computes
-    an 8-bit model alike on every CPU."""
+    an 8-bit model on every CPU as a VNNI CPU does, up to the float rounding of its last step."""
     if not model_path.is_file():
         raise FileNotFoundError(f"model not found at {model_path}; run `make train` to build it")
     options = ort.SessionOptions()

@@ -65,3 +65,17 @@ def test_bad_results_files_and_a_photo_to_record_get_one_clear_line(tmp_path) ->
     assert garbled.exit_code == 1 and "cannot be" in garbled.output and "Traceback" not in garbled.output
     photo = CliRunner().invoke(app, ["judge", "seven-pis", str(SAMPLES / "dominoes-28.jpg"), "--record", str(notes)])
     assert photo.exit_code == 2 and "--record keeps what a film" in photo.output
+
+
+def test_what_a_watch_judges_as_it_ends_is_recorded_before_the_file_closes(tmp_path) -> None:
+    """A game's last turn is judged once the film ends (the quiet after it cut short): it is kept, and the watch
+    is still recorded as ended by the film."""
+    from server.storage import Recording, recorded
+    from server.watching import watch
+
+    results = tmp_path / "results.sqlite"
+    keep = Recording(results, "seven-pis", GAME)
+    watched = watch(GAME, lambda seconds, frame: None, keep, at_end=lambda: keep.add(9.5, {"turn": 3}))
+    (watch_read,) = recorded(results)
+    assert watched.ended_by == watch_read.ended_by == "film"
+    assert [e["turn"] for e in watch_read.events] == [3]

@@ -1,5 +1,5 @@
 """The 8-bit classifier, card locator, tile locator and pip readers (models/quantize.py): found
-beside their float models, refused when made from another float model, computed alike on every CPU, and
+beside their float models, refused when made from another float model, computed exactly on every CPU, and
 reading as the float ones do (on a CPU without VNNI, whose fast kernels overflow their weights, too)."""
 
 import json
@@ -36,7 +36,8 @@ def test_each_committed_8_bit_model_is_made_from_the_committed_float_one(model: 
     "model", [CARDS_PATH, CARDS_BLURRED_PATH, CARD_LOCATOR_PATH, TILE_LOCATOR_PATH, PIPS_PATH, BLURRED_MODEL_PATH]
 )
 def test_each_8_bit_model_loads_into_the_kernels_that_compute_it_exactly_on_any_cpu(model: Path) -> None:
-    """On a CPU without VNNI onnxruntime rewrites the weights for those kernels, and fails on a shared one."""
+    """On a CPU without VNNI onnxruntime rewrites the weights for those kernels and fails on a weight two
+    operators share (`models.quantize.unshare_weights`): there, loading is the check."""
     assert load_session(quantized(model)).get_session_options().get_session_config_entry(EXACT_8_BIT) == "1"
 
 

@@ -16,6 +16,7 @@ in between.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -103,6 +104,9 @@ class TileTracker:
 
     settle: int = SETTLE_FRAMES
     forget: float = FORGET_SECONDS
+    # Where a tile read with other pips after being out of sight is another tile put in its place (a hand area,
+    # refilled): elsewhere it is the same tile misread (a hand over its pips), and the vote keeps it.
+    replaceable: Callable[[Domino], bool] = lambda domino: False
     _tracks: list[_Track] = field(default_factory=list)
     _next_id: int = 0
     _latest: float | None = None  # the latest frame's seconds
@@ -171,7 +175,12 @@ class TileTracker:
         sight in the SETTLE_FRAMES frames before (taken up), now read with other pips. Such readings are kept
         apart (in `track.other`, while they agree) and the tile counts as out of sight meanwhile."""
         _, pips = _in_order(reading, track.corners)
-        if not track.counted or pips == track.read_as or (track.other is None and track.missed < self.settle):
+        if (
+            not track.counted
+            or pips == track.read_as
+            or (track.other is None and track.missed < self.settle)
+            or not self.replaceable(reading)
+        ):
             track.other = None
             return False
         same = track.other is not None and track.other[0] == pips
