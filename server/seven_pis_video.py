@@ -163,8 +163,9 @@ def watch_pis(
     def judge_turn() -> None:
         nonlocal last
         assert setup is not None
-        turn = _turn(len(turns), changed_at, setup, last, _Boundary(placed, hand))
-        last = _Boundary(placed, hand)
+        now = _Boundary(placed, hand)
+        turn = _turn(len(turns), changed_at, setup, last, now)
+        last = now
         turns.append(turn)
         recording.add(turn["seconds"], turn)
         on_turn(turn)

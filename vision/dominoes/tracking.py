@@ -6,9 +6,10 @@ the first of them; until then a reading is a hand, a shadow or a misreading pass
 mean of its outlines, which is steadier than any one frame's, and the pips read most often, so one frame's
 misread pip changes nothing; should later frames outvote the first (a shadow over the tile as it settled), the
 tile is read again. It leaves the table only when unseen for FORGET_SECONDS: a hand laying the next tile hides
-its neighbours for a moment. But a tile counted, out of sight for SETTLE_FRAMES frames and then read with other
-pips in twice as many frames in a row, was taken up and another put in its place (a hand's tile laid and a tile
-drawn into its place): the first leaves and the other is laid, timed at the first of those frames. The table
+its neighbours for a moment. But where the tracker is told tiles are replaced (`replaceable`: a hand area), a
+tile counted, out of sight for SETTLE_FRAMES frames and then read with other pips in twice as many frames in a
+row, was taken up and another put in its place (a hand's tile laid and a tile drawn into its place): the first
+leaves and the other is laid, timed at the first of those frames. The table
 changes only when a tile comes, goes or is read again, so whatever is worked out from it (the pis) holds still
 in between.
 """
@@ -183,8 +184,10 @@ class TileTracker:
         ):
             track.other = None
             return False
-        same = track.other is not None and track.other[0] == pips
-        track.other = (pips, track.other[1] + 1, track.other[2]) if same and track.other else (pips, 1, seconds)
+        if track.other is not None and track.other[0] == pips:
+            track.other = (pips, track.other[1] + 1, track.other[2])
+        else:
+            track.other = (pips, 1, seconds)
         return True
 
     def _match(self, readings: list[Domino]) -> dict[int, _Track]:
