@@ -2,6 +2,7 @@
 
 import cv2
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -147,6 +148,7 @@ def _left_out_found(classifier: CardClassifier, sloppiness: float) -> int:
     return right
 
 
+@pytest.mark.slow
 def test_cards_laid_askew_are_found_by_turning_and_shifting_the_window(monkeypatch):
     """Cards laid five times as carelessly as usual (turned 8.6 degrees, 7.5 mm off the centre line, at one
     standard deviation): the nudged windows find more of the cards left out than the upright ones alone."""

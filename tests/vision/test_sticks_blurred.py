@@ -66,6 +66,7 @@ def test_blurred_layouts_are_read_by_the_network_trained_on_blur(
     assert sum(f and not s for s, f in zip(second, first, strict=True)) <= 1
 
 
+@pytest.mark.slow
 def test_the_second_look_seldom_makes_a_blurred_broken_layout_a_card(
     readers: tuple[StickRecognizer, StickRecognizer],
 ) -> None:

@@ -67,6 +67,7 @@ def test_brighter_look_reads_more_layouts_on_stone(monkeypatch: pytest.MonkeyPat
     assert both >= layouts_read() + 3, len(marble)
 
 
+@pytest.mark.slow
 def test_brighter_look_leaves_broken_layouts_broken(monkeypatch: pytest.MonkeyPatch) -> None:
     seeds = range(83_100_000, 83_100_020)
     both = read_right(seeds, HARD_TABLES, "illegal")

@@ -81,6 +81,7 @@ def test_layouts_read_with_no_sure_stick_are_read_closer(
     assert closer >= first + 0.5 * len(scenes)
 
 
+@pytest.mark.slow
 def test_the_closer_look_seldom_makes_a_broken_layout_a_card(readers: tuple[StickRecognizer, StickRecognizer]) -> None:
     """Broken layouts of small sticks on the same tables: a card read there is a wrong verdict (4 of 40 with
     the closer look, 4 without, when written)."""
@@ -107,6 +108,7 @@ def test_a_card_seen_closer_counts_only_read_stick_by_stick_and_mostly_sure() ->
     assert not _card_read([0.9, 0.8, 0.7, 0.6, 0.5], card=None)
 
 
+@pytest.mark.slow
 def test_a_look_from_twice_as_close_makes_no_crossed_layout_a_card(
     readers: tuple[StickRecognizer, StickRecognizer], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -93,6 +93,7 @@ def heap_readings() -> list[tuple[object, list, list]]:
     return readings
 
 
+@pytest.mark.slow
 def test_held_out_heaps_have_more_sticks_found_with_their_ends_refined(heap_readings) -> None:
     refined = sum(len(match_sticks(scene, read)) for scene, read, _ in heap_readings)
     as_located = sum(len(match_sticks(scene, read)) for scene, _, read in heap_readings)

@@ -193,6 +193,7 @@ def test_the_vote_loses_at_most_one_held_out_layout_on_busy_tables() -> None:
     assert sum(b and not a for a, b in zip(after, before, strict=True)) <= 1
 
 
+@pytest.mark.slow
 def test_the_vote_reads_no_more_broken_layouts_as_cards() -> None:
     """60 broken layouts: 2 read as a card after the vote, 3 before (when written)."""
     readings = _busy_table_readings("illegal", 60, SEED + 300)
