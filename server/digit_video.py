@@ -21,7 +21,7 @@ from rules.settling import Settler
 from server.app import counted
 from server.commands.sticks import move_result, move_text, problem_texts, status_names
 from server.storage import NotRecorded, Recording, recording
-from server.watching import Watched, exit_if_camera_stopped, exit_if_nothing_held, watch, watched_or_exit
+from server.watching import Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
 from vision.sticks import StickRecognizer
 from vision.sticks.layout import TableLayout, layout_key, table_layout
 
@@ -114,4 +114,4 @@ def run_digit_moves(source: str, symmetry: Symmetry, as_json: bool, record: Path
         typer.echo(json.dumps({**watched.to_json(), "layouts": game.layouts, "moves": game.moves}))
     else:
         typer.echo(f"{counted(len(game.moves), 'turn')} judged, {legal} legal")
-    exit_if_camera_stopped(source, watched, "the turns judged until then stand")
+    exit_if_cut_short(source, watched, "the turns judged until then stand")

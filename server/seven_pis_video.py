@@ -45,20 +45,16 @@ import typer
 from rules.dominoes import Domino as Tile
 from rules.seven_pis import Layout, Placement, Problem, Scoring, Setup, Status, TableState, check_turn
 from rules.seven_pis_turns import TurnEnds
-from server.app import counted, fail
+from server.app import counted
 from server.commands.dominoes import chosen_setup, dominoes_in_hand
 from server.storage import NotRecorded, Recording, recording
-from server.watching import Watched, exit_if_camera_stopped, exit_if_nothing_held, watch, watched_or_exit
+from server.watching import Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
 from vision.dominoes import Domino, DominoRecognizer
 from vision.dominoes.pis import PiGroup, read_pis
 from vision.dominoes.tracking import TableChange, TileTracker
 
 if TYPE_CHECKING:
     from calibration.profile import CalibrationProfile
-
-
-class FrameSizeError(ValueError):
-    """A frame the calibration profile cannot place: another camera size than it was made on."""
 
 
 @dataclass(frozen=True)
@@ -117,8 +113,7 @@ def watch_pis(
     """The game on `source` (a video file, a camera index or a stream URL), read frame by frame until the
     watch ends; `on_table` hears of each table as it changes, and `recording` keeps it. `set_name`: six, nine,
     or auto (the tiles say). With a `profile`, the tiles in its hand area are the hand, and each turn is judged
-    (`on_turn` hears of it, `recording` keeps it); a frame of another size than the profile's raises
-    FrameSizeError."""
+    (`on_turn` hears of it, `recording` keeps it); a frame of another size than the profile's ends the watch."""
     recording = recording or NotRecorded()
     recognizer = DominoRecognizer()
     tracker = TileTracker(replaceable=lambda domino: bool(dominoes_in_hand(profile, [domino])[0]))
@@ -134,8 +129,6 @@ def watch_pis(
     def on_frame(seconds: float, frame: np.ndarray) -> None:
         nonlocal placed, hand, setup, changed_at
         size = frame.shape[1::-1]
-        if profile is not None and (problem := profile.size_problem(size)):
-            raise FrameSizeError(problem)
         change = tracker.add(seconds, recognizer(frame))
         if change is not None:
             in_hand = dict(zip(change.tiles, dominoes_in_hand(profile, list(change.tiles.values())), strict=True))
@@ -146,7 +139,9 @@ def watch_pis(
             hand = tuple(Tile(*d.pips) for i, d in change.tiles.items() if in_hand[i])
             changed_at = max(changed_at, change.seconds)  # a tile gone is timed back to when last seen
             moved = (*change.laid, *change.left, *change.reread)
-            if profile is None or any(i in placed or i in before for i in moved):  # not the hand's changes alone
+            # With a hand area, the hand's changes alone are no table, but for the first: a game not yet begun
+            # shows only the hand.
+            if profile is None or not tables or any(i in placed or i in before for i in moved):
                 table = _judged(change, setup, before, placed)
                 if profile is not None:
                     table["hand"] = [str(t) for t in hand]
@@ -174,7 +169,8 @@ def watch_pis(
         if ends is not None and ends.closes_at_end():
             judge_turn()
 
-    watched = watch(source, on_frame, recording, at_end=close_turn)
+    size_problem = profile.size_problem if profile is not None else lambda size: None
+    watched = watch(source, on_frame, recording, at_end=close_turn, size_problem=size_problem)
     return WatchedPis(tables, watched, turns, ends is not None and ends.mid_turn)
 
 
@@ -241,6 +237,7 @@ def _table_line(table: dict[str, Any]) -> str:
         said.append("read again as " + ", ".join(map(_where, table["reread"])))
     problems = table["problems"]
     status = "ok" if not problems else "; ".join(q["detail"] for q in problems)
+    said = said or ["nothing laid yet"]
     return f"{table['seconds']:7.2f} s  {'; '.join(said)}: {_progress(table)}, score {table['score']} ({status})"
 
 
@@ -285,13 +282,7 @@ def run_pis_watch(
             typer.echo(_turn_line(turn))
 
     kept = recording(record, "seven-pis", source)
-    try:
-        game = watched_or_exit(
-            lambda: watch_pis(source, set_name, scoring, show, kept, profile=profile, on_turn=show_turn)
-        )
-    except FrameSizeError as exc:
-        fail(f"{source}: {exc}")
-        raise typer.Exit(code=1) from exc
+    game = watched_or_exit(lambda: watch_pis(source, set_name, scoring, show, kept, profile=profile, on_turn=show_turn))
     watched = game.watched
     exit_if_nothing_held(source, watched, bool(game.tables), "no tile", "film the pis from above the table")
     last = game.tables[-1]
@@ -306,4 +297,4 @@ def run_pis_watch(
             faulty = sum(not t["ok"] for t in judged)
             typer.echo(f"{counted(len(judged), 'turn')} judged, {faulty} breaking a rule")
         typer.echo(f"score: {last['score']} ({last['scoring']} not placed) with {_progress(last)}")
-    exit_if_camera_stopped(source, watched, "the tables judged until then stand")
+    exit_if_cut_short(source, watched, "the tables judged until then stand")

@@ -27,7 +27,7 @@ from rules.tempus import LineChange, LineSettler, RaceEntry, TempusOptions, fini
 from server.app import fail, load_calibration
 from server.storage import NotRecorded, Recording, recording
 from server.tempus_lanes import LaneRaceError, judge_lanes, print_ranking
-from server.watching import Watched, exit_if_camera_stopped, exit_if_nothing_held, watch, watched_or_exit
+from server.watching import Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
 from vision.cards.recognize import Card, CardRecognizer
 
 
@@ -62,8 +62,8 @@ def watch_lane_race(
     recording: Recording | NotRecorded | None = None,
 ) -> WatchedLanes:
     """The race on `source` read frame by frame until it ends (see the module); `on_change` hears of each
-    lane's line as it settles, and `recording` keeps it. A frame of another size than the profile's raises
-    LaneRaceError."""
+    lane's line as it settles, and `recording` keeps it. A frame of another size than the profile's ends the
+    watch."""
     recording = recording or NotRecorded()
     recognizer, view, lanes = CardRecognizer(), TopDownView(profile.table), lanes_of(profile.zones)
     settlers = {lane.zone.name: LineSettler() for lane in lanes}
@@ -71,8 +71,6 @@ def watch_lane_race(
     def on_frame(seconds: float, frame: np.ndarray) -> str | None:
         if seconds > options.time_limit:
             return "time"
-        if problem := profile.size_problem(frame.shape[1::-1]):
-            raise LaneRaceError(problem)
         lines = lane_lines(read_lane_cards(recognizer, frame, view, lanes), profile, options)
         for lane, settler in settlers.items():
             change = settler.add(seconds, lines.get(lane))
@@ -82,7 +80,7 @@ def watch_lane_race(
         last = [settler.changes[-1].cards for settler in settlers.values() if settler.changes]
         return "complete" if last and all(judge(cards, options).complete for cards in last) else None
 
-    watched = watch(source, on_frame, recording)
+    watched = watch(source, on_frame, recording, size_problem=profile.size_problem)
     return WatchedLanes({lane: settler.changes for lane, settler in settlers.items()}, watched)
 
 
@@ -118,4 +116,4 @@ def run_lane_video_race(
             line, verdict = "".join(map(str, e.verdict.cards)), e.verdict
             typer.echo(f"{e.player}: 3.{line}  {verdict.consecutive_correct} of {verdict.digits} consecutive correct")
         print_ranking(result, typer.echo)
-    exit_if_camera_stopped(source, race.watched, "the ranking is on the lines read until then")
+    exit_if_cut_short(source, race.watched, "the ranking is on the lines read until then")

@@ -21,7 +21,7 @@ import typer
 from rules.tempus import LineChange, LineSettler, TempusOptions, finish_time, judge
 from server.commands.cards import print_verdict
 from server.storage import NotRecorded, Recording, recording
-from server.watching import Watched, exit_if_camera_stopped, exit_if_nothing_held, watch, watched_or_exit
+from server.watching import Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
 from vision.cards.lines import NoStarterError, line_digits, read_tempus_line
 from vision.cards.recognize import CardRecognizer
 
@@ -98,4 +98,4 @@ def run_video_race(source: str, options: TempusOptions, as_json: bool, record: P
         print_verdict(verdict, options)
         limit = f"the limit for {options.digits} digits is {options.time_limit:g} s"
         typer.echo(f"last card laid at {finished_at:.2f} s; {limit}{'' if within else ': time ran out'}")
-    exit_if_camera_stopped(source, watched, "the verdict is on the line read until then")
+    exit_if_cut_short(source, watched, "the verdict is on the line read until then")

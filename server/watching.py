@@ -1,8 +1,8 @@
 """Watching a table: a video file, a camera or a stream read frame by frame, as a referee's live loop reads.
 
 One loop for every game that judges a table over time: a progress bar on stderr, times from the first frame,
-and the ways a watch ends (the film ends, the game says it is over, Ctrl-C, or the camera stops: what was
-judged until then stands).
+and the ways a watch ends (the film ends, the game says it is over, Ctrl-C, the camera stops, or a frame comes
+at a size the calibration cannot place: what was judged until then stands).
 """
 
 from __future__ import annotations
@@ -30,8 +30,11 @@ MOST_FRAMES = 1_000_000  # over nine hours at 30 fps
 
 @dataclass(frozen=True)
 class Watched:
-    frames: int  # frames read
-    ended_by: str  # "film", "stopped" (Ctrl-C), "camera" (the source stopped mid-way) or the game's reason
+    frames: int  # frames judged
+    # "film", "stopped" (Ctrl-C), "camera" (the source stopped mid-way), "frame size" (a frame the calibration
+    # cannot place) or the game's reason
+    ended_by: str
+    why: str = ""  # with "frame size": what is wrong with the frame
 
     def to_json(self) -> dict:
         return {"frames": self.frames, "ended_by": self.ended_by}
@@ -42,17 +45,22 @@ def watch(
     on_frame: Callable[[float, np.ndarray], str | None],
     recording: Recording | NotRecorded | None = None,
     at_end: Callable[[], None] = lambda: None,
+    size_problem: Callable[[tuple[int, int]], str | None] = lambda size: None,
 ) -> Watched:
     """Each frame of `source` given to `on_frame` with its seconds since the first frame, until it returns a
     reason to stop or the watch ends otherwise; then `at_end` (which may still record), and the recording
-    (server/storage.py) is told how it ended. A source that gives no frame at all raises SourceError (the
-    recording ends with no frames)."""
+    (server/storage.py) is told how it ended. A frame whose (width, height) has a `size_problem` ends the watch
+    unjudged (a calibration maps one camera size only). A source that gives no frame at all raises SourceError
+    (the recording ends with no frames)."""
     total = None if is_live(source) else _frame_count(source)
-    frames, ended_by, started = 0, "film", None
+    frames, ended_by, why, started = 0, "film", "", None
     with Progress(console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task(f"watching {source}", total=total)
         try:
             for seconds, frame in timed_frames(source, MOST_FRAMES):
+                if problem := size_problem(frame.shape[1::-1]):
+                    ended_by, why = "frame size", f"frame {frames + 1} {problem}"
+                    break
                 started = seconds if started is None else started
                 frames += 1
                 progress.advance(task)
@@ -68,7 +76,7 @@ def watch(
                     recording.end(Watched(0, "no frames"))
                 raise
             ended_by = "camera"
-    watched = Watched(frames, ended_by)
+    watched = Watched(frames, ended_by, why)
     at_end()
     if recording is not None:
         recording.end(watched)
@@ -86,18 +94,21 @@ def watched_or_exit(watching: Callable[[], T]) -> T:
 
 
 def exit_if_nothing_held(source: str, watched: Watched, held: bool, what: str, advice: str) -> None:
-    """Where nothing the game judges held still over the whole watch: one line saying what to film, and exit
-    code 1."""
+    """Where nothing the game judges held still over the whole watch: one line saying what to film (or what
+    was wrong with the frames), and exit code 1."""
     if not held:
-        fail(f"{source}: {what} held still in {watched.frames} frames; {advice}")
+        fail(f"{source}: {watched.why or f'{what} held still in {watched.frames} frames; {advice}'}")
         raise typer.Exit(code=1)
 
 
-def exit_if_camera_stopped(source: str, watched: Watched, what_stands: str) -> None:
-    """Where the camera stopped mid-watch (after what was judged was printed): one line saying so, and exit
-    code 1."""
+def exit_if_cut_short(source: str, watched: Watched, what_stands: str) -> None:
+    """Where the camera stopped mid-watch or sent a frame the calibration cannot place (after what was judged
+    was printed): one line saying so, and exit code 1."""
     if watched.ended_by == "camera":
         fail(f"{source}: the camera stopped after {watched.frames} frames; {what_stands}")
+        raise typer.Exit(code=1)
+    if watched.ended_by == "frame size":
+        fail(f"{source}: {watched.why}; {what_stands}")
         raise typer.Exit(code=1)
 
 

@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 import server.cli  # noqa: F401  (registers the commands)
+import server.watching as watching
 from calibration.homography import TableHomography
 from calibration.profile import CalibrationProfile, save_profile
 from calibration.zones import Zone, Zones
@@ -22,6 +23,7 @@ from rules.seven_pis_play import play_game
 from server.app import app
 from server.seven_pis_video import _Boundary, _turn, _turn_line
 from server.storage import recorded
+from vision.sources import timed_frames
 
 GAME_SEED, RENDER_SEED = 5, 4  # a held-out birch table whose ten tiles are all read
 HAND = 99  # the hand's places, a block of their own beside the pis
@@ -118,6 +120,7 @@ def test_each_turn_is_judged_from_the_hand(game: dict, tmp_path: Path) -> None:
     laid = [Placement.from_json(p).tile for t in out["tables"] for p in t["laid"]]
     assert _tiles(laid) == _tiles(p.tile for p in game["on_table"])  # the hand's tiles are never laid
     assert out["tables"][-1]["placed"] == len(game["on_table"])
+    assert out["tables"][0]["laid"] == [] and _tiles(out["tables"][0]["hand"]) == _tiles(game["hands"][0])
     assert not any(t["left"] for t in out["tables"])
     text = CliRunner().invoke(app, ["judge", "seven-pis", game["video"], "--calibration", game["profile"]]).stdout
     lines = text.splitlines()
@@ -126,6 +129,7 @@ def test_each_turn_is_judged_from_the_hand(game: dict, tmp_path: Path) -> None:
     said = (f"not from hand: {a}|{b} was laid but was not in the hand", f"not from hand: {b}|{a} was laid")
     assert any("turn 2: " in line and any(s in line for s in said) for line in lines)
     assert "2 turns judged, 1 breaking a rule" in text
+    assert lines[0].startswith("   0.00 s  nothing laid yet: 0 tiles placed")  # the film starts with the hand alone
 
 
 def test_without_a_calibration_the_hand_is_tiles_laid_and_no_turn_is_judged(game: dict) -> None:
@@ -146,6 +150,31 @@ def test_a_film_needs_a_profile_with_a_hand_area_made_at_its_size(tmp_path: Path
     save_profile(CalibrationProfile(table, Zones([Zone("lane-1", ((0, 0), (9, 0), (9, 9)), "lane", 1)])), lanes)
     result = CliRunner().invoke(app, ["judge", "seven-pis", SAMPLE, "--calibration", str(lanes)])
     assert result.exit_code == 2 and "no hand area" in result.output
+
+
+def test_a_frame_of_another_size_mid_game_ends_the_watch_and_what_was_judged_stands(
+    game: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A camera that switches to another size mid-game cannot be placed by the calibration: the watch ends at
+    that frame, the turns judged until then are printed and kept, the record says how it ended, and the user
+    is told why."""
+    cut = 36  # the second turn's tiles are laid, the hand not yet refilled
+
+    def resized_mid_game(source: str, count: int):
+        for n, (seconds, frame) in enumerate(timed_frames(source, count)):
+            yield seconds, frame if n < cut else cv2.resize(frame, (640, 360))
+
+    monkeypatch.setattr(watching, "timed_frames", resized_mid_game)
+    kept = tmp_path / "results.sqlite"
+    args = ["judge", "seven-pis", game["video"], "--calibration", game["profile"], "--record", str(kept)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1
+    assert f"frame {cut + 1} is 640x360 pixels, but the calibration was made on 1280x720" in result.output
+    assert "the tables judged until then stand" in result.output
+    assert "turn 1: played " in result.output and "score: " in result.output
+    (watched,) = recorded(kept)
+    assert (watched.ended_by, watched.frames) == ("frame size", cut)
+    assert [e["turn"] for e in watched.events if "turn" in e][:2] == [0, 1]
 
 
 def test_a_turn_takes_the_tiles_still_on_the_table_as_they_read_now() -> None:
