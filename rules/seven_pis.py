@@ -172,6 +172,9 @@ class Scoring(enum.Enum):
     """The online version: the pips on the tiles not placed."""
 
 
+HAND_SIZE = 3  # the sheet's hand, refilled after each turn
+
+
 @dataclass(frozen=True, slots=True, repr=False)
 class Setup:
     """The rules' options: which set, how many pis of which shape, hand size and scoring."""
@@ -179,7 +182,7 @@ class Setup:
     top: int
     pis: int
     shape: PiShape
-    hand: int = 3
+    hand: int = HAND_SIZE
     scoring: Scoring = Scoring.TILES
     tiles: tuple[Domino, ...] = field(init=False, compare=False)
     tileset: frozenset[Domino] = field(init=False, compare=False)

@@ -1,6 +1,6 @@
 """Where a Seven Pis turn ends, told from a filmed table: the tiles in the hand area and the tiles laid.
 
-The rules say a turn lays at least one tile from the hand and then refills the hand to 3 from the draw pile,
+The rules say a turn lays at least one tile from the hand and then refills the hand (3 tiles) from the draw pile,
 so the film shows each turn as tiles laid on the table, then tiles drawn into the hand. Plain values in and out
 (`TurnEnds.change` each time the tiles counted change, `TurnEnds.boundary` every frame), as every game's rules
 take. The readings taken:
@@ -8,7 +8,7 @@ take. The readings taken:
 - The table is steady when every tile counted is in sight (no hand over one, none taken away and not yet
   forgotten) and nothing has come, gone or been read again for `steady` seconds.
 - The first boundary, the game's start as the film sees it, is the first steady moment with a full hand: as
-  many tiles as a hand holds (3), or every tile left when the draw pile holds none.
+  many tiles as a hand holds, or every tile left when the draw pile holds none.
 - After it, a turn ends at the first steady moment after a tile was drawn (a tile came into the hand area,
   counted there anew, in a place of its own or where a tile laid lay) since a tile was last laid: laid, then
   refilled. A tile read again (its pips misread at first) is not drawn. With the draw pile empty nothing is
@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rules.seven_pis import HAND_SIZE
+
 STEADY_SECONDS = 1.5
 SHORT_DRAW_SECONDS = 5.0
 
@@ -34,7 +36,7 @@ SHORT_DRAW_SECONDS = 5.0
 class TurnEnds:
     """The table's changes in (`change`), each frame asked whether a turn ends there (`boundary`)."""
 
-    hand_size: int = 3
+    hand_size: int = HAND_SIZE
     steady: float = STEADY_SECONDS
     short_draw: float = SHORT_DRAW_SECONDS
     started: bool = False  # the first boundary (the hand as dealt) was taken

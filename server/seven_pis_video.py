@@ -235,9 +235,8 @@ def _table_line(table: dict[str, Any]) -> str:
         said.append("gone " + ", ".join(map(_where, table["left"])))
     if table["reread"]:
         said.append("read again as " + ", ".join(map(_where, table["reread"])))
-    problems = table["problems"]
-    status = "ok" if not problems else "; ".join(q["detail"] for q in problems)
     said = said or ["nothing laid yet"]
+    status = _status(table["problems"])
     return f"{table['seconds']:7.2f} s  {'; '.join(said)}: {_progress(table)}, score {table['score']} ({status})"
 
 
@@ -247,14 +246,17 @@ def _turn_line(turn: dict[str, Any]) -> str:
         said = f"turn 0, the game as the film starts it: hand {hand}"
     else:
         said = f"turn {turn['turn']}: played {', '.join(map(_where, turn['played'])) or 'nothing'}; hand {hand}"
-    problems = turn["problems"]
-    status = "ok" if not problems else "; ".join(f"{q['kind'].replace('_', ' ')}: {q['detail']}" for q in problems)
-    line = f"{turn['seconds']:7.2f} s  {said} ({status})"
+    line = f"{turn['seconds']:7.2f} s  {said} ({_status(turn['problems'])})"
     if turn["went_out"]:
         return line + "\n           the game went out: every tile is placed"
     if turn["over"]:
         return line + f"\n           game over: no tile in the hand can be laid; score {turn['score']}"
     return line
+
+
+def _status(problems: list[dict[str, Any]]) -> str:
+    """A table's or a turn's problems, each with its kind, or "ok"."""
+    return "; ".join(f"{q['kind'].replace('_', ' ')}: {q['detail']}" for q in problems) or "ok"
 
 
 def _progress(table: dict[str, Any]) -> str:
