@@ -107,7 +107,11 @@ def _live_frames(newest: NewestFrame, spec: str, count: int, timeout_s: float) -
     try:
         first = None
         for _ in range(count):
-            taken = newest.next(timeout_s)
+            try:
+                taken = newest.next(timeout_s)
+            except cv2.error as exc:
+                why = exc.err or str(exc).strip()
+                raise SourceError(f"{spec}: the camera's driver failed ({why}); plug it in again") from exc
             if taken is None:
                 raise SourceError(f"{spec}: no frame for {timeout_s:.0f} s; the camera or stream stopped")
             stamp, frame = taken

@@ -92,3 +92,19 @@ def test_a_camera_that_never_comes_back_ends_the_watch_with_a_clear_error() -> N
     live = _live_frames(NewestFrame(FakeCamera(fails_after=2), lambda: FakeCamera(fails_after=0)), "0", 10, 1.0)
     with pytest.raises(SourceError, match=r"0: no frame for 1 s; the camera or stream stopped"):
         list(live)
+
+
+class BrokenBackend(FakeCamera):
+    """A camera whose driver raises after two frames, as OpenCV's backends do when a device is lost."""
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        if self.shown >= 2:
+            raise cv2.error("V4L2: the device is gone")
+        return super().read()
+
+
+def test_a_camera_whose_driver_fails_ends_the_watch_with_a_clear_error() -> None:
+    live = _live_frames(NewestFrame(BrokenBackend(), lambda: FakeCamera()), "0", 10, 1.0)
+    said = r"0: the camera's driver failed \(V4L2: the device is gone\); plug it in again"
+    with pytest.raises(SourceError, match=said):
+        list(live)
