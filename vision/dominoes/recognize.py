@@ -24,6 +24,7 @@ from vision.geometry import landscape, point_in_quad, points_in_quads, quad_iou,
 from vision.locator import closer_window, reading_scale, scaled_canvas
 from vision.onnx_session import quantized
 from vision.sharpen import FocusGauge
+from vision.working_size import working_copy
 
 # A reading this sure is a tile. With refinement (below), chosen on held-out tuning seeds (51000000..51000039,
 # not the evaluation's): 0.75 reads 743 of 804 tiles right with 4 false detections, 0.8 742 with 3, 0.85 the
@@ -441,8 +442,12 @@ class DominoRecognizer:
         """The dominoes and each stage's milliseconds (keys prefixed `dominoes_`, apart from other readers').
 
         `ignore` holds outlines (image px) of other things read on the table, such as cards: a tile whose
-        centre lies on one of them is not a tile. A soft frame is read sharpened (`vision.sharpen`).
+        centre lies on one of them is not a tile. A soft frame is read sharpened (`vision.sharpen`), and a picture
+        larger than the working size at it (vision/working_size.py).
         """
+        image, scale = working_copy(image)
+        if scale != 1.0:
+            ignore = [np.asarray(quad, np.float32) * scale for quad in ignore]
         t0 = time.perf_counter()
         image = self.focus.sharpened_if_soft(image)
         sharpen_ms = (time.perf_counter() - t0) * 1000
@@ -463,7 +468,7 @@ class DominoRecognizer:
         kept = true_blanks(image, kept)
         if portrait_height is not None:
             kept = [replace(c, frame=c.frame.turned_back(portrait_height)) for c in kept]
-        return [to_domino(c) for c in kept], timing
+        return [to_domino(replace(c, frame=c.frame.scaled(1 / scale))) for c in kept], timing
 
     def _looks(
         self,
