@@ -24,7 +24,7 @@ from calibration.profile import CalibrationProfile
 from calibration.sweep import read_lane_cards
 from calibration.topdown import TopDownView
 from rules.tempus import LineChange, LineSettler, RaceEntry, TempusOptions, finish_time, judge, rank
-from server.app import fail, load_calibration
+from server.app import load_calibration
 from server.storage import NotRecorded, Recording, recording
 from server.tempus_lanes import LaneRaceError, judge_lanes, print_ranking
 from server.watching import Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
@@ -34,7 +34,7 @@ from vision.cards.recognize import Card, CardRecognizer
 @dataclass(frozen=True)
 class WatchedLanes:
     changes: dict[str, list[LineChange]]  # each lane's line as it settled, seconds from the first frame
-    watched: Watched  # ended by the film, "complete", "time", Ctrl-C or the camera stopping
+    watched: Watched  # ended by the film, "complete", "time", Ctrl-C, the camera stopping or a frame's size
 
     def entries(self, options: TempusOptions) -> list[RaceEntry]:
         """Each lane that settled a line, judged on its last one and timed to when that first settled."""
@@ -88,19 +88,16 @@ def run_lane_video_race(
     source: str, calibration: Path, options: TempusOptions, as_json: bool, record: Path | None = None
 ) -> None:
     """Judge, time and rank the race on `source`, printing each lane's line as it settles (live, on a camera).
-    Exit code 1 where no lane's line was seen, or where the camera stopped mid-race (after the ranking)."""
+    Exit code 1 where no lane's line was seen, or where the camera stopped or sent a frame of another size than
+    the profile's mid-race (after the ranking)."""
     profile = load_calibration(calibration, "lane")
 
     def show(lane: str, change: LineChange) -> None:
         if not as_json:
             typer.echo(f"{change.seconds:7.2f} s  {lane}: 3.{''.join(map(str, change.cards))}")
 
-    try:
-        kept = recording(record, "tempus-lanes", source)
-        race = watched_or_exit(lambda: watch_lane_race(source, profile, options, on_change=show, recording=kept))
-    except LaneRaceError as exc:
-        fail(f"{source}: {exc}")
-        raise typer.Exit(code=1) from exc
+    kept = recording(record, "tempus-lanes", source)
+    race = watched_or_exit(lambda: watch_lane_race(source, profile, options, on_change=show, recording=kept))
     entries = race.entries(options)
     exit_if_nothing_held(source, race.watched, bool(entries), "no lane's line", "film the lanes and their Starters")
     result = rank(entries, options)

@@ -34,10 +34,10 @@ class Watched:
     # "film", "stopped" (Ctrl-C), "camera" (the source stopped mid-way), "frame size" (a frame the calibration
     # cannot place) or the game's reason
     ended_by: str
-    why: str = ""  # with "frame size": what is wrong with the frame
+    why: str = ""  # with "camera" or "frame size": what happened
 
     def to_json(self) -> dict:
-        return {"frames": self.frames, "ended_by": self.ended_by}
+        return {"frames": self.frames, "ended_by": self.ended_by, **({"why": self.why} if self.why else {})}
 
 
 def watch(
@@ -70,12 +70,12 @@ def watch(
                     break
         except KeyboardInterrupt:
             ended_by = "stopped"
-        except SourceError:
+        except SourceError as exc:
             if started is None:
                 if recording is not None:
                     recording.end(Watched(0, "no frames"))
                 raise
-            ended_by = "camera"
+            ended_by, why = "camera", str(exc).removeprefix(f"{source}: ")
     watched = Watched(frames, ended_by, why)
     at_end()
     if recording is not None:
@@ -104,11 +104,12 @@ def exit_if_nothing_held(source: str, watched: Watched, held: bool, what: str, a
 def exit_if_cut_short(source: str, watched: Watched, what_stands: str) -> None:
     """Where the camera stopped mid-watch or sent a frame the calibration cannot place (after what was judged
     was printed): one line saying so, and exit code 1."""
+    stands = what_stands[:1].upper() + what_stands[1:]
     if watched.ended_by == "camera":
-        fail(f"{source}: the camera stopped after {watched.frames} frames; {what_stands}")
+        fail(f"{source}: the camera stopped after {watched.frames} frames: {watched.why}. {stands}")
         raise typer.Exit(code=1)
     if watched.ended_by == "frame size":
-        fail(f"{source}: {watched.why}; {what_stands}")
+        fail(f"{source}: {watched.why}. {stands}")
         raise typer.Exit(code=1)
 
 

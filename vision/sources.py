@@ -111,7 +111,8 @@ def _live_frames(newest: NewestFrame, spec: str, count: int, timeout_s: float) -
                 taken = newest.next(timeout_s)
             except cv2.error as exc:
                 why = exc.err or str(exc).strip()
-                raise SourceError(f"{spec}: the camera's driver failed ({why}); plug it in again") from exc
+                fix = "plug it in again" if isinstance(parse_source(spec), int) else "check that the stream runs"
+                raise SourceError(f"{spec}: the camera's driver failed ({why}); {fix}") from exc
             if taken is None:
                 raise SourceError(f"{spec}: no frame for {timeout_s:.0f} s; the camera or stream stopped")
             stamp, frame = taken

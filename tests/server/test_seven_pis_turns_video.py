@@ -170,7 +170,7 @@ def test_a_frame_of_another_size_mid_game_ends_the_watch_and_what_was_judged_sta
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 1
     assert f"frame {cut + 1} is 640x360 pixels, but the calibration was made on 1280x720" in result.output
-    assert "the tables judged until then stand" in result.output
+    assert "calibrate at this size. The tables judged until then stand" in result.output
     assert "turn 1: played " in result.output and "score: " in result.output
     (watched,) = recorded(kept)
     assert (watched.ended_by, watched.frames) == ("frame size", cut)

@@ -72,7 +72,7 @@ def test_a_camera_that_stops_mid_game_leaves_the_tables_judged(monkeypatch, caps
     out, err = capsys.readouterr()
     _, counts = seven_pis_game()
     assert f"with {counts[1]} tiles placed" in out
-    assert f"the camera stopped after {TURN * 2 + 1} frames" in err
+    assert f"the camera stopped after {TURN * 2 + 1} frames: camera 0: no frame for 10 s" in err
 
 
 def test_hand_and_annotate_are_for_photos() -> None:

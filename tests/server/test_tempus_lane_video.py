@@ -4,6 +4,7 @@ lane timed to its last card laid, and the lanes ranked."""
 import json
 from functools import cache
 
+import cv2
 import numpy as np
 
 from calibration.evaluate import race_lines
@@ -12,6 +13,7 @@ from calibration.profile import CalibrationProfile, save_profile
 from calibration.synth import race_view
 from models.synth.samples import CLIP_FPS, FRAMES_PER_STEP, filmed, write_clip
 from rules.tempus import RaceEntry, TempusOptions, judge, rank
+from server.storage import recorded
 from tests.server.test_cli import tableref
 from tests.server.test_tempus_lanes import LAYOUT, RACE_LANES, USER_LANES
 
@@ -65,3 +67,17 @@ def test_a_film_takes_no_typed_finish_times(tmp_path) -> None:
     write_clip(clip, iter([np.zeros((72, 128, 3), np.uint8)] * 3))
     result = tableref("judge", "tempus", clip, "--calibration", "table.json", "--finished", "lane-1=3")
     assert result.returncode == 2 and "a film times the race itself" in result.stderr
+
+
+def test_a_film_of_another_size_than_the_calibration_is_refused_and_recorded_so(tmp_path) -> None:
+    full = race_view(SEED, LAYOUT, RACE_LANES, race_lines(SEED, cards=3))
+    profile_path = tmp_path / "table.json"
+    save_profile(CalibrationProfile(estimate_homography(full.frame, LAYOUT), USER_LANES), profile_path)
+    clip = str(tmp_path / "small.mp4")
+    write_clip(clip, iter([cv2.resize(full.frame, (640, 360), interpolation=cv2.INTER_AREA)] * 3))
+    kept = tmp_path / "results.sqlite"
+    result = tableref("judge", "tempus", clip, "--calibration", str(profile_path), "--record", str(kept))
+    assert result.returncode == 1
+    assert "frame 1 is 640x360 pixels, but the calibration was made on 1280x720 frames" in result.stderr
+    (watch,) = recorded(kept)
+    assert (watch.ended_by, watch.frames) == ("frame size", 0)
