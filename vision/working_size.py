@@ -4,12 +4,11 @@ The networks and thresholds were made on webcam frames (1280x720 and up to 1920x
 photo read as it is costs two to three times as long, up to seconds where its soft pixels set off the
 readers' second looks for blurred frames (a tile scene at 4032x2268: 5.7 s). Each recogniser reads a
 copy shrunk by a whole factor to no longer than WORKING_SIDE and gives its readings in the picture's own
-pixels.
+pixels. Each pixel of the copy is the mean of a block of `factor` x `factor` picture pixels, so its centre
+is the block's centre (`to_picture`).
 """
 
 from __future__ import annotations
-
-import math
 
 import cv2
 import numpy as np
@@ -19,22 +18,34 @@ import numpy as np
 WORKING_SIDE = 2560
 
 
-def working_copy(image: np.ndarray) -> tuple[np.ndarray, float]:
+def working_copy(image: np.ndarray) -> tuple[np.ndarray, int]:
     """The image shrunk by the least whole factor that brings its long side to WORKING_SIDE or less (area
-    resampling), and the scale applied (1.0: the image itself). A whole factor, because OpenCV's area
-    resampling is fast only for those (4032 -> 2016 px: 6 ms; -> 2560: 99 ms); the last rows and columns that
-    do not fill a whole block are left out."""
+    resampling), and that factor (1: the image itself). A whole factor, because OpenCV's area resampling is
+    fast only for those (4032 -> 2016 px: 6 ms; -> 2560: 99 ms); the last rows and columns that do not fill a
+    whole block are left out."""
     h, w = image.shape[:2]
-    factor = math.ceil(max(h, w) / WORKING_SIDE)
-    if factor <= 1:
-        return image, 1.0
+    factor = max(h, w) // (WORKING_SIDE + 1) + 1
+    if factor == 1:
+        return image, 1
     h, w = max(1, h // factor), max(1, w // factor)  # a sliver thinner than a block stays a pixel thick
     blocks = image[: h * factor, : w * factor]
-    return cv2.resize(blocks, (w, h), interpolation=cv2.INTER_AREA), 1 / factor
+    return cv2.resize(blocks, (w, h), interpolation=cv2.INTER_AREA), factor
 
 
-def working_homography(homography: np.ndarray | None, scale: float) -> np.ndarray | None:
-    """A map from the picture's pixels (to table millimetres) as a map from the working copy's pixels."""
-    if homography is None or scale == 1.0:
+def to_picture(points: np.ndarray, factor: int) -> np.ndarray:
+    """Points (..., 2) in pixels of the copy shrunk by `factor`, in the picture's pixels."""
+    return points if factor == 1 else points * factor + (factor - 1) / 2
+
+
+def to_working(points: np.ndarray, factor: int) -> np.ndarray:
+    """Points (..., 2) in the picture's pixels, in pixels of the copy shrunk by `factor`."""
+    return points if factor == 1 else (points - (factor - 1) / 2) / factor
+
+
+def working_homography(homography: np.ndarray | None, factor: int) -> np.ndarray | None:
+    """A map from the picture's pixels (to table millimetres) as a map from pixels of the copy shrunk by
+    `factor`."""
+    if homography is None or factor == 1:
         return homography
-    return homography @ np.diag([1 / scale, 1 / scale, 1.0])
+    offset = (factor - 1) / 2
+    return homography @ np.array([[factor, 0.0, offset], [0.0, factor, offset], [0.0, 0.0, 1.0]])

@@ -36,7 +36,7 @@ from vision.geometry import (
 )
 from vision.onnx_session import quantized
 from vision.sharpen import FocusGauge
-from vision.working_size import working_copy
+from vision.working_size import to_picture, working_copy
 
 MIN_CONFIDENCE = 0.4
 STEEP = 40.0  # degrees from straight down: a view this steep is looked at again from above
@@ -410,7 +410,7 @@ class CardRecognizer:
         cepstrum shows a moving camera's streak clearly (vision/deblur.py) is read again with the streak taken
         out: those cards come first, then the first reading's that are none of them. A picture larger than the
         working size is read at it (vision/working_size.py)."""
-        image, scale = working_copy(image)
+        image, factor = working_copy(image)
         cards, timing = self.read(image)
         t0 = time.perf_counter()
         doubted = sum(c.confidence < SURE for c in cards)
@@ -420,7 +420,7 @@ class CardRecognizer:
             cards = restored + [c for c in cards if not any(_same_card(c.corners, r.corners) for r in restored)]
             cards = alike_only(cards, image.shape[1::-1])
         timing["deblurred_ms"] = (time.perf_counter() - t0) * 1000
-        return [replace(c, corners=c.corners / scale) for c in cards] if scale != 1.0 else cards, timing
+        return [replace(c, corners=to_picture(c.corners, factor)) for c in cards] if factor > 1 else cards, timing
 
     def read(self, image: np.ndarray, sharpen: bool = True) -> tuple[list[Card], dict[str, float]]:
         """The cards and each stage's milliseconds. The frame is read sharpened (`vision.sharpen`) unless told

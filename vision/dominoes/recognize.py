@@ -24,7 +24,7 @@ from vision.geometry import landscape, point_in_quad, points_in_quads, quad_iou,
 from vision.locator import closer_window, reading_scale, scaled_canvas
 from vision.onnx_session import quantized
 from vision.sharpen import FocusGauge
-from vision.working_size import working_copy
+from vision.working_size import to_picture, to_working, working_copy
 
 # A reading this sure is a tile. With refinement (below), chosen on held-out tuning seeds (51000000..51000039,
 # not the evaluation's): 0.75 reads 743 of 804 tiles right with 4 false detections, 0.8 742 with 3, 0.85 the
@@ -445,9 +445,9 @@ class DominoRecognizer:
         centre lies on one of them is not a tile. A soft frame is read sharpened (`vision.sharpen`), and a picture
         larger than the working size at it (vision/working_size.py).
         """
-        image, scale = working_copy(image)
-        if scale != 1.0:
-            ignore = [np.asarray(quad, np.float32) * scale for quad in ignore]
+        image, factor = working_copy(image)
+        if factor > 1:
+            ignore = [to_working(np.asarray(quad, np.float32), factor) for quad in ignore]
         t0 = time.perf_counter()
         image = self.focus.sharpened_if_soft(image)
         sharpen_ms = (time.perf_counter() - t0) * 1000
@@ -468,7 +468,9 @@ class DominoRecognizer:
         kept = true_blanks(image, kept)
         if portrait_height is not None:
             kept = [replace(c, frame=c.frame.turned_back(portrait_height)) for c in kept]
-        return [to_domino(replace(c, frame=c.frame.scaled(1 / scale))) for c in kept], timing
+        if factor > 1:
+            kept = [replace(c, frame=TileFrame.from_corners(to_picture(c.frame.corners(), factor))) for c in kept]
+        return [to_domino(c) for c in kept], timing
 
     def _looks(
         self,

@@ -59,7 +59,7 @@ from vision.sticks.mirrored import (
 from vision.sticks.plane import split_runs, table_plane
 from vision.sticks.reread import reread_group
 from vision.sticks.seams import is_seam
-from vision.working_size import working_copy, working_homography
+from vision.working_size import to_picture, to_working, working_copy, working_homography
 
 MIN_STICK_PX = 20.0  # a stick shorter than this in the picture is not read
 COVERED = 0.7  # a reading lying this much of its length along better ones reads nothing new
@@ -451,9 +451,9 @@ def _centred_in(segments: list[np.ndarray], window: tuple[int, int, int, int]) -
     return np.all((centres >= [x0, y0]) & (centres < [x0 + w, y0 + h]), axis=1)
 
 
-def _in_picture(sticks: list[Stick], scale: float) -> list[Stick]:
-    """Sticks read on a working copy at `scale` (vision/working_size.py) in the picture's own pixels."""
-    return [replace(stick, ends=stick.ends / scale) for stick in sticks] if scale != 1.0 else sticks
+def _in_picture(sticks: list[Stick], factor: int) -> list[Stick]:
+    """Sticks read on a working copy shrunk by `factor` (vision/working_size.py) in the picture's own pixels."""
+    return [replace(stick, ends=to_picture(stick.ends, factor)) for stick in sticks] if factor > 1 else sticks
 
 
 def _replaced_in_window(sticks: list[Stick], more: list[Stick], window: tuple[int, int, int, int]) -> list[Stick]:
@@ -547,10 +547,10 @@ class StickRecognizer:
         would pay for the measure on every frame of an empty table or of cards. A picture larger than the working
         size is read at it (vision/working_size.py).
         """
-        image, scale = working_copy(image)
-        homography = working_homography(homography, scale)
-        if scale != 1.0:
-            ignore = [np.asarray(quad, np.float32) * scale for quad in ignore]
+        image, factor = working_copy(image)
+        homography = working_homography(homography, factor)
+        if factor > 1:
+            ignore = [to_working(np.asarray(quad, np.float32), factor) for quad in ignore]
         streak = cache(partial(clear_streak, image))
         sticks, polysticks, timing = self._both_networks(image, homography, ignore, streak)
         settled = _settled(sticks, polysticks)
@@ -577,7 +577,7 @@ class StickRecognizer:
         t0 = time.perf_counter()
         sticks = _loose_ends_refined(image, sticks, polysticks)
         timing["ends_ms"] = (time.perf_counter() - t0) * 1000
-        return _in_picture(sticks, scale), polysticks, {"sharpen_ms": sharpen_ms, **timing}
+        return _in_picture(sticks, factor), polysticks, {"sharpen_ms": sharpen_ms, **timing}
 
     def _without_seams(
         self, image: np.ndarray, homography: np.ndarray | None, sticks: list[Stick], polysticks: list[Polystick]
@@ -595,9 +595,9 @@ class StickRecognizer:
     ) -> tuple[list[Stick], list[Polystick]]:
         """The sticks and polysticks of the first network's first look alone (with its brighter second look),
         nothing ignored: a quick reading, without the looks that cost the most where a frame is read in doubt."""
-        image, scale = working_copy(image)
-        sticks, polysticks, _, _ = self._look(image, working_homography(homography, scale), [], self.locator)
-        return _in_picture(sticks, scale), polysticks
+        image, factor = working_copy(image)
+        sticks, polysticks, _, _ = self._look(image, working_homography(homography, factor), [], self.locator)
+        return _in_picture(sticks, factor), polysticks
 
     def _both_networks(
         self,
