@@ -48,9 +48,23 @@ def _length_cost(plane_ends: np.ndarray) -> np.ndarray:
     return np.minimum(((logs - np.median(logs, axis=-1, keepdims=True)) / LENGTH_SIGMA) ** 2, LENGTH_CAP).sum(axis=-1)
 
 
-def table_plane(ends: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+class UpsideDown:
+    """In place of a calibration: no calibration, in a picture turned top to bottom (a mirror image the stick
+    reader votes with), where the table's far side is at the picture's foot (`table_plane`'s `upside_down`)."""
+
+
+UPSIDE_DOWN = UpsideDown()
+Calibration = np.ndarray | UpsideDown | None  # image px -> table mm, or how the sticks give the plane
+
+
+def table_plane(ends: np.ndarray, size: tuple[int, int], upside_down: bool = False) -> np.ndarray:
     """Image px -> table plane: the tilt under which the sticks (n x 2 x 2 ends) are most nearly of one length
-    and the touching ones square (see the module's docstring)."""
+    and the touching ones square (see the module's docstring). `upside_down`: the picture is turned top to
+    bottom, so the camera's tilt shows the other way round; its plane is the one found for the sticks turned
+    back, through the same turn."""
+    if upside_down:
+        turn = np.array([[1.0, 0.0, 0.0], [0.0, -1.0, size[1] - 1.0], [0.0, 0.0, 1.0]])
+        return table_plane(to_plane(turn, np.asarray(ends, np.float64)), size) @ turn
     groups = group(ends)
     planes = tilt_planes(size, TILTS)
     mapped = to_plane(planes, ends)
