@@ -66,7 +66,7 @@ def calibrate_table(
             raise _fail(f"{source}: the mat was not found ({last_error}); is the whole mat in view and lit?")
     except SourceError as exc:
         raise _fail(str(exc)) from exc
-    except cv2.error as exc:  # a backend that fails mid-stream, or a frame OpenCV cannot work on
+    except cv2.error as exc:  # a frame OpenCV cannot work on (a camera's failing driver is a SourceError)
         raise _fail(f"{source}: reading a frame failed ({exc.err or exc}); check the camera or file") from exc
     advise(source, frame)  # the camera is set up here: the time to say what to fix before play
     zones = mat_zones(layout)

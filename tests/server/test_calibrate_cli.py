@@ -171,7 +171,7 @@ def test_a_camera_unplugged_before_the_mat_is_seen_says_so(monkeypatch, tmp_path
 
 def test_a_camera_whose_backend_fails_mid_stream_says_so(monkeypatch, tmp_path, capsys) -> None:
     code, err = _calibrate_from(monkeypatch, tmp_path, capsys, _Camera([np.zeros((720, 1280, 3), np.uint8)], "raise"))
-    assert code == 1 and "reading a frame failed" in err
+    assert code == 1 and "0: the camera's driver failed (backend lost the device); plug it in again" in err
 
 
 def test_a_corrupt_frame_is_skipped_and_the_mat_found_after_it(monkeypatch, tmp_path, capsys) -> None:

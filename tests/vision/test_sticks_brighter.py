@@ -64,7 +64,9 @@ def test_brighter_look_reads_more_layouts_on_stone(monkeypatch: pytest.MonkeyPat
 
     both = layouts_read()
     monkeypatch.setattr(recognize_module, "_worth_a_brighter_look", lambda *_: False)
-    assert both >= layouts_read() + 3, len(marble)
+    # 21 against 19: the gain was 3 until the sixty-sixth session's mirror images, turned upside down and read in
+    # a plane tilted so, read one of these layouts without the brighter look.
+    assert both >= layouts_read() + 2, len(marble)
 
 
 @pytest.mark.slow
