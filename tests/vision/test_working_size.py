@@ -59,17 +59,22 @@ def _enlarged(image: np.ndarray) -> np.ndarray:
     return cv2.resize(image, None, fx=ENLARGED, fy=ENLARGED, interpolation=cv2.INTER_CUBIC)
 
 
-def _read_sizes(monkeypatch: pytest.MonkeyPatch, owner: type, method: str) -> list[int]:
-    """The long sides of the frames `owner.method` is given from now on."""
-    seen: list[int] = []
+def _given(monkeypatch: pytest.MonkeyPatch, owner: type, method: str, pick) -> list:
+    """`pick(image, first argument after it)` for each call of `owner.method` from now on."""
+    seen: list = []
     inner = getattr(owner, method)
 
     def spy(self, image, *args, **kwargs):
-        seen.append(max(image.shape[:2]))
+        seen.append(pick(image, args[0] if args else None))
         return inner(self, image, *args, **kwargs)
 
     monkeypatch.setattr(owner, method, spy)
     return seen
+
+
+def _read_sizes(monkeypatch: pytest.MonkeyPatch, owner: type, method: str) -> list[int]:
+    """The long sides of the frames `owner.method` is given from now on."""
+    return _given(monkeypatch, owner, method, lambda image, _: max(image.shape[:2]))
 
 
 def test_cards_in_an_enlarged_picture_are_read_on_the_copy_in_the_pictures_pixels(monkeypatch) -> None:
@@ -126,7 +131,8 @@ def _turned(points: np.ndarray, height: int) -> np.ndarray:
 def test_stick_layouts_in_an_enlarged_picture_are_read_on_the_copy_in_the_pictures_pixels(monkeypatch) -> None:
     recognizer = StickRecognizer()
     sizes = _read_sizes(monkeypatch, StickRecognizer, "_both_networks")
-    maps = _homographies(monkeypatch)  # each look's, the first look's first
+    # The map to table millimetres each look is given, the first look's first.
+    maps = _given(monkeypatch, StickRecognizer, "_looks", lambda image, homography: homography)
     score, calibrated = StickScore(), StickScore()
     for index in range(0, 55, 7):  # eight shapes
         scene = render_stick_scene(20_000 + index, stick_scene_spec(index, "heldout", 330))
@@ -145,16 +151,3 @@ def test_stick_layouts_in_an_enlarged_picture_are_read_on_the_copy_in_the_pictur
     corners = np.array([[[0.0, 0.0], [1919.0, 0.0], [1919.0, 1079.0], [0.0, 1079.0]]])
     expected = cv2.perspectiveTransform(to_picture(corners, 2), to_mm)
     assert np.allclose(cv2.perspectiveTransform(corners, maps[0]), expected)
-
-
-def _homographies(monkeypatch: pytest.MonkeyPatch) -> list:
-    """The maps to table millimetres the stick reader's looks are given from now on."""
-    seen: list = []
-    inner = StickRecognizer._looks
-
-    def spy(self, image, homography, *args, **kwargs):
-        seen.append(homography)
-        return inner(self, image, homography, *args, **kwargs)
-
-    monkeypatch.setattr(StickRecognizer, "_looks", spy)
-    return seen

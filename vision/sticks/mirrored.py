@@ -36,17 +36,22 @@ def mirrored_points(points: np.ndarray, size: tuple[int, int], mirror: tuple[boo
     return points
 
 
+def mirror_matrix(size: tuple[int, int], mirror: tuple[bool, bool]) -> np.ndarray:
+    """The 3x3 map of a picture's pixels to its mirror image's (and back: a mirror is its own inverse)."""
+    flip = np.eye(3)
+    for axis, flipped in enumerate(mirror):
+        if flipped:
+            flip[axis, axis], flip[axis, 2] = -1.0, size[axis] - 1
+    return flip
+
+
 def mirrored_homography(
     homography: np.ndarray | None, size: tuple[int, int], mirror: tuple[bool, bool]
 ) -> np.ndarray | None:
     """The mirror image's pixels -> what `homography` maps the picture's pixels to (table millimetres)."""
     if homography is None:
         return None
-    flip = np.eye(3)
-    for axis, flipped in enumerate(mirror):
-        if flipped:
-            flip[axis, axis], flip[axis, 2] = -1.0, size[axis] - 1
-    return np.asarray(homography, np.float64) @ flip
+    return np.asarray(homography, np.float64) @ mirror_matrix(size, mirror)
 
 
 def mirrored_streak(blur: MotionBlur | None, mirror: tuple[bool, bool]) -> MotionBlur | None:

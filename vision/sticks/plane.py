@@ -17,6 +17,7 @@ import numpy as np
 
 from vision.geometry import tilt_planes, to_plane
 from vision.sticks.lattice import group
+from vision.sticks.mirrored import mirror_matrix
 
 TILTS = np.arange(0.0, 61.0, 3.0)
 LENGTH_SIGMA = 0.07  # spread of log stick length: placement, end measurement
@@ -63,7 +64,7 @@ def table_plane(ends: np.ndarray, size: tuple[int, int], upside_down: bool = Fal
     bottom, so the camera's tilt shows the other way round; its plane is the one found for the sticks turned
     back, through the same turn."""
     if upside_down:
-        turn = np.array([[1.0, 0.0, 0.0], [0.0, -1.0, size[1] - 1.0], [0.0, 0.0, 1.0]])
+        turn = mirror_matrix(size, (False, True))
         return table_plane(to_plane(turn, np.asarray(ends, np.float64)), size) @ turn
     groups = group(ends)
     planes = tilt_planes(size, TILTS)
