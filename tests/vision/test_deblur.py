@@ -2,6 +2,7 @@
 
 import cv2
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -98,6 +99,7 @@ def test_streaked_cards_are_read_better_restored(monkeypatch) -> None:
     assert restored_false <= streaked_false + 2
 
 
+@pytest.mark.slow  # the card test above guards the restoration by default; this one costs 40 s
 def test_streaked_stick_layouts_are_read_better_restored(monkeypatch) -> None:
     """Held-out stick layouts streaked 11 px: read with the streak taken out where sticks but no card are read,
     more come out as their card than without."""
