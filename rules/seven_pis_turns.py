@@ -9,16 +9,16 @@ take. The readings taken:
   forgotten) and nothing has come, gone or been read again for `steady` seconds.
 - The first boundary, the game's start as the film sees it, is the first steady moment with a full hand: as
   many tiles as a hand holds, or every tile left when the draw pile holds none.
-- After it, a turn ends at the first steady moment after a tile was drawn (a tile came into the hand area,
-  counted there anew, in a place of its own or where a tile laid lay) since a tile was last laid: laid, then
-  refilled. A tile read again (its pips misread at first) is not drawn. With the draw pile empty nothing is
-  drawn, so a turn then ends at the first steady moment after a tile was laid.
+- After it, a turn ends at the first steady moment after a tile was drawn (a tile the hand did not hold since
+  the last boundary came into the hand area, in a place of its own or where a tile laid lay) since a tile was
+  last laid: laid, then refilled. A tile read again (its pips misread at first) is not drawn. With the draw
+  pile empty nothing is drawn, so a turn then ends at the first steady moment after a tile was laid.
 - A refill short of a full hand ends the turn only after `short_draw` seconds of quiet, so a player drawing
   one tile at a time is not cut off after the first; the short draw is then judged as one.
 - A tile drawn with nothing laid is a turn too (nothing played; a hand tile swapped for one from the pile is
   such a turn, and a bad draw). Laid first, then drawn: a draw before the tiles are laid waits for the next
-  refill, and the two turns are judged as one. A hand tile moved within the hand area is drawn anew: do not
-  tidy the hand between laying and drawing.
+  refill, and the two turns are judged as one. A set holds one of each tile, so a hand tile moved within the
+  hand area (the hand tidied) is no draw, nor is a tile laid and taken back into the hand.
 - The pile is what neither the table nor the hand shows, as the player knows it.
 """
 

@@ -19,6 +19,9 @@ Readings taken where the rules are silent:
 
 - The game starts, for the film, at the first steady moment with a full hand (3 tiles, or every tile left);
   that first table is checked as the turns are (a "turn 0"), with nothing played.
+- A tile that comes into the hand area is drawn only if the hand did not hold it since the last boundary: a
+  set has one of each tile, so a tidied hand (a tile moved within the area) or a tile laid and taken back
+  draws nothing.
 - Each turn is timed at the change that ended it (the hand refilled). Before a turn is judged, the tiles still
   on the table are taken where they are read now: a tile's slot read otherwise as its pi grows is no move. A
   tile that left the table is a move, in the turn as in its table.
@@ -120,6 +123,7 @@ def watch_pis(
     ends = TurnEnds() if profile is not None else None
     placed: dict[int, Placement] = {}  # each tile's placement at the last change, by tile id
     hand: tuple[Tile, ...] = ()
+    held: set[Tile] = set()  # every tile the hand held since the last turn boundary
     setup: Setup | None = None
     changed_at = 0.0  # the last change's seconds
     last: _Boundary | None = None
@@ -150,14 +154,19 @@ def watch_pis(
                 on_table(table)
             if ends is not None:
                 pile = len(TableState(Layout(setup, tuple(placed.values())), hand).unseen())
-                drawn = sum(in_hand[i] for i in change.laid)
-                ends.change(seconds, len(change.laid) - drawn, drawn, len(hand), pile)
+                # A tile counted anew in the hand area is drawn only if the hand did not hold it this turn: a set
+                # has one of each tile, so a hand tile moved within the area (the hand tidied) is no draw.
+                came = [Tile(*change.tiles[i].pips) for i in change.laid if in_hand[i]]
+                drawn = sum(tile not in held for tile in came)
+                held.update(hand)
+                ends.change(seconds, len(change.laid) - len(came), drawn, len(hand), pile)
         if ends is not None and setup is not None and ends.boundary(seconds, not tracker.hidden):
             judge_turn()
 
     def judge_turn() -> None:
-        nonlocal last
+        nonlocal last, held
         assert setup is not None
+        held = set(hand)
         now = _Boundary(placed, hand)
         turn = _turn(len(turns), changed_at, setup, last, now)
         last = now

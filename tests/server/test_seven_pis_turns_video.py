@@ -1,5 +1,6 @@
 """A filmed Seven Pis game judged turn by turn from the hand shown in the mat's hand area: a legal turn, a turn
-that lays a tile never in the hand, and the hand's tiles never taken for tiles laid."""
+that lays a tile never in the hand, a hand tidied between turns, and the hand's tiles never taken for tiles
+laid."""
 
 import json
 from dataclasses import replace
@@ -28,6 +29,9 @@ from vision.sources import timed_frames
 GAME_SEED, RENDER_SEED = 5, 4  # a held-out birch table whose ten tiles are all read
 HAND = 99  # the hand's places, a block of their own beside the pis
 FPS = 4
+# A hand tile moved within the hand area is out of sight where it lay until the tracker forgets it (3 s), and the
+# table must then be steady (1.5 s): the tidy is filmed long enough for a turn to end in it, were it a draw.
+TIDY_FRAMES = 24
 SAMPLE = str(Path(__file__).resolve().parents[2] / "samples" / "seven-pis.mp4")
 
 
@@ -41,8 +45,9 @@ def _tiles(tiles) -> list:
 def game(tmp_path_factory) -> dict:
     """The advisor's first turn of a game (legal), then a turn that lays a hand tile and a tile from the pile
     beside it, each refilled: the first turn's draw into places of their own in the hand area, the second's
-    into the place of the hand tile laid. Filmed at FPS, with a calibration (1 px = 2 mm) whose hand area is
-    the hull round the hand's places."""
+    into the place of the hand tile laid. Before the second turn lays anything, the player tidies the hand: a
+    tile kept moves to an empty place in the hand area. Filmed at FPS, with a calibration (1 px = 2 mm) whose
+    hand area is the hull round the hand's places."""
     tmp = tmp_path_factory.mktemp("turns")
     start, first = play_game("advisor", GAME_SEED, DOUBLE_SIX)[:2]
     played = list(first.layout.placements)
@@ -53,14 +58,16 @@ def game(tmp_path_factory) -> dict:
     drawn = next(t for t in TableState(laid, first.hand).unseen() if t != stranger.tile)
     on_table = [*played, mine, stranger]
     left = [t for t in start.hand if t not in {p.tile for p in played}]
-    steps = [  # tiles laid, hand shown, frames filmed
-        (0, list(start.hand), 10),
-        (len(played), left, 3),  # laid; the hand not yet refilled
-        (len(played), list(first.hand), 20),  # refilled
-        (len(on_table), kept, 3),
-        (len(on_table), [*kept, drawn], 20),
+    tidied = kept[0]
+    steps = [  # tiles laid, hand shown, frames filmed, the tidied tile in its new place
+        (0, list(start.hand), 10, False),
+        (len(played), left, 3, False),  # laid; the hand not yet refilled
+        (len(played), list(first.hand), 20, False),  # refilled
+        (len(played), list(first.hand), TIDY_FRAMES, True),  # the hand tidied: no draw, no turn
+        (len(on_table), kept, 3, True),
+        (len(on_table), [*kept, drawn], 20, True),
     ]
-    places = {t: k for k, t in enumerate(dict.fromkeys(t for _, hand, _ in steps[:3] for t in hand))}
+    places = {t: k for k, t in enumerate(dict.fromkeys(t for _, hand, _, _ in steps[:3] for t in hand))}
     places[drawn] = places[mine.tile]  # drawn where the tile laid lay
     shape = DOUBLE_SIX.shape
 
@@ -70,11 +77,14 @@ def game(tmp_path_factory) -> dict:
 
     placed = tuple((p.pi, shape.slots[shape.index[p.slot]].cells, p.ends) for p in on_table)
     placed += tuple((HAND, cells(k), t.ends) for t, k in places.items())
+    placed += ((HAND, cells(max(places.values()) + 1), tidied.ends),)  # where the tidied tile goes
     spec = DominoSpec(split="heldout", layout="pis", top=6, max_tilt=35, placed=placed)
     video = tmp / "game.mp4"
     writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"mp4v"), FPS, (1280, 720))
-    for k, (n, hand, frames) in enumerate(steps):
-        shown = tuple(range(n)) + tuple(len(on_table) + list(places).index(t) for t in hand)
+    for k, (n, hand, frames, tidy) in enumerate(steps):
+        shown = tuple(range(n)) + tuple(
+            len(on_table) + (len(places) if tidy and t == tidied else list(places).index(t)) for t in hand
+        )
         for frame in filmed(render_dominoes(RENDER_SEED, replace(spec, shown=shown)).image, frames, k):
             writer.write(frame)
     writer.release()
@@ -93,7 +103,8 @@ def game(tmp_path_factory) -> dict:
         "played": [played, [mine, stranger]],
         "stranger": stranger,
         "on_table": on_table,
-        "refilled": [sum(frames for _, _, frames in steps[:k]) / FPS for k in (2, 4)],  # each draw's first frame
+        "refilled": [sum(frames for _, _, frames, _ in steps[:k]) / FPS for k in (2, 5)],  # each draw's first frame
+        "second_laid": sum(frames for _, _, frames, _ in steps[:5]),  # frames until the second refill
     }
 
 
@@ -158,7 +169,7 @@ def test_a_frame_of_another_size_mid_game_ends_the_watch_and_what_was_judged_sta
     """A camera that switches to another size mid-game cannot be placed by the calibration: the watch ends at
     that frame, the turns judged until then are printed and kept, the record says how it ended, and the user
     is told why."""
-    cut = 36  # the second turn's tiles are laid, the hand not yet refilled
+    cut = game["second_laid"]  # the second turn's tiles are laid, the hand not yet refilled
 
     def resized_mid_game(source: str, count: int):
         for n, (seconds, frame) in enumerate(timed_frames(source, count)):
