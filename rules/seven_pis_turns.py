@@ -17,15 +17,20 @@ take. The readings taken:
   one tile at a time is not cut off after the first; the short draw is then judged as one.
 - A tile drawn with nothing laid is a turn too (nothing played; a hand tile swapped for one from the pile is
   such a turn, and a bad draw). Laid first, then drawn: a draw before the tiles are laid waits for the next
-  refill, and the two turns are judged as one. A set holds one of each tile, so a hand tile moved within the
-  hand area (the hand tidied) is no draw, nor is a tile laid and taken back into the hand.
+  refill, and the two turns are judged as one.
+- A set holds one of each tile, so a tile the hand held since the last boundary that comes into the hand
+  area again is no draw (`Draws`): a hand tile moved within the area (the hand tidied), two swapped, a tile
+  laid and taken back. A tile that came reading as one the hand held and is read again as one it did not
+  (a draw first misread, a hand over its pips) is drawn then.
 - The pile is what neither the table nor the hand shows, as the player knows it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 
+from rules.dominoes import Domino
 from rules.seven_pis import HAND_SIZE
 
 STEADY_SECONDS = 1.5
@@ -47,8 +52,8 @@ class TurnEnds:
     _refilled: bool = False  # a tile was drawn since a tile was last laid, or since the last boundary
 
     def change(self, seconds: float, laid: int, drawn: int, hand: int, pile: int) -> None:
-        """The frame at `seconds` changed the tiles counted: `laid` tiles came onto the table and `drawn` into
-        the hand area (each counted anew), which now holds `hand` tiles; the draw pile holds `pile`."""
+        """The frame at `seconds` changed the tiles counted: `laid` tiles came onto the table and `drawn` were
+        drawn into the hand area (`Draws`), which now holds `hand` tiles; the draw pile holds `pile`."""
         if laid:
             self._laid, self._refilled = True, False
         if drawn:
@@ -84,3 +89,27 @@ class TurnEnds:
     def mid_turn(self) -> bool:
         """Tiles were laid since the last boundary and the turn has not ended."""
         return self.started and self._laid
+
+
+@dataclass
+class Draws:
+    """Which tiles coming into the hand area are drawn, by the ids a tracker gives the tiles it counts: those the
+    hand did not hold since the last boundary (`boundary`)."""
+
+    _held: set[Domino] = field(default_factory=set)
+    _unsure: set[int] = field(default_factory=set)  # came as a tile held: a tidy, or a draw misread at first
+
+    def count(self, came: Mapping[int, Domino], reread: Mapping[int, Domino], hand: Iterable[Domino]) -> int:
+        """How many tiles were drawn by a change: `came` the tiles counted anew in the hand area, `reread` the
+        hand's tiles read again with other pips, `hand` every tile in the hand area now."""
+        drawn = {i for i, tile in came.items() if tile not in self._held}
+        self._unsure |= came.keys() - drawn
+        misread = {i for i, tile in reread.items() if i in self._unsure and tile not in self._held}
+        self._unsure -= misread
+        self._held.update(hand)
+        return len(drawn) + len(misread)
+
+    def boundary(self, hand: Iterable[Domino]) -> None:
+        """A turn ended (or the game started) with `hand` in the hand area."""
+        self._held = set(hand)
+        self._unsure.clear()

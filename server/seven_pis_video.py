@@ -12,16 +12,17 @@ most) are not judged. With one (`--calibration`, a profile with a hand area), th
 hand area are the player's hand: never laid, moved or placed in a pi. Each turn is then judged as
 `rules.seven_pis.check_turn` judges two tables at turn boundaries, and where a turn ends is read from the hand
 (rules/seven_pis_turns.py): at the first steady moment (every tile counted in sight, nothing changed for 1.5 s)
-after a tile came into the hand area once tiles were laid, the refill; with the draw pile empty, once tiles
-were laid. A tile drawn into the place of a tile just laid is followed as a tile of its own (in the hand area
-the tracker takes a tile out of sight for a moment, then read otherwise, as another tile put there).
+after a tile the hand did not hold came into the hand area once tiles were laid, the refill; with the draw pile
+empty, once tiles were laid. A tile drawn into the place of a tile just laid is followed as a tile of its own
+(in the hand area the tracker takes a tile out of sight for a moment, then read otherwise, as another tile put
+there).
 Readings taken where the rules are silent:
 
 - The game starts, for the film, at the first steady moment with a full hand (3 tiles, or every tile left);
   that first table is checked as the turns are (a "turn 0"), with nothing played.
-- A tile that comes into the hand area is drawn only if the hand did not hold it since the last boundary: a
-  set has one of each tile, so a tidied hand (a tile moved within the area) or a tile laid and taken back
-  draws nothing.
+- A tile that comes into the hand area is drawn only if the hand did not hold it since the last boundary
+  (`rules.seven_pis_turns.Draws`): a set has one of each tile, so a tidied hand (a tile moved within the
+  area) or a tile laid and taken back draws nothing.
 - Each turn is timed at the change that ended it (the hand refilled). Before a turn is judged, the tiles still
   on the table are taken where they are read now: a tile's slot read otherwise as its pi grows is no move. A
   tile that left the table is a move, in the turn as in its table.
@@ -47,7 +48,7 @@ import typer
 
 from rules.dominoes import Domino as Tile
 from rules.seven_pis import Layout, Placement, Problem, Scoring, Setup, Status, TableState, check_turn
-from rules.seven_pis_turns import TurnEnds
+from rules.seven_pis_turns import Draws, TurnEnds
 from server.app import counted
 from server.commands.dominoes import chosen_setup, dominoes_in_hand
 from server.storage import NotRecorded, Recording, recording
@@ -123,7 +124,7 @@ def watch_pis(
     ends = TurnEnds() if profile is not None else None
     placed: dict[int, Placement] = {}  # each tile's placement at the last change, by tile id
     hand: tuple[Tile, ...] = ()
-    held: set[Tile] = set()  # every tile the hand held since the last turn boundary
+    draws = Draws()
     setup: Setup | None = None
     changed_at = 0.0  # the last change's seconds
     last: _Boundary | None = None
@@ -154,19 +155,17 @@ def watch_pis(
                 on_table(table)
             if ends is not None:
                 pile = len(TableState(Layout(setup, tuple(placed.values())), hand).unseen())
-                # A tile counted anew in the hand area is drawn only if the hand did not hold it this turn: a set
-                # has one of each tile, so a hand tile moved within the area (the hand tidied) is no draw.
-                came = [Tile(*change.tiles[i].pips) for i in change.laid if in_hand[i]]
-                drawn = sum(tile not in held for tile in came)
-                held.update(hand)
+                came = {i: Tile(*change.tiles[i].pips) for i in change.laid if in_hand[i]}
+                reread = {i: Tile(*change.tiles[i].pips) for i in change.reread if in_hand[i]}
+                drawn = draws.count(came, reread, hand)
                 ends.change(seconds, len(change.laid) - len(came), drawn, len(hand), pile)
         if ends is not None and setup is not None and ends.boundary(seconds, not tracker.hidden):
             judge_turn()
 
     def judge_turn() -> None:
-        nonlocal last, held
+        nonlocal last
         assert setup is not None
-        held = set(hand)
+        draws.boundary(hand)
         now = _Boundary(placed, hand)
         turn = _turn(len(turns), changed_at, setup, last, now)
         last = now

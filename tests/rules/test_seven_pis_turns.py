@@ -1,10 +1,12 @@
 """Where a filmed Seven Pis turn ends (rules/seven_pis_turns.py): once per turn, after the refill, whatever the
-player's pauses; never for a hand over the table, a tile read again or a draw before the tiles are laid."""
+player's pauses; never for a hand over the table, a tile read again or a draw before the tiles are laid. Which
+tiles coming into the hand are drawn: those the hand did not hold this turn, however the hand is tidied."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.seven_pis_turns import TurnEnds
+from rules.dominoes import Domino
+from rules.seven_pis_turns import Draws, TurnEnds
 
 STEADY, SHORT = 15.0, 50.0  # in frames: times here are frame numbers
 SET = 28
@@ -109,3 +111,56 @@ def test_the_watch_ending_closes_a_refilled_turn_or_one_with_nothing_to_draw() -
     assert ended({0: (0, 3, 3, 25), 20: (2, 0, 1, 25), 25: (0, 2, 3, 23)}) == (True, True)  # refilled, not quiet
     assert ended({0: (25, 3, 3, 0), 20: (3, 0, 0, 0)}) == (True, True)  # the last tiles laid: gone out
     assert ended({0: (0, 3, 3, 25)}) == (False, False)  # the deal only
+
+
+def test_a_tidied_hand_draws_nothing_and_a_new_tile_is_drawn_once() -> None:
+    a, b, c, x, y = (Domino.parse(t) for t in ("1|2", "3|4", "5|5", "0|6", "2|2"))
+    draws = Draws()
+    assert draws.count({1: a, 2: b, 3: c}, {}, [a, b, c]) == 3  # the deal
+    draws.boundary([a, b, c])
+    assert draws.count({4: a}, {}, [a, b, c]) == 0  # a moved within the hand area (its old place forgotten)
+    assert draws.count({5: b, 6: c}, {}, [a, b, c]) == 0  # b and c swapped
+    assert draws.count({}, {}, [b, c]) == 0  # a laid
+    assert draws.count({7: a.turned()}, {}, [a, b, c]) == 0  # a taken back, lying the other way round
+    assert draws.count({}, {}, [b, c]) == 0  # a laid again
+    assert draws.count({8: b}, {}, [b, c, b]) == 0  # x drawn, read as b at first (a hand over its pips)
+    assert draws.count({}, {8: x}, [b, c, x]) == 1  # then read as the tile it is: drawn
+    assert draws.count({}, {8: y}, [b, c, y]) == 0  # read again otherwise: still the one draw
+    draws.boundary([b, c, x])
+    assert draws.count({9: a}, {}, [b, c, x, a]) == 1  # placed last turn, taken back: moved, new to this hand
+    assert draws.count({}, {2: y}, [y, c, x, a]) == 0  # a hand tile counted at the boundary, read again
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_only_tiles_from_the_pile_are_drawn_whatever_the_hand_does(data) -> None:
+    """Between two boundaries the hand is tidied, tiles are laid and taken back, and tiles come from the pile,
+    each perhaps read at first as a tile the hand held: the draws counted are the tiles from the pile."""
+    tiles = [Domino(a, b) for a in range(7) for b in range(a, 7)]
+    pile = data.draw(st.permutations(tiles))
+    hand = {k: pile.pop() for k in range(3)}  # tracker id -> tile
+    laid: list[Domino] = []
+    draws = Draws()
+    draws.boundary(hand.values())
+    next_id, counted, expected = 3, 0, 0
+    for action in data.draw(st.lists(st.sampled_from(["tidy", "lay", "take back", "draw"]), max_size=12)):
+        came, reread = {}, {}
+        if action == "tidy" and hand:
+            moved = data.draw(st.sampled_from(sorted(hand)))
+            came[next_id] = hand.pop(moved)
+        elif action == "lay" and hand:
+            laid.append(hand.pop(data.draw(st.sampled_from(sorted(hand)))))
+        elif action == "take back" and laid:
+            came[next_id] = laid.pop()
+        elif action == "draw" and pile:
+            tile, expected = pile.pop(), expected + 1
+            misread = data.draw(st.sampled_from([None, *hand.values(), *laid]))
+            came[next_id] = misread or tile
+            if misread is not None:  # the first reading, then the tile as it is
+                counted += draws.count(came, {}, [*hand.values(), misread])
+                came, reread = {}, {next_id: tile}
+            hand[next_id] = tile
+        hand.update(came)
+        counted += draws.count(came, reread, hand.values())
+        next_id += 1
+    assert counted == expected
