@@ -35,7 +35,8 @@ DEGRADE_OPTION = typer.Option(
     Degradation.none,
     help="Make each render worse first: jpeg (compressed again at quality 40), dim (light cut to 45 % with "
     "sensor noise), bright (overexposed: light raised 1.6 times, cut off at white), warm (a tungsten lamp's "
-    "colour cast left in: blue to 0.6, green to 0.85 of the light), blur (the camera moving 11 px), soft "
+    "colour cast left in: blue to 0.6, green to 0.85 of the light), grey (a monochrome camera: the colour "
+    "gone), blur (the camera moving 11 px), soft "
     "(out of focus: a Gaussian blur of sigma 2 px) or barrel (an uncalibrated wide lens's barrel distortion; "
     "the truth is bent with the frame).",
 )

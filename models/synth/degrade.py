@@ -8,6 +8,8 @@ These go past that, one kind at a time, so an evaluation says how much each cost
   cloth, or a lamp straight above, gives: light cards, tiles and tables lose their detail in the white;
 - `warm`: a warm colour cast left in, as a webcam balanced for daylight gives under tungsten lamps
   (blue to WARM_GAINS[0], green to WARM_GAINS[1] of the light);
+- `grey`: the colour gone, each pixel its luminance in all three channels, as a monochrome (or night-mode)
+  camera gives: pips coloured by number, sticks and cards told from the table by colour alone lose it;
 - `blur`: the camera moving 11 px at a random angle during the exposure;
 - `soft`: out of focus, a Gaussian blur of sigma 2 px, as a cheap webcam's fixed focus gives close up;
 - `barrel`: a wide lens's barrel distortion left in, as a webcam that was never calibrated gives: straight
@@ -45,6 +47,7 @@ class Degradation(StrEnum):
     dim = "dim"
     bright = "bright"
     warm = "warm"
+    grey = "grey"
     blur = "blur"
     soft = "soft"
     barrel = "barrel"
@@ -76,6 +79,8 @@ def degrade(image: np.ndarray, how: Degradation, seed: int) -> np.ndarray:
         return cv2.convertScaleAbs(image, alpha=BRIGHT_LIGHT)  # saturates at 255
     if how == Degradation.warm:
         return np.clip(image.astype(np.float32) * np.float32(WARM_GAINS), 0, 255).astype(np.uint8)
+    if how == Degradation.grey:
+        return cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
     if how == Degradation.blur:
         return cv2.filter2D(image, -1, motion_kernel(BLUR_LENGTH, float(rng.uniform(0, 180))))
     if how == Degradation.soft:

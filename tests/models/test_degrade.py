@@ -63,6 +63,14 @@ def test_warm_tints_each_channel_by_its_gain(frame: np.ndarray) -> None:
     assert red > 1.5 * blue * frame[..., 0].mean() / frame[..., 2].mean()  # redder than it was
 
 
+def test_grey_keeps_each_pixels_luminance_and_loses_its_colour(frame: np.ndarray) -> None:
+    worse = degrade(frame, Degradation.grey, 1).astype(int)
+    assert (worse == worse[..., :1]).all()  # the three channels alike
+    luminance = frame.astype(float) @ [0.114, 0.587, 0.299]  # BGR, ITU-R BT.601 as OpenCV weighs them
+    np.testing.assert_allclose(worse[..., 0], luminance, atol=1)
+    assert frame.astype(int).std(axis=-1).mean() > 3  # the render had colour to lose
+
+
 def test_blur_smears_the_frame_along_a_seeded_direction(frame: np.ndarray) -> None:
     one, other = degrade(frame, Degradation.blur, 1), degrade(frame, Degradation.blur, 2)
     assert sharpness(one) < 0.5 * sharpness(frame)
