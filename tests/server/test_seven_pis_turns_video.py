@@ -104,7 +104,7 @@ def game(tmp_path_factory) -> dict:
         "stranger": stranger,
         "on_table": on_table,
         "refilled": [sum(frames for _, _, frames, _ in steps[:k]) / FPS for k in (2, 5)],  # each draw's first frame
-        "second_laid": sum(frames for _, _, frames, _ in steps[:5]),  # frames until the second refill
+        "second_refill": sum(frames for _, _, frames, _ in steps[:5]),  # the second refill's first frame (from 0)
     }
 
 
@@ -169,7 +169,7 @@ def test_a_frame_of_another_size_mid_game_ends_the_watch_and_what_was_judged_sta
     """A camera that switches to another size mid-game cannot be placed by the calibration: the watch ends at
     that frame, the turns judged until then are printed and kept, the record says how it ended, and the user
     is told why."""
-    cut = game["second_laid"]  # the second turn's tiles are laid, the hand not yet refilled
+    cut = game["second_refill"]  # the second turn's tiles are laid, the hand not yet refilled
 
     def resized_mid_game(source: str, count: int):
         for n, (seconds, frame) in enumerate(timed_frames(source, count)):
