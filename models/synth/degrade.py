@@ -9,7 +9,7 @@ These go past that, one kind at a time, so an evaluation says how much each cost
 - `warm`: a warm colour cast left in, as a webcam balanced for daylight gives under tungsten lamps
   (blue to WARM_GAINS[0], green to WARM_GAINS[1] of the light);
 - `grey`: the colour gone, each pixel its luminance in all three channels, as a monochrome (or night-mode)
-  camera gives: pips coloured by number, sticks and cards told from the table by colour alone lose it;
+  camera gives: sticks and cards told from the table by colour alone lose what sets them apart;
 - `blur`: the camera moving 11 px at a random angle during the exposure;
 - `soft`: out of focus, a Gaussian blur of sigma 2 px, as a cheap webcam's fixed focus gives close up;
 - `barrel`: a wide lens's barrel distortion left in, as a webcam that was never calibrated gives: straight
