@@ -141,7 +141,8 @@ def watch_pis(
             setup = chosen_setup(set_name, scoring, list(change.tiles.values()), size)
             before = placed
             placed = table_layout(laid, setup, size, {i: p.pi for i, p in before.items()})
-            hand = tuple(Tile(*d.pips) for i, d in change.tiles.items() if in_hand[i])
+            tiles = {i: Tile(*d.pips) for i, d in change.tiles.items()}
+            hand = tuple(tile for i, tile in tiles.items() if in_hand[i])
             changed_at = max(changed_at, change.seconds)  # a tile gone is timed back to when last seen
             moved = (*change.laid, *change.left, *change.reread)
             # With a hand area, the hand's changes alone are no table, but for the first: a game not yet begun
@@ -155,8 +156,8 @@ def watch_pis(
                 on_table(table)
             if ends is not None:
                 pile = len(TableState(Layout(setup, tuple(placed.values())), hand).unseen())
-                came = {i: Tile(*change.tiles[i].pips) for i in change.laid if in_hand[i]}
-                reread = {i: Tile(*change.tiles[i].pips) for i in change.reread if in_hand[i]}
+                came = {i: tiles[i] for i in change.laid if in_hand[i]}
+                reread = {i: tiles[i] for i in change.reread if in_hand[i]}
                 drawn = draws.count(came, reread, hand)
                 ends.change(seconds, len(change.laid) - len(came), drawn, len(hand), pile)
         if ends is not None and setup is not None and ends.boundary(seconds, not tracker.hidden):

@@ -10,6 +10,8 @@ is the block's centre (`to_picture`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import cv2
 import numpy as np
 
@@ -40,6 +42,11 @@ def to_picture(points: np.ndarray, factor: int) -> np.ndarray:
 def to_working(points: np.ndarray, factor: int) -> np.ndarray:
     """Points (..., 2) in the picture's pixels, in pixels of the copy shrunk by `factor`."""
     return points if factor == 1 else (points - (factor - 1) / 2) / factor
+
+
+def outlines_to_working(outlines: Sequence[np.ndarray], factor: int) -> Sequence[np.ndarray]:
+    """Outlines (each k x 2, the picture's pixels) in pixels of the copy shrunk by `factor`."""
+    return outlines if factor == 1 else [to_working(np.asarray(quad, np.float32), factor) for quad in outlines]
 
 
 def working_homography(homography: np.ndarray | None, factor: int) -> np.ndarray | None:

@@ -24,7 +24,7 @@ from vision.geometry import landscape, point_in_quad, points_in_quads, quad_iou,
 from vision.locator import closer_window, reading_scale, scaled_canvas
 from vision.onnx_session import quantized
 from vision.sharpen import FocusGauge
-from vision.working_size import to_picture, to_working, working_copy
+from vision.working_size import outlines_to_working, to_picture, working_copy
 
 # A reading this sure is a tile. With refinement (below), chosen on held-out tuning seeds (51000000..51000039,
 # not the evaluation's): 0.75 reads 743 of 804 tiles right with 4 false detections, 0.8 742 with 3, 0.85 the
@@ -446,8 +446,7 @@ class DominoRecognizer:
         larger than the working size at it (vision/working_size.py).
         """
         image, factor = working_copy(image)
-        if factor > 1:
-            ignore = [to_working(np.asarray(quad, np.float32), factor) for quad in ignore]
+        ignore = outlines_to_working(ignore, factor)
         t0 = time.perf_counter()
         image = self.focus.sharpened_if_soft(image)
         sharpen_ms = (time.perf_counter() - t0) * 1000

@@ -59,7 +59,7 @@ from vision.sticks.mirrored import (
 from vision.sticks.plane import UPSIDE_DOWN, Calibration, UpsideDown, split_runs, table_plane
 from vision.sticks.reread import reread_group
 from vision.sticks.seams import is_seam
-from vision.working_size import to_picture, to_working, working_copy, working_homography
+from vision.working_size import outlines_to_working, to_picture, working_copy, working_homography
 
 MIN_STICK_PX = 20.0  # a stick shorter than this in the picture is not read
 COVERED = 0.7  # a reading lying this much of its length along better ones reads nothing new
@@ -551,8 +551,7 @@ class StickRecognizer:
         """
         image, factor = working_copy(image)
         homography = working_homography(homography, factor)
-        if factor > 1:
-            ignore = [to_working(np.asarray(quad, np.float32), factor) for quad in ignore]
+        ignore = outlines_to_working(ignore, factor)
         streak = cache(partial(clear_streak, image))
         sticks, polysticks, timing = self._both_networks(image, homography, ignore, streak)
         settled = _settled(sticks, polysticks)
