@@ -12,7 +12,8 @@ take. The readings taken:
 - After it, a turn ends at the first steady moment after a tile was drawn (a tile the hand did not hold since
   the last boundary came into the hand area, in a place of its own or where a tile laid lay) since a tile was
   last laid: laid, then refilled. A tile read again (its pips misread at first) is not drawn. With the draw
-  pile empty nothing is drawn, so a turn then ends at the first steady moment after a tile was laid.
+  pile empty nothing is drawn, so a turn then ends at the first steady moment after a tile was laid from a
+  hand that still holds fewer tiles than at the last boundary: a tile laid and taken back lays nothing.
 - A refill short of a full hand ends the turn only after `short_draw` seconds of quiet, so a player drawing
   one tile at a time is not cut off after the first; the short draw is then judged as one.
 - A tile drawn with nothing laid is a turn too (nothing played; a hand tile swapped for one from the pile is
@@ -50,6 +51,7 @@ class TurnEnds:
     _pile: int = 0
     _laid: bool = False  # a tile was laid since the last boundary
     _refilled: bool = False  # a tile was drawn since a tile was last laid, or since the last boundary
+    _hand_then: int = 0  # the tiles in the hand at the last boundary
 
     def change(self, seconds: float, laid: int, drawn: int, hand: int, pile: int) -> None:
         """The frame at `seconds` changed the tiles counted: `laid` tiles came onto the table and `drawn` were
@@ -71,19 +73,23 @@ class TurnEnds:
         if not self.started:
             ends = full and self._hand > 0 and quiet >= self.steady
         else:
-            ready = self._refilled or (self._laid and self._pile == 0)
-            ends = ready and quiet >= (self.steady if full else self.short_draw)
+            ends = self._ready and quiet >= (self.steady if full else self.short_draw)
         if ends:
-            self.started, self._laid, self._refilled = True, False, False
+            self.started, self._laid, self._refilled, self._hand_then = True, False, False, self._hand
         return ends
 
     def closes_at_end(self) -> bool:
         """Whether the watch ending now ends a turn: one refilled, or one laid with the pile empty (nothing to
         draw), that the quiet after it was cut short of. A turn laid and not yet refilled is left unjudged."""
-        ends = self.started and (self._refilled or (self._laid and self._pile == 0))
+        ends = self.started and self._ready
         if ends:
             self._laid, self._refilled = False, False
         return ends
+
+    @property
+    def _ready(self) -> bool:
+        """Refilled since tiles were laid, or, with nothing to draw, tiles laid and not all taken back."""
+        return self._refilled or (self._laid and self._pile == 0 and self._hand < self._hand_then)
 
     @property
     def mid_turn(self) -> bool:

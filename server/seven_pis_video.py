@@ -13,7 +13,7 @@ hand area are the player's hand: never laid, moved or placed in a pi. Each turn 
 `rules.seven_pis.check_turn` judges two tables at turn boundaries, and where a turn ends is read from the hand
 (rules/seven_pis_turns.py): at the first steady moment (every tile counted in sight, nothing changed for 1.5 s)
 after a tile the hand did not hold came into the hand area once tiles were laid, the refill; with the draw pile
-empty, once tiles were laid. A tile drawn into the place of a tile just laid is followed as a tile of its own
+empty, once tiles laid stay laid. A tile drawn into the place of a tile just laid is followed as a tile of its own
 (in the hand area the tracker takes a tile out of sight for a moment, then read otherwise, as another tile put
 there).
 Readings taken where the rules are silent:

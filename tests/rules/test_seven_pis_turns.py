@@ -93,6 +93,9 @@ def test_short_and_long_draws_nothing_played_swaps_and_a_draw_before_laying() ->
         # the pile empty: a turn ends once its tiles are laid, nothing to draw
         "empty pile": ({0: (24, 3, 3, 1), 30: (2, 0, 1, 1), 40: (0, 1, 2, 0), 80: (1, 0, 1, 0), 200: (1, 0, 0, 0)},
                        [15, 55, 95, 215]),
+        # the pile empty, a tile laid and taken back before the table was steady: nothing played yet
+        "taken back, pile empty": ({0: (25, 3, 3, 0), 30: (1, 0, 2, 0), 35: (0, 0, 3, 0), 100: (1, 0, 2, 0)},
+                                   [15, 115]),
     }  # fmt: skip
     for name, (events, expected) in cases.items():
         assert _run(events, 300) == expected, name
@@ -164,3 +167,22 @@ def test_only_tiles_from_the_pile_are_drawn_whatever_the_hand_does(data) -> None
         counted += draws.count(came, reread, hand.values())
         next_id += 1
     assert counted == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), pause), max_size=8))
+def test_with_the_pile_empty_a_turn_ends_only_if_a_tile_laid_stays_laid(moves: list[tuple[bool, int]]) -> None:
+    """Nothing left to draw: tiles laid from the hand and taken back into it, each move soon after the last; the
+    turn ends once the table is quiet if the hand then holds fewer tiles than it was dealt."""
+    events: dict[int, tuple[int, ...]] = {0: (25, 3, 3, 0)}
+    hand, now = 3, int(STEADY) + 5
+    for lay, gap in moves:
+        if lay and hand:
+            hand -= 1
+            events[now] = (1, 0, hand, 0)
+        elif not lay and hand < 3:
+            hand += 1
+            events[now] = (0, 0, hand, 0)
+        now += gap + 1
+    found = _run(events, now + int(STEADY) + 5)
+    assert found == [int(STEADY)] + ([max(events) + int(STEADY)] if hand < 3 else [])
