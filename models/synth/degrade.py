@@ -15,8 +15,11 @@ These go past that, one kind at a time, so an evaluation says how much each cost
 - `barrel`: a wide lens's barrel distortion left in, as a webcam that was never calibrated gives: straight
   edges bow outward and the frame's borders are squeezed towards its middle (BARREL, in OpenCV's lens model
   with the focal length FOCAL_SHARE of the frame's width; the lens test's strong lens). Of the kinds, only
-  this one moves things in the picture: `moved` says where a render's point lies in the frame made worse, so
-  an evaluation compares the reading with the truth where the frame shows it.
+  this one and `turned` move things in the picture: `moved` says where a render's point lies in the frame
+  made worse, so an evaluation compares the reading with the truth where the frame shows it;
+- `turned`: the frame turned half round, so that the table's far side is at the top, as a webcam at the
+  table's edge sees it. The renders' cameras are pitched the other way (far side at the foot); turned, a
+  render is what such a camera, rolled half round, shows: a view no render gives, of the same tables.
 Each is a pure function of the frame and the scene's seed.
 """
 
@@ -51,6 +54,7 @@ class Degradation(StrEnum):
     blur = "blur"
     soft = "soft"
     barrel = "barrel"
+    turned = "turned"
 
 
 def motion_kernel(length: int, degrees: float) -> np.ndarray:
@@ -87,12 +91,17 @@ def degrade(image: np.ndarray, how: Degradation, seed: int) -> np.ndarray:
         return cv2.GaussianBlur(image, (0, 0), SOFT_SIGMA)
     if how == Degradation.barrel:
         return _through_barrel_lens(image)
+    if how == Degradation.turned:
+        return np.ascontiguousarray(image[::-1, ::-1])
     return image
 
 
 def moved(points: np.ndarray, how: Degradation, size: tuple[int, int]) -> np.ndarray:
     """Where points of a render of `size` (width, height) lie in it made worse by `how`: as they were, but
-    under a lens's distortion."""
+    under a lens's distortion or turned half round with the frame."""
+    if how == Degradation.turned:
+        corner = np.array(size, np.float64) - 1  # pixel centres at whole numbers: x -> width - 1 - x
+        return (corner - np.asarray(points, np.float64)).astype(np.asarray(points).dtype)
     if how != Degradation.barrel:
         return points
     points = np.asarray(points)

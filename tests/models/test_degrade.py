@@ -109,9 +109,19 @@ def test_barrel_bows_straight_edges_and_squeezes_the_border_inwards() -> None:
     assert (np.abs(bent[:, :560] - 200) <= 6).all() and (np.abs(bent[:, 720:] - 100) <= 6).all()
 
 
-def test_only_the_lens_moves_things() -> None:
+def test_turned_moves_a_pixel_where_moved_says_and_back_again() -> None:
+    frame = np.zeros((720, 1280, 3), np.uint8)
+    frame[20, 10] = 255
+    turned = degrade(frame, Degradation.turned, 1)
+    x, y = moved(np.array([[10.0, 20.0]]), Degradation.turned, (1280, 720))[0]
+    assert turned[round(y), round(x)].all() and turned.sum() == frame.sum()
+    np.testing.assert_array_equal(degrade(turned, Degradation.turned, 2), frame)
+
+
+def test_only_the_lens_and_the_turn_move_things() -> None:
     points = np.array([[10.0, 20.0], [640.0, 360.0]])
-    assert all(moved(points, how, (1280, 720)) is points for how in Degradation if how != Degradation.barrel)
+    movers = (Degradation.barrel, Degradation.turned)
+    assert all(moved(points, how, (1280, 720)) is points for how in Degradation if how not in movers)
     centre = moved(np.array([[639.5, 359.5]]), Degradation.barrel, (1280, 720))
     np.testing.assert_allclose(centre, [[639.5, 359.5]], atol=1e-6)  # the lens's axis stays put
 
