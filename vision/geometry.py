@@ -9,7 +9,9 @@ import cv2
 import numpy as np
 
 FOCAL = 0.8  # of the picture's width: a typical webcam's 60..80 degree field of view
-TILTS = np.arange(0.0, 72.0, 2.0)  # degrees from straight down that a view's tilt is searched over
+# Degrees from straight down that a view's tilt is searched over, either way: negative where the table's far
+# side is at the top of the picture (a webcam at the table's edge), positive where it is at the foot.
+TILTS = np.arange(-70.0, 72.0, 2.0)
 # Corner orders of an outline starting at each of its corners: indexing with one is np.roll(quad, -k, axis=0)
 # at a third of the cost, which counts in helpers called for every outline of every frame.
 _STARTING_AT = tuple(np.array([(i + k) % 4 for i in range(4)]) for k in range(4))
@@ -129,7 +131,8 @@ def dedupe_quads(quads: list[np.ndarray], tolerance: float = 0.06) -> list[np.nd
 
 
 def tilt_plane(size: tuple[int, int], tilt_deg: float) -> np.ndarray:
-    """Image px -> table plane (any scale) for a camera tilted by `tilt_deg`, not rolled."""
+    """Image px -> table plane (any scale) for a camera tilted by `tilt_deg` (negative: the table's far side
+    at the top of the picture), not rolled."""
     return tilt_planes(size, np.array([tilt_deg]))[0]
 
 
@@ -185,9 +188,10 @@ def rims(shapes: np.ndarray) -> np.ndarray:
 
 
 def rectangle_tilt(outlines: np.ndarray, size: tuple[int, int], aspect: float) -> tuple[float, np.ndarray]:
-    """The camera tilt (degrees) under which outlines of rectangles of one `aspect` (long side over short;
-    n, 4, 2 image px) are most nearly such rectangles on the table plane, and its image -> plane matrix (not to
-    be written to: within `tilts_kept` it is kept for the next question)."""
+    """The camera tilt (degrees from straight down, whichever side of the picture the table's far side is at)
+    under which outlines of rectangles of one `aspect` (long side over short; n, 4, 2 image px) are most nearly
+    such rectangles on the table plane, and its image -> plane matrix (not to be written to: within
+    `tilts_kept` it is kept for the next question)."""
     outlines = np.asarray(outlines, np.float64)
     kept = getattr(_tilts, "kept", None)
     if kept is None:
@@ -225,8 +229,8 @@ def _rectangle_tilt(outlines: np.ndarray, size: tuple[int, int], aspect: float) 
     with np.errstate(invalid="ignore", divide="ignore"):
         cost = (np.log(np.maximum(ratio, 1 / ratio) / aspect) ** 2 + cosine**2).sum(axis=-1)
     cost[~np.isfinite(cost)] = np.inf
-    best = int(np.argmin(cost))
-    return float(TILTS[best]), planes[best]
+    best = int(np.argmin(cost)) if np.isfinite(cost).any() else int(np.argmin(np.abs(TILTS)))  # else straight down
+    return abs(float(TILTS[best])), planes[best]
 
 
 def steep_view(

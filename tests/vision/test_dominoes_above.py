@@ -22,9 +22,10 @@ from vision.geometry import rectangle_tilt, to_plane
 SIZE = (1280, 720)
 
 
-def _tiles(seed: int, tilt: float, count: int = 6) -> np.ndarray:
+def _tiles(seed: int, tilt: float, turned: bool = False, count: int = 6) -> np.ndarray:
     """`count` tiles (24 x 48 mm) lying anyhow near the middle of a webcam's view, as outlines (n, 4, 2 px)
-    TL, TR, BR, BL with the short ends at the top and bottom."""
+    TL, TR, BR, BL with the short ends at the top and bottom; `turned`: the view turned half round, so that
+    the table's far side is at the top (the renders' cameras have it at the foot)."""
     rng = random.Random(seed)
     camera = Camera.looking_at(SIZE, rng.uniform(80, 140), tilt, rng.uniform(-180, 180), 64)
     own = np.array([[-12, -24], [12, -24], [12, 24], [-12, 24]], np.float64)
@@ -34,20 +35,23 @@ def _tiles(seed: int, tilt: float, count: int = 6) -> np.ndarray:
         rotation = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
         centre = np.array([rng.uniform(-100, 100), rng.uniform(-60, 60)])
         outlines.append(camera.project(own @ rotation.T + centre))
-    return np.array(outlines)
+    outlines = np.array(outlines)
+    return np.array(SIZE, np.float64) - 1 - outlines if turned else outlines
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
-@given(st.floats(0, 64), st.integers(0, 10_000))
-def test_the_tiles_tell_the_cameras_tilt(tilt: float, seed: int) -> None:
-    found, _ = rectangle_tilt(_tiles(seed, tilt), SIZE, 2.0)
+@given(st.floats(0, 64), st.integers(0, 10_000), st.booleans())
+def test_the_tiles_tell_the_cameras_tilt(tilt: float, seed: int, turned: bool) -> None:
+    found, _ = rectangle_tilt(_tiles(seed, tilt, turned), SIZE, 2.0)
     assert abs(found - tilt) <= 4.0
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
-@given(st.floats(above.STEEP + 4, 64), st.integers(0, 10_000))
-def test_from_above_tiles_are_two_to_one_rectangles_of_their_picture_size_in_view(tilt: float, seed: int) -> None:
-    tiles = _tiles(seed, tilt)
+@given(st.floats(above.STEEP + 4, 64), st.integers(0, 10_000), st.booleans())
+def test_from_above_tiles_are_two_to_one_rectangles_of_their_picture_size_in_view(
+    tilt: float, seed: int, turned: bool
+) -> None:
+    tiles = _tiles(seed, tilt, turned)
     matrix = above.view_from_above(tiles, SIZE)
     assert matrix is not None
     seen = to_plane(matrix, tiles)

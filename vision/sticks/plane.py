@@ -3,7 +3,9 @@
 Sticks of one set are all as long, and a DIGIT layout's sticks run square to each other. A webcam is tilted
 toward the table but not rolled, so one angle, the tilt, says how the table plane is foreshortened: the tilt
 chosen is the one under which the sticks are most nearly of one length and the touching ones most nearly
-square. Snapping then happens in that plane, where a right angle is a right angle.
+square. Snapping then happens in that plane, where a right angle is a right angle. The tilt is searched
+either way: a webcam at the table's edge has the far side at the top of the picture, a picture turned top to
+bottom (a mirror image the reader votes with) at its foot.
 
 The common length also splits runs: sticks laid end to end with a hair's gap may be read as one stick two
 or three times as long, which in the plane is a whole number of sticks.
@@ -17,9 +19,9 @@ import numpy as np
 
 from vision.geometry import tilt_planes, to_plane
 from vision.sticks.lattice import group
-from vision.sticks.mirrored import mirror_matrix
 
-TILTS = np.arange(0.0, 61.0, 3.0)
+TILTS = np.arange(-60.0, 61.0, 3.0)  # negative: the table's far side at the top of the picture
+STRAIGHT_DOWN = int(np.argmin(np.abs(TILTS)))
 LENGTH_SIGMA = 0.07  # spread of log stick length: placement, end measurement
 LENGTH_CAP = 4.0  # a stick of another length (one broken, one of another set) costs no more than this
 ANGLE_SIGMA = math.radians(3.0)
@@ -49,29 +51,15 @@ def _length_cost(plane_ends: np.ndarray) -> np.ndarray:
     return np.minimum(((logs - np.median(logs, axis=-1, keepdims=True)) / LENGTH_SIGMA) ** 2, LENGTH_CAP).sum(axis=-1)
 
 
-class UpsideDown:
-    """In place of a calibration: no calibration, in a picture turned top to bottom (a mirror image the stick
-    reader votes with), where the table's far side is at the picture's foot (`table_plane`'s `upside_down`)."""
-
-
-UPSIDE_DOWN = UpsideDown()
-Calibration = np.ndarray | UpsideDown | None  # image px -> table mm, or how the sticks give the plane
-
-
-def table_plane(ends: np.ndarray, size: tuple[int, int], upside_down: bool = False) -> np.ndarray:
+def table_plane(ends: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """Image px -> table plane: the tilt under which the sticks (n x 2 x 2 ends) are most nearly of one length
-    and the touching ones square (see the module's docstring). `upside_down`: the picture is turned top to
-    bottom, so the camera's tilt shows the other way round; its plane is the one found for the sticks turned
-    back, through the same turn."""
-    if upside_down:
-        turn = mirror_matrix(size, (False, True))
-        return table_plane(to_plane(turn, np.asarray(ends, np.float64)), size) @ turn
+    and the touching ones square (see the module's docstring)."""
     groups = group(ends)
     planes = tilt_planes(size, TILTS)
     mapped = to_plane(planes, ends)
     seen = np.isfinite(mapped).all(axis=(1, 2, 3))
     if not seen.any():
-        return planes[0]
+        return planes[STRAIGHT_DOWN]
     cost = np.full(len(planes), np.inf)
     cost[seen] = _length_cost(mapped[seen]) + _angle_cost(mapped[seen], groups)
     return planes[int(np.argmin(cost))]

@@ -56,7 +56,7 @@ from vision.sticks.mirrored import (
     mirrored_streak,
     most_agreed,
 )
-from vision.sticks.plane import UPSIDE_DOWN, Calibration, UpsideDown, split_runs, table_plane
+from vision.sticks.plane import split_runs, table_plane
 from vision.sticks.reread import reread_group
 from vision.sticks.seams import is_seam
 from vision.working_size import outlines_to_working, to_picture, working_copy, working_homography
@@ -431,17 +431,15 @@ def _heap(polysticks: list[Polystick]) -> bool:
 
 
 def _in_window(
-    image: np.ndarray, window: tuple[int, int, int, int], homography: Calibration, ignore: list[np.ndarray]
-) -> tuple[np.ndarray, Calibration, list[np.ndarray]]:
+    image: np.ndarray, window: tuple[int, int, int, int], homography: np.ndarray | None, ignore: list[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray | None, list[np.ndarray]]:
     """The part of a frame in `window` (x, y, width, height), with the calibration and the outlines to ignore
-    moved into its pixels (a part of a picture turned upside down is so too)."""
+    moved into its pixels."""
     x0, y0, w, h = window
     shift = np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)  # window px -> frame px
     return (
         np.ascontiguousarray(image[y0 : y0 + h, x0 : x0 + w]),
-        homography
-        if homography is None or isinstance(homography, UpsideDown)
-        else np.asarray(homography, np.float64) @ shift,
+        None if homography is None else np.asarray(homography, np.float64) @ shift,
         [np.asarray(quad) - [x0, y0] for quad in ignore],
     )
 
@@ -603,7 +601,7 @@ class StickRecognizer:
     def _both_networks(
         self,
         image: np.ndarray,
-        homography: Calibration,
+        homography: np.ndarray | None,
         ignore: list[np.ndarray],
         streak: Callable[[], MotionBlur | None],
     ) -> tuple[list[Stick], list[Polystick], dict[str, float]]:
@@ -632,7 +630,7 @@ class StickRecognizer:
     def _mirrored(
         self,
         image: np.ndarray,
-        homography: Calibration,
+        homography: np.ndarray | None,
         ignore: list[np.ndarray],
         sticks: list[Stick],
         polysticks: list[Polystick],
@@ -644,13 +642,9 @@ class StickRecognizer:
         size = image.shape[1::-1]
         readings = [(sticks, polysticks)]
         for mirror in MIRRORS:
-            # Uncalibrated, a picture turned top to bottom shows the camera's tilt the other way round, and the
-            # sticks' own plane (table_plane) is found so: with the frame's tilts, two of the three mirror images
-            # were read in planes no camera gives, and their runs, completions and re-reads went wrong.
-            upside_down = UPSIDE_DOWN if mirror[1] else None
             more, _, _ = self._both_networks(
                 mirrored(image, mirror),
-                mirrored_homography(homography, size, mirror) if homography is not None else upside_down,
+                mirrored_homography(homography, size, mirror),
                 [mirrored_points(quad, size, mirror) for quad in ignore],
                 lambda mirror=mirror: mirrored_streak(streak(), mirror),
             )
@@ -661,7 +655,7 @@ class StickRecognizer:
         return readings[most_agreed([_cards(p) for _, p in readings])]
 
     def _looks(
-        self, image: np.ndarray, homography: Calibration, ignore: list[np.ndarray], locator: StickLocator
+        self, image: np.ndarray, homography: np.ndarray | None, ignore: list[np.ndarray], locator: StickLocator
     ) -> tuple[list[Stick], list[Polystick], dict[str, float]]:
         """Every look `locator` takes at a frame: the first (with its brighter second look), the equalised look
         of a flat frame and the closer look; the sticks, the polysticks and each stage's milliseconds."""
@@ -689,7 +683,7 @@ class StickRecognizer:
         readings: LocatorReadings,
         sticks: list[Stick],
         polysticks: list[Polystick],
-        homography: Calibration,
+        homography: np.ndarray | None,
         ignore: list[np.ndarray],
         locator: StickLocator,
     ) -> tuple[list[Stick], list[Polystick]]:
@@ -740,7 +734,7 @@ class StickRecognizer:
         return sticks, self._snapped(sticks, size, homography)
 
     def _look(
-        self, image: np.ndarray, homography: Calibration, ignore: list[np.ndarray], locator: StickLocator
+        self, image: np.ndarray, homography: np.ndarray | None, ignore: list[np.ndarray], locator: StickLocator
     ) -> tuple[list[Stick], list[Polystick], dict[str, float], LocatorReadings]:
         """One look at the frame: the locator, the lattice, and a brighter second look where a layout is short;
         the sticks, the polysticks, each stage's milliseconds and the locator's readings."""
@@ -785,7 +779,7 @@ class StickRecognizer:
         self,
         readings: LocatorReadings,
         size: tuple[int, int],
-        homography: Calibration,
+        homography: np.ndarray | None,
         ignore: list[np.ndarray],
     ) -> tuple[list[Stick], list[Polystick]]:
         """The sticks and polysticks that one look of the locator gives (the lattice stage)."""
@@ -823,7 +817,7 @@ class StickRecognizer:
         more: list[Stick],
         more_polysticks: list[Polystick],
         size: tuple[int, int],
-        homography: Calibration,
+        homography: np.ndarray | None,
     ) -> tuple[list[Stick], list[Polystick]]:
         """The first look with each card the brighter look found and it did not: the card's sticks in place of
         the readings along them, kept where it is still that card among the first look's other sticks."""
@@ -837,7 +831,7 @@ class StickRecognizer:
                 known.add(new.card)
         return sticks, polysticks
 
-    def _snapped(self, sticks: list[Stick], size: tuple[int, int], homography: Calibration) -> list[Polystick]:
+    def _snapped(self, sticks: list[Stick], size: tuple[int, int], homography: np.ndarray | None) -> list[Polystick]:
         """The polysticks of sticks gathered from several looks, snapped in the plane they give together (or
         calibration's)."""
         if not sticks:
@@ -845,11 +839,10 @@ class StickRecognizer:
         return self.polysticks(sticks, self.plane(np.array([s.ends for s in sticks]), size, homography), square=True)
 
     @staticmethod
-    def plane(ends: np.ndarray, size: tuple[int, int], homography: Calibration) -> np.ndarray:
-        """Image px -> table plane: calibration's if given, else the one the sticks give (in a picture turned
-        top to bottom, `UPSIDE_DOWN`, with the camera tilted the other way)."""
-        if homography is None or isinstance(homography, UpsideDown):
-            return table_plane(ends, size, upside_down=homography is not None)
+    def plane(ends: np.ndarray, size: tuple[int, int], homography: np.ndarray | None) -> np.ndarray:
+        """Image px -> table plane: calibration's if given, else the one the sticks give."""
+        if homography is None:
+            return table_plane(ends, size)
         return np.asarray(homography, np.float64)
 
     @staticmethod
