@@ -85,7 +85,8 @@ def score_scene(scene: Scene, cards: list[Card]) -> CardScore:
 
 
 def as_made_worse(scene: Scene, worse: Degradation) -> Scene:
-    """The scene with its cards where its frame made `worse` shows them (a lens's distortion moves them)."""
+    """The scene with its cards where its frame made `worse` shows them (a lens's distortion or a half turn
+    moves them)."""
     size = scene.image.shape[1::-1]
     return replace(scene, cards=[replace(c, corners=moved(c.corners, worse, size)) for c in scene.cards])
 

@@ -91,7 +91,8 @@ class DominoScore:
 
 
 def as_made_worse(scene: DominoScene, worse: Degradation) -> DominoScene:
-    """The scene with its tiles where its frame made `worse` shows them (a lens's distortion moves them)."""
+    """The scene with its tiles where its frame made `worse` shows them (a lens's distortion or a half turn
+    moves them)."""
     size = scene.image.shape[1::-1]
     bent = [replace(t, corners=moved(t.corners, worse, size), halves=moved(t.halves, worse, size)) for t in scene.tiles]
     return replace(scene, tiles=bent)

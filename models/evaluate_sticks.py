@@ -133,7 +133,8 @@ def score_scene(score: StickScore, scene: StickScene, sticks: list[Stick], polys
 
 
 def as_made_worse(scene: StickScene, worse: Degradation) -> StickScene:
-    """The scene with its sticks where its frame made `worse` shows them (a lens's distortion moves them)."""
+    """The scene with its sticks where its frame made `worse` shows them (a lens's distortion or a half turn
+    moves them)."""
     size = scene.image.shape[1::-1]
     return replace(scene, sticks=[replace(s, ends=moved(s.ends, worse, size)) for s in scene.sticks])
 
