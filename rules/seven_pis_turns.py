@@ -93,8 +93,8 @@ class TurnEnds:
 
     @property
     def mid_turn(self) -> bool:
-        """Tiles were laid since the last boundary and the turn has not ended."""
-        return self.started and self._laid
+        """Tiles were laid since the last boundary, not all taken back, and the turn has not ended."""
+        return self.started and self._laid and (self._refilled or self._hand < self._hand_then)
 
 
 @dataclass

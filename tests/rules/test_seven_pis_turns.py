@@ -111,6 +111,7 @@ def test_the_watch_ending_closes_a_refilled_turn_or_one_with_nothing_to_draw() -
         return ends.mid_turn, ends.closes_at_end()
 
     assert ended({0: (0, 3, 3, 25), 20: (2, 0, 1, 25)}) == (True, False)  # laid, not yet refilled: left open
+    assert ended({0: (0, 3, 3, 25), 20: (1, 0, 2, 25), 25: (0, 0, 3, 25)}) == (False, False)  # laid, taken back
     assert ended({0: (0, 3, 3, 25), 20: (2, 0, 1, 25), 25: (0, 2, 3, 23)}) == (True, True)  # refilled, not quiet
     assert ended({0: (25, 3, 3, 0), 20: (3, 0, 0, 0)}) == (True, True)  # the last tiles laid: gone out
     assert ended({0: (0, 3, 3, 25)}) == (False, False)  # the deal only
@@ -183,6 +184,8 @@ def test_with_the_pile_empty_a_turn_ends_only_if_a_tile_laid_stays_laid(moves: l
         elif not lay and hand < 3:
             hand += 1
             events[now] = (0, 0, hand, 0)
+        else:
+            continue  # nothing to lay or take back: no move, no time passes
         now += gap + 1
     found = _run(events, now + int(STEADY) + 5)
     assert found == [int(STEADY)] + ([max(events) + int(STEADY)] if hand < 3 else [])

@@ -469,9 +469,14 @@ def test_steep_views_with_the_far_side_at_the_top_read_as_the_renders_do(
         replace(as_made_worse(scene, Degradation.turned), image=degrade(scene.image, Degradation.turned, 0))
         for scene in scenes
     ]
-    rendered, both_ways = _read_all(recognizer, scenes), _read_all(recognizer, turned)
-    monkeypatch.setattr(geometry, "TILTS", geometry.TILTS[geometry.TILTS >= 0])
-    one_way = _read_all(recognizer, turned)
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)  # resampling in threads moves borderline readings from machine to machine
+    try:
+        rendered, both_ways = _read_all(recognizer, scenes), _read_all(recognizer, turned)
+        monkeypatch.setattr(geometry, "TILTS", geometry.TILTS[geometry.TILTS >= 0])
+        one_way = _read_all(recognizer, turned)
+    finally:
+        cv2.setNumThreads(threads)
     # 158, 156 and 139 of 163 when written; false detections 1, 0 and 4
     assert both_ways.read_right >= rendered.read_right - 4
     assert both_ways.read_right >= one_way.read_right + 10

@@ -20,8 +20,9 @@ import numpy as np
 from vision.geometry import tilt_planes, to_plane
 from vision.sticks.lattice import group
 
-TILTS = np.arange(-60.0, 61.0, 3.0)  # negative: the table's far side at the top of the picture
-STRAIGHT_DOWN = int(np.argmin(np.abs(TILTS)))
+# Negative: the table's far side at the top of the picture. In order from straight down, so that of tilts that
+# fit as well (a lone stick fits every one) the least is taken.
+TILTS = np.array(sorted(np.arange(-60.0, 61.0, 3.0), key=abs))
 LENGTH_SIGMA = 0.07  # spread of log stick length: placement, end measurement
 LENGTH_CAP = 4.0  # a stick of another length (one broken, one of another set) costs no more than this
 ANGLE_SIGMA = math.radians(3.0)
@@ -59,7 +60,7 @@ def table_plane(ends: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     mapped = to_plane(planes, ends)
     seen = np.isfinite(mapped).all(axis=(1, 2, 3))
     if not seen.any():
-        return planes[STRAIGHT_DOWN]
+        return planes[0]
     cost = np.full(len(planes), np.inf)
     cost[seen] = _length_cost(mapped[seen]) + _angle_cost(mapped[seen], groups)
     return planes[int(np.argmin(cost))]
