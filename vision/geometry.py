@@ -10,8 +10,9 @@ import numpy as np
 
 FOCAL = 0.8  # of the picture's width: a typical webcam's 60..80 degree field of view
 # Degrees from straight down that a view's tilt is searched over, either way: negative where the table's far
-# side is at the top of the picture (a webcam at the table's edge), positive where it is at the foot.
-TILTS = np.arange(-70.0, 72.0, 2.0)
+# side is at the top of the picture (a webcam at the table's edge), positive where it is at the foot. In order
+# from straight down, so that of tilts that fit as well the least is taken.
+TILTS = np.array(sorted(np.arange(-70.0, 72.0, 2.0), key=abs))
 # Corner orders of an outline starting at each of its corners: indexing with one is np.roll(quad, -k, axis=0)
 # at a third of the cost, which counts in helpers called for every outline of every frame.
 _STARTING_AT = tuple(np.array([(i + k) % 4 for i in range(4)]) for k in range(4))
@@ -45,6 +46,12 @@ def turned_back(points: np.ndarray, height: int) -> np.ndarray:
     was (y, height - 1 - x)."""
     p = np.asarray(points)
     return np.stack([p[..., 1], height - 1 - p[..., 0]], axis=-1).astype(p.dtype)
+
+
+def half_turned(points: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """Points (..., 2) of a frame of `size` (width, height), in the frame turned half round (and back)."""
+    p = np.asarray(points)
+    return (np.array(size, np.float64) - 1 - p).astype(p.dtype)
 
 
 def turned(points: np.ndarray, height: int) -> np.ndarray:
@@ -188,9 +195,9 @@ def rims(shapes: np.ndarray) -> np.ndarray:
 
 
 def rectangle_tilt(outlines: np.ndarray, size: tuple[int, int], aspect: float) -> tuple[float, np.ndarray]:
-    """The camera tilt (degrees from straight down, whichever side of the picture the table's far side is at)
-    under which outlines of rectangles of one `aspect` (long side over short; n, 4, 2 image px) are most nearly
-    such rectangles on the table plane, and its image -> plane matrix (not to be written to: within
+    """The camera tilt (degrees from straight down; negative where the table's far side is at the top of the
+    picture) under which outlines of rectangles of one `aspect` (long side over short; n, 4, 2 image px) are
+    most nearly such rectangles on the table plane, and its image -> plane matrix (not to be written to: within
     `tilts_kept` it is kept for the next question)."""
     outlines = np.asarray(outlines, np.float64)
     kept = getattr(_tilts, "kept", None)
@@ -229,8 +236,8 @@ def _rectangle_tilt(outlines: np.ndarray, size: tuple[int, int], aspect: float) 
     with np.errstate(invalid="ignore", divide="ignore"):
         cost = (np.log(np.maximum(ratio, 1 / ratio) / aspect) ** 2 + cosine**2).sum(axis=-1)
     cost[~np.isfinite(cost)] = np.inf
-    best = int(np.argmin(cost)) if np.isfinite(cost).any() else int(np.argmin(np.abs(TILTS)))  # else straight down
-    return abs(float(TILTS[best])), planes[best]
+    best = int(np.argmin(cost))  # straight down where no tilt keeps the outlines in view
+    return float(TILTS[best]), planes[best]
 
 
 def steep_view(
@@ -245,7 +252,7 @@ def steep_view(
     `aspect`), or round the outlines `around`, `margin` of their long sides beyond them (`above_view`), where
     the tilt they give (`rectangle_tilt`) is `steep` degrees or more; else None."""
     tilt, plane = rectangle_tilt(outlines, size, aspect)
-    if tilt < steep:
+    if abs(tilt) < steep:
         return None
     long_side = float(np.median(rims(to_plane(plane, np.asarray(outlines, np.float64))))) * aspect / (2 * (1 + aspect))
     return above_view(plane, outlines, size, margin * long_side, around)

@@ -43,7 +43,7 @@ def _tiles(seed: int, tilt: float, turned: bool = False, count: int = 6) -> np.n
 @given(st.floats(0, 64), st.integers(0, 10_000), st.booleans())
 def test_the_tiles_tell_the_cameras_tilt(tilt: float, seed: int, turned: bool) -> None:
     found, _ = rectangle_tilt(_tiles(seed, tilt, turned), SIZE, 2.0)
-    assert abs(found - tilt) <= 4.0
+    assert abs(found - (-tilt if turned else tilt)) <= 4.0  # negative: the far side at the top
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
@@ -181,3 +181,41 @@ def test_tiles_read_on_frames_off_their_tiles_are_settled_on_fitted_frames() -> 
                 after += tile.match(now.frame.halves()) is not None
     assert total >= 300 and before <= 0.4 * total
     assert after >= 0.8 * total, (after, before, total)
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(st.floats(recognize.FAR_SIDE_UP + 4, 64), st.integers(0, 10_000))
+def test_tiles_tell_a_view_with_the_far_side_at_the_top(tilt: float, seed: int) -> None:
+    """The renders' cameras have the table's far side at the foot of the frame, a webcam at the table's edge at
+    the top: tiles seen so are read turned half round, tiles seen as rendered are not."""
+
+    def read(outlines: np.ndarray) -> list[Candidate]:
+        return [Candidate(TileFrame.from_corners(quad), (1, 2), 0.95) for quad in outlines]
+
+    assert recognize._far_side_up(read(_tiles(seed, tilt, turned=True)), SIZE)
+    assert not recognize._far_side_up(read(_tiles(seed, tilt)), SIZE)
+
+
+def test_a_view_with_the_far_side_at_the_top_is_read_turned_half_round(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Such a view is read again turned half round, and what that reading finds is put back where it lies."""
+    recognizer = DominoRecognizer()
+    image = np.zeros((720, 1280, 3), np.uint8)
+    image[0, 0] = 255  # tells which way round a picture read was
+    corners_seen: list[int] = []
+
+    read = Candidate(TileFrame(np.array([100.0, 50.0]), np.array([0.0, 20.0]), np.array([10.0, 0.0])), (1, 2), 0.95)
+
+    def upright(picture: np.ndarray, ignore: list[np.ndarray]) -> tuple[list[Candidate], dict[str, float]]:
+        corners_seen.append(int(picture[0, 0, 0]))
+        return [read], {"dominoes_sharpen_ms": 0.0}
+
+    monkeypatch.setattr(recognizer, "_upright", upright)
+    monkeypatch.setattr(recognize, "_far_side_up", lambda kept, size: len(corners_seen) == 1)
+    (tile,) = recognizer(image)
+    assert corners_seen == [255, 0]  # the picture, then the picture turned half round
+    as_read = recognize.to_domino(read)  # in the picture turned half round
+    back = np.array([1279.0, 719.0])  # a point (x, y) of the turned picture lies at (1279 - x, 719 - y)
+    np.testing.assert_allclose(tile.center, back - as_read.center)
+    assert [h.pips for h in tile.halves] == [h.pips for h in as_read.halves] == [1, 2]
+    for half, half_read in zip(tile.halves, as_read.halves, strict=True):
+        np.testing.assert_allclose(half.center, back - half_read.center)

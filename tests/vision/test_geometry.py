@@ -100,7 +100,7 @@ def test_a_tilt_asked_again_within_a_frame_is_the_answer_kept_and_other_outlines
         assert rectangle_tilt(cards.copy(), (1280, 720), 1.4)[1] is plane
         assert not plane.flags.writeable  # kept: no caller may change it
         steeper, other = rectangle_tilt(squashed, (1280, 720), 1.4)
-        assert steeper > tilt and other is not plane
+        assert abs(steeper) > abs(tilt) and other is not plane
         assert rectangle_tilt(squashed, (1280, 720), 2.0)[1] is not other
         assert rectangle_tilt(cards, (1280, 720), 1.4)[1] is plane
     again = rectangle_tilt(cards, (1280, 720), 1.4)

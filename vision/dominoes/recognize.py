@@ -20,7 +20,17 @@ from vision.dominoes.locate import MODEL_PATH as LOCATE_PATH
 from vision.dominoes.pips import BLURRED_MODEL_PATH as BLURRED_PIPS_PATH
 from vision.dominoes.pips import PipReader
 from vision.dominoes.tile import TileFrame, crop_tiles, on_table
-from vision.geometry import landscape, point_in_quad, points_in_quads, quad_iou, to_plane, turned, warped
+from vision.geometry import (
+    half_turned,
+    landscape,
+    point_in_quad,
+    points_in_quads,
+    quad_iou,
+    rectangle_tilt,
+    to_plane,
+    turned,
+    warped,
+)
 from vision.locator import closer_window, reading_scale, scaled_canvas
 from vision.onnx_session import quantized
 from vision.sharpen import FocusGauge
@@ -128,6 +138,9 @@ FACE_FAR = 100.0
 FACE_OFF = 12.0
 FACE_SPREAD_MIN = 3.0
 BLANK_FACES_FROM = 3
+# Degrees from straight down, far side at the top: a view tilted so is read turned half round (`_far_side_up`).
+FAR_SIDE_UP = 20.0
+FAR_SIDE_FROM = 3  # tiles read, to tell the tilt by
 
 
 # A frame (image px) -> the locator's input canvas and its input px per image px.
@@ -318,7 +331,7 @@ def sized_frames(frames: list[TileFrame], size: tuple[int, int], off_by: float =
     if len(frames) < SIZED_FROM:
         return {}
     tilt, plane, seen, cell = on_table(np.array([f.corners() for f in frames], np.float64), size)
-    if tilt >= STEEP:  # one cell fits a steep view's tiles only roughly: they are sized in its view from above
+    if abs(tilt) >= STEEP:  # one cell fits a steep view's tiles only roughly: they are sized in its view from above
         return {}
     back = np.linalg.inv(plane)
     out = {}
@@ -401,6 +414,15 @@ def true_blanks(image: np.ndarray, kept: list[Candidate]) -> list[Candidate]:
     return [c for i, c in enumerate(kept) if i not in unlike]
 
 
+def _far_side_up(kept: list[Candidate], size: tuple[int, int]) -> bool:
+    """Whether the tiles read tell a view tilted FAR_SIDE_UP or more with the table's far side at the top of
+    the picture, as a webcam at the table's edge sees it: the networks learnt from renders with the far side
+    at the foot, and read such a view better turned half round."""
+    if len(kept) < FAR_SIDE_FROM:
+        return False
+    return rectangle_tilt(np.array([c.frame.corners() for c in kept], np.float64), size, 2.0)[0] <= -FAR_SIDE_UP
+
+
 def to_domino(cand: Candidate) -> Domino:
     centers = cand.frame.halves()
     halves = (Half(centers[0], cand.pips[0]), Half(centers[1], cand.pips[1]))
@@ -447,8 +469,21 @@ class DominoRecognizer:
         """
         image, factor = working_copy(image)
         ignore = outlines_to_working(ignore, factor)
+        kept, timing = self._upright(image, ignore)
         t0 = time.perf_counter()
-        image = self.focus.sharpened_if_soft(image)
+        size = image.shape[1::-1]
+        if _far_side_up(kept, size):
+            half = [half_turned(quad, size) for quad in ignore]
+            kept = [replace(c, frame=c.frame.half_turned(size)) for c in self._upright(image[::-1, ::-1], half)[0]]
+        timing["dominoes_turned_ms"] = (time.perf_counter() - t0) * 1000
+        if factor > 1:
+            kept = [replace(c, frame=TileFrame.from_corners(to_picture(c.frame.corners(), factor))) for c in kept]
+        return [to_domino(c) for c in kept], timing
+
+    def _upright(self, image: np.ndarray, ignore: Sequence[np.ndarray]) -> tuple[list[Candidate], dict[str, float]]:
+        """The tiles read as the picture stands, and each stage's milliseconds."""
+        t0 = time.perf_counter()
+        image = np.ascontiguousarray(self.focus.sharpened_if_soft(image))
         sharpen_ms = (time.perf_counter() - t0) * 1000
         # The locator's input is landscape: a portrait frame is read turned a quarter, so its tiles keep
         # the size they would have in a landscape frame of the same resolution.
@@ -467,9 +502,7 @@ class DominoRecognizer:
         kept = true_blanks(image, kept)
         if portrait_height is not None:
             kept = [replace(c, frame=c.frame.turned_back(portrait_height)) for c in kept]
-        if factor > 1:
-            kept = [replace(c, frame=TileFrame.from_corners(to_picture(c.frame.corners(), factor))) for c in kept]
-        return [to_domino(c) for c in kept], timing
+        return kept, timing
 
     def _looks(
         self,

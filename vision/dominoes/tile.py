@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.geometry import points_in_quads, rectangle_tilt, to_plane, turned_back
+from vision.geometry import half_turned, points_in_quads, rectangle_tilt, to_plane, turned_back
 
 CROP_SIZE = (32, 64)  # width, height: an upright tile, first half on top
 CROP_MARGIN = 64 / 56  # the crop shows a rim of table round the tile, so the tile's own edges are seen
@@ -80,6 +80,10 @@ class TileFrame:
             *(TileFrame(c, r @ u, r @ v) for r in (spin, spin.T)),
         ]
 
+    def half_turned(self, size: tuple[int, int]) -> TileFrame:
+        """The frame in a picture of `size` turned half round (and back)."""
+        return TileFrame(half_turned(self.center, size), -self.u, -self.v)
+
     def turned_back(self, height: int) -> TileFrame:
         """From a frame `vision.geometry.landscape` turned back to the portrait original of `height` rows."""
         return TileFrame(
@@ -89,9 +93,9 @@ class TileFrame:
 
 def on_table(outlines: np.ndarray, size: tuple[int, int]) -> tuple[float, np.ndarray, list[TileFrame], float]:
     """Tile outlines (n, 4, 2 image px of a picture of `size`) on the table plane as the camera's tilt gives it
-    (`rectangle_tilt`: the tilt under which they are most nearly 2:1 rectangles): that tilt (degrees), the image
-    -> plane matrix, each tile's frame there, and the median tile's cell (the spacing of its halves), one size
-    all over the table."""
+    (`rectangle_tilt`: the tilt under which they are most nearly 2:1 rectangles): that tilt (degrees; negative
+    with the far side at the top), the image -> plane matrix, each tile's frame there, and the median tile's
+    cell (the spacing of its halves), one size all over the table."""
     tilt, plane = rectangle_tilt(outlines, size, 2.0)
     frames = [TileFrame.from_corners(corners) for corners in to_plane(plane, outlines)]
     cell = float(np.median([np.linalg.norm(f.u) + np.linalg.norm(2 * f.v) for f in frames])) / 2
