@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 
 FOCAL = 0.8  # of the picture's width: a typical webcam's 60..80 degree field of view
-FAR_SIDE_UP_FIT = 2.0  # how many times better outlines must fit a tilt with the far side at the top
+FAR_SIDE_UP_FIT = 1.5  # how many times better outlines must fit a tilt with the far side at the top
 # Degrees from straight down that a view's tilt is searched over, either way: negative where the table's far
 # side is at the top of the picture (a webcam at the table's edge), positive where it is at the foot. In order
 # from straight down, so that of tilts that fit as well the least is taken.
