@@ -32,6 +32,7 @@ import cv2
 import numpy as np
 
 from calibration.lens import LensModel
+from vision.geometry import half_turned
 
 JPEG_QUALITY = 40
 DIM_LIGHT = 0.45
@@ -100,8 +101,7 @@ def moved(points: np.ndarray, how: Degradation, size: tuple[int, int]) -> np.nda
     """Where points of a render of `size` (width, height) lie in it made worse by `how`: as they were, but
     under a lens's distortion or turned half round with the frame."""
     if how == Degradation.turned:
-        corner = np.array(size, np.float64) - 1  # pixel centres at whole numbers: x -> width - 1 - x
-        return (corner - np.asarray(points, np.float64)).astype(np.asarray(points).dtype)
+        return half_turned(points, size)
     if how != Degradation.barrel:
         return points
     points = np.asarray(points)
