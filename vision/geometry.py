@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 
 FOCAL = 0.8  # of the picture's width: a typical webcam's 60..80 degree field of view
+HALF_TURN = (True, True)  # a mirror left to right and top to bottom: the picture turned half round
 FAR_SIDE_UP_FIT = 1.5  # how many times better outlines must fit a tilt with the far side at the top
 # Degrees from straight down that a view's tilt is searched over, either way: negative where the table's far
 # side is at the top of the picture (a webcam at the table's edge), positive where it is at the foot. In order
@@ -49,10 +50,28 @@ def turned_back(points: np.ndarray, height: int) -> np.ndarray:
     return np.stack([p[..., 1], height - 1 - p[..., 0]], axis=-1).astype(p.dtype)
 
 
-def half_turned(points: np.ndarray, size: tuple[int, int]) -> np.ndarray:
-    """Points (..., 2) of a frame of `size` (width, height), in the frame turned half round (and back)."""
-    p = np.asarray(points)
-    return (np.array(size, np.float64) - 1 - p).astype(p.dtype)
+def mirrored(image: np.ndarray, mirror: tuple[bool, bool]) -> np.ndarray:
+    """The picture mirrored left to right and/or top to bottom, as a contiguous array."""
+    across, down = mirror
+    return np.ascontiguousarray(image[:: -1 if down else 1, :: -1 if across else 1])
+
+
+def mirrored_points(points: np.ndarray, size: tuple[int, int], mirror: tuple[bool, bool]) -> np.ndarray:
+    """Pixel coordinates (..., 2) in a picture of `size` (width, height) and in its mirror image, either way."""
+    points = np.array(points, np.float64)
+    for axis, flip in enumerate(mirror):
+        if flip:
+            points[..., axis] = size[axis] - 1 - points[..., axis]
+    return points
+
+
+def mirror_matrix(size: tuple[int, int], mirror: tuple[bool, bool]) -> np.ndarray:
+    """The 3x3 map of a picture's pixels to its mirror image's (and back: a mirror is its own inverse)."""
+    flip = np.eye(3)
+    for axis, flipped in enumerate(mirror):
+        if flipped:
+            flip[axis, axis], flip[axis, 2] = -1.0, size[axis] - 1
+    return flip
 
 
 def turned(points: np.ndarray, height: int) -> np.ndarray:

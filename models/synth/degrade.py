@@ -32,7 +32,7 @@ import cv2
 import numpy as np
 
 from calibration.lens import LensModel
-from vision.geometry import half_turned
+from vision.geometry import HALF_TURN, mirrored, mirrored_points
 
 JPEG_QUALITY = 40
 DIM_LIGHT = 0.45
@@ -93,7 +93,7 @@ def degrade(image: np.ndarray, how: Degradation, seed: int) -> np.ndarray:
     if how == Degradation.barrel:
         return _through_barrel_lens(image)
     if how == Degradation.turned:
-        return np.ascontiguousarray(image[::-1, ::-1])
+        return mirrored(image, HALF_TURN)
     return image
 
 
@@ -101,7 +101,7 @@ def moved(points: np.ndarray, how: Degradation, size: tuple[int, int]) -> np.nda
     """Where points of a render of `size` (width, height) lie in it made worse by `how`: as they were, but
     under a lens's distortion or turned half round with the frame."""
     if how == Degradation.turned:
-        return half_turned(points, size)
+        return mirrored_points(points, size, HALF_TURN).astype(np.asarray(points).dtype)
     if how != Degradation.barrel:
         return points
     points = np.asarray(points)

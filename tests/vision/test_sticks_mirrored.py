@@ -9,16 +9,9 @@ from hypothesis import strategies as st
 
 from models.synth.sticks import StickSceneSpec, render_stick_scene
 from vision.deblur import MAX_LENGTH, MIN_LENGTH, MotionBlur, motion_blur
-from vision.geometry import tilt_plane, to_plane
+from vision.geometry import mirrored, mirrored_points, tilt_plane, to_plane
 from vision.sticks.detections import Stick
-from vision.sticks.mirrored import (
-    MIRRORS,
-    mirrored,
-    mirrored_homography,
-    mirrored_points,
-    mirrored_streak,
-    most_agreed,
-)
+from vision.sticks.mirrored import MIRRORS, mirrored_homography, mirrored_streak, most_agreed
 from vision.sticks.recognize import StickRecognizer
 
 SEED = 7_600_000

@@ -21,8 +21,10 @@ from vision.dominoes.pips import BLURRED_MODEL_PATH as BLURRED_PIPS_PATH
 from vision.dominoes.pips import PipReader
 from vision.dominoes.tile import TileFrame, crop_tiles, on_table
 from vision.geometry import (
-    half_turned,
+    HALF_TURN,
     landscape,
+    mirrored,
+    mirrored_points,
     point_in_quad,
     points_in_quads,
     quad_iou,
@@ -473,8 +475,10 @@ class DominoRecognizer:
         t0 = time.perf_counter()
         size = image.shape[1::-1]
         if _far_side_up(kept, size):
-            half = [half_turned(quad, size) for quad in ignore]
-            kept = [replace(c, frame=c.frame.half_turned(size)) for c in self._upright(image[::-1, ::-1], half)[0]]
+            half = [mirrored_points(quad, size, HALF_TURN) for quad in ignore]
+            kept = [
+                replace(c, frame=c.frame.half_turned(size)) for c in self._upright(mirrored(image, HALF_TURN), half)[0]
+            ]
         timing["dominoes_turned_ms"] = (time.perf_counter() - t0) * 1000
         if factor > 1:
             kept = [replace(c, frame=TileFrame.from_corners(to_picture(c.frame.corners(), factor))) for c in kept]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.geometry import half_turned, points_in_quads, rectangle_tilt, to_plane, turned_back
+from vision.geometry import HALF_TURN, mirrored_points, points_in_quads, rectangle_tilt, to_plane, turned_back
 
 CROP_SIZE = (32, 64)  # width, height: an upright tile, first half on top
 CROP_MARGIN = 64 / 56  # the crop shows a rim of table round the tile, so the tile's own edges are seen
@@ -82,7 +82,7 @@ class TileFrame:
 
     def half_turned(self, size: tuple[int, int]) -> TileFrame:
         """The frame in a picture of `size` turned half round (and back)."""
-        return TileFrame(half_turned(self.center, size), -self.u, -self.v)
+        return TileFrame(mirrored_points(self.center, size, HALF_TURN), -self.u, -self.v)
 
     def turned_back(self, height: int) -> TileFrame:
         """From a frame `vision.geometry.landscape` turned back to the portrait original of `height` rows."""

@@ -15,34 +15,11 @@ from dataclasses import replace
 import numpy as np
 
 from vision.deblur import MotionBlur
+from vision.geometry import mirror_matrix
 
 # (left to right, top to bottom): the mirror images read after the frame itself, in this order. The first
 # alone settles a frame where it agrees with the frame's own reading.
 MIRRORS = ((True, False), (False, True), (True, True))
-
-
-def mirrored(image: np.ndarray, mirror: tuple[bool, bool]) -> np.ndarray:
-    """The picture mirrored left to right and/or top to bottom, as a contiguous array."""
-    across, down = mirror
-    return np.ascontiguousarray(image[:: -1 if down else 1, :: -1 if across else 1])
-
-
-def mirrored_points(points: np.ndarray, size: tuple[int, int], mirror: tuple[bool, bool]) -> np.ndarray:
-    """Pixel coordinates (..., 2) in a picture of `size` (width, height) and in its mirror image, either way."""
-    points = np.array(points, np.float64)
-    for axis, flip in enumerate(mirror):
-        if flip:
-            points[..., axis] = size[axis] - 1 - points[..., axis]
-    return points
-
-
-def mirror_matrix(size: tuple[int, int], mirror: tuple[bool, bool]) -> np.ndarray:
-    """The 3x3 map of a picture's pixels to its mirror image's (and back: a mirror is its own inverse)."""
-    flip = np.eye(3)
-    for axis, flipped in enumerate(mirror):
-        if flipped:
-            flip[axis, axis], flip[axis, 2] = -1.0, size[axis] - 1
-    return flip
 
 
 def mirrored_homography(

@@ -39,7 +39,7 @@ import numpy as np
 
 from rules.sticks import PENTASTICKS
 from vision.deblur import MotionBlur, clear_streak, deblurred
-from vision.geometry import scaled_outline, to_plane
+from vision.geometry import mirrored, mirrored_points, scaled_outline, to_plane
 from vision.locator import CLOSER, closer_window, flat_gain
 from vision.sharpen import FocusGauge
 from vision.sticks.bodies import with_bodies
@@ -48,14 +48,7 @@ from vision.sticks.ends import refined_ends
 from vision.sticks.heaps import HEAP_MODEL_PATH, HEAP_STICKS, heap_window
 from vision.sticks.lattice import group, nearest_on_segments, segment_distance, snap, touch_matrix
 from vision.sticks.locate import BLURRED_MODEL_PATH, PEAK_THRESHOLD, LocatorReadings, StickLocator, part_step
-from vision.sticks.mirrored import (
-    MIRRORS,
-    mirrored,
-    mirrored_homography,
-    mirrored_points,
-    mirrored_streak,
-    most_agreed,
-)
+from vision.sticks.mirrored import MIRRORS, mirrored_homography, mirrored_streak, most_agreed
 from vision.sticks.plane import split_runs, table_plane
 from vision.sticks.reread import reread_group
 from vision.sticks.seams import is_seam
