@@ -117,16 +117,17 @@ def evaluate_cards(
     worse: Degradation = Degradation.none,
     portrait: bool = False,
     touching: bool = False,
+    varied_wilds: bool = False,
 ) -> CardScore:
     """Read held-out scenes from `seed`, each made `worse` first (models/synth/degrade.py), and `portrait`
     (PORTRAIT_SIZE, as a phone holds its camera) if asked, on one OpenCV thread (as the stick and domino
     evaluations do): its threaded resampling differs in the last bit, and borderline readings with it, so
     figures would depend on the machine's cores. `touching`: every scene a Tempus line laid TOUCHING_GAP_MM
-    apart."""
+    apart. `varied_wilds`: Wilds printed in any layout and either order (`SceneSpec.varied_wilds`)."""
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
     try:
-        return _evaluate_cards(scenes, seed, recognizer, quiet, worse, portrait, touching)
+        return _evaluate_cards(scenes, seed, recognizer, quiet, worse, portrait, touching, varied_wilds)
     finally:
         cv2.setNumThreads(threads)
 
@@ -147,6 +148,7 @@ def _evaluate_cards(
     worse: Degradation,
     portrait: bool,
     touching: bool,
+    varied_wilds: bool,
 ) -> CardScore:
     recognizer = recognizer or CardRecognizer()
     total = CardScore()
@@ -156,6 +158,7 @@ def _evaluate_cards(
         spec = scene_spec(s, touching)
         if portrait:
             spec = replace(spec, size=PORTRAIT_SIZE)
+        spec = replace(spec, varied_wilds=varied_wilds)
         kind = spec.layout if spec.layout != "scatter" else ("close-up" if spec.card_px[0] >= 120 else "scatter")
         scene = render_scene(s, spec)
         image = degrade(scene.image, worse, s)
@@ -171,7 +174,8 @@ def _evaluate_cards(
         kinds.setdefault(kind, CardScore()).add(result)
     if not quiet:
         laid = ", laid touching" if touching else ""
-        seeds = f"seeds {seed}..{seed + scenes - 1}{worsened(worse)}{', portrait' if portrait else ''}{laid}"
+        wilds = ", Wilds printed every way" if varied_wilds else ""
+        seeds = f"seeds {seed}..{seed + scenes - 1}{worsened(worse)}{', portrait' if portrait else ''}{laid}{wilds}"
         table = Table(title=f"Digit cards, {scenes} held-out scenes ({seeds})")
         for column in ("scenes", "cards", "found", "read right", "turned", "false detections", "lines exact"):
             table.add_column(column, justify="right")

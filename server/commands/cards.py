@@ -158,8 +158,13 @@ def evaluate_cards(
         help="Make every scene a Tempus line laid touching: from 4 mm apart to each card over the one before by "
         "8 mm, as players in a race lay them (the held-out lines lie 4-20 mm apart).",
     ),
+    varied_wilds: bool = typer.Option(
+        False,
+        help='Print the Wilds in any layout and either order ("1/6", "1 6", "16", "6/1", "61"); otherwise as '
+        'the print-and-play deck prints them, low digit first, "1/6" or "1 6".',
+    ),
 ) -> None:
     """Digit cards: share read right and false detections on held-out scenes."""
     from models.evaluate import evaluate_cards as run
 
-    run(scenes, seed, worse=degrade, portrait=portrait, touching=touching)
+    run(scenes, seed, worse=degrade, portrait=portrait, touching=touching, varied_wilds=varied_wilds)

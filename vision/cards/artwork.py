@@ -75,7 +75,9 @@ class CardStyle:
     corner_index: Literal["none", "top_left", "both"] = "top_left"
     underline: bool = True  # under 6 and 9 (and the index); required when indices are rotation-symmetric
     ornament: Literal["none", "frame", "circle", "band", "pi"] = "none"
-    wild_layout: Literal["slash", "side"] = "slash"
+    # A Wild as "1/6", as "1 6" (two numerals apart) or as "16" (one numeral pair); `wild_high_first`: "6/1".
+    wild_layout: Literal["slash", "side", "joined"] = "slash"
+    wild_high_first: bool = False
     corner_radius: float = 0.05  # share of the card width
     border: RGB | None = None  # printed edge line, as many commercial decks have
     index_font: str | None = None
@@ -210,10 +212,11 @@ def draw_card(face: CardFace, style: CardStyle, height_px: int = 264) -> Image.I
         outline, outline_fill = max(3, int(0.018 * H)), style.paper
 
     if face.kind == "wild":
-        a, b = face.digits
-        if style.wild_layout == "slash":
+        a, b = _wild_digits(face, style)
+        if style.wild_layout != "side":
+            text = f"{a}/{b}" if style.wild_layout == "slash" else f"{a}{b}"
             ink_box = _draw_centered(
-                draw, f"{a}/{b}", style.font, (cx, cy), (num_w, num_h * 0.7), fill, outline, outline_fill
+                draw, text, style.font, (cx, cy), (num_w, num_h * 0.7), fill, outline, outline_fill
             )
         else:
             left, right = (
@@ -241,6 +244,10 @@ def draw_card(face: CardFace, style: CardStyle, height_px: int = 264) -> Image.I
     return img.resize((w, h), Image.LANCZOS)
 
 
+def _wild_digits(face: CardFace, style: CardStyle) -> tuple[int, ...]:
+    return face.digits[::-1] if style.wild_high_first else face.digits
+
+
 def _draw_ornament(draw: ImageDraw.ImageDraw, style: CardStyle, ink: RGB, W: int, H: int) -> None:
     light = tuple(int(c + (255 - c) * 0.72) for c in ink)
     if style.ornament == "frame":
@@ -259,7 +266,7 @@ def _draw_ornament(draw: ImageDraw.ImageDraw, style: CardStyle, ink: RGB, W: int
 
 
 def _draw_indices(draw: ImageDraw.ImageDraw, face: CardFace, style: CardStyle, ink: RGB, W: int, H: int) -> None:
-    label = face.label if face.kind != "wild" else f"{face.digits[0]}{face.digits[1]}"
+    label = face.label if face.kind != "wild" else "".join(map(str, _wild_digits(face, style)))
     font_path = style.index_font or style.font
     box = (W * 0.17 * (1.6 if len(label) > 1 else 1), H * 0.085)
     corner = (W * 0.14 * (1.3 if len(label) > 1 else 1), H * 0.1)
