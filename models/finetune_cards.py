@@ -1,7 +1,7 @@
 """Fine-tune the card classifier on the outlines the card reader proposes at run time.
 
     python -m models.finetune_cards [--located-scenes 1200] [--free-scenes 1500] [--streaked-scenes 2000] [--epochs 2]
-        [--inked-scenes N] [--blurred-scenes N] [--out PATH]
+        [--inked-scenes N] [--blurred-scenes N] [--wild-scenes N] [--out PATH]
 
 models/train_cards.py trains the classifier on true outlines and the edge locator's proposals. At run time it
 is also given the card locator's outlines, put on their corners by the corner network, and it sees dominoes
@@ -59,6 +59,7 @@ LOOSE_SEED = 47_000_000
 LOOSE_IOU = 0.55
 INKED_SEED = 49_000_000
 BLURRED_SEED = 45_000_000
+WILD_SEED = 67_000_000
 MOTION_SHARE = 0.7
 
 
@@ -112,6 +113,12 @@ def inked_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return located_crops(seed, **INKED_CHANGES)
 
 
+def wild_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """located_crops with Wilds printed in any layout and either order: the deck prints "1/6" and "1 6", and
+    Wilds printed "16" or "6/1" were read as one digit, or as another Wild."""
+    return located_crops(seed, varied_wilds=True)
+
+
 def blurred_frame(image: np.ndarray, rng: random.Random) -> np.ndarray:
     """The frame as a moving or unfocused camera takes it: in MOTION_SHARE of frames a straight motion blur of
     5-17 px at any angle, otherwise a defocus blur of sigma 1-2.5 px. Beyond the renders' own blur, which
@@ -151,6 +158,7 @@ def main(
     loose_scenes: int = typer.Option(0, help="more training scenes whose loosely fitting outlines are cards too"),
     inked_scenes: int = typer.Option(0, help="more training scenes, half on dark paper, sashes in the ink's colour"),
     blurred_scenes: int = typer.Option(0, help="more training scenes, blurred by motion or defocus"),
+    wild_scenes: int = typer.Option(0, help='more training scenes, Wilds printed every way ("16", "6/1")'),
     scenes: int = typer.Option(2500, help="train_cards' training scenes to keep training on"),
     mat_views: int = typer.Option(300, help="train_cards' mat views to keep training on"),
     negatives: int = typer.Option(30_000, help="most 'not a card' crops kept of each new block"),
@@ -184,6 +192,9 @@ def main(
     if blurred_scenes:
         blurred = render_cached("cards-located-blurred", blurred_crops, BLURRED_SEED, blurred_scenes)
         blocks.append(thinned(blurred, negatives, rng))
+    if wild_scenes:
+        wild = render_cached("cards-located-wild", wild_crops, WILD_SEED, wild_scenes)
+        blocks.append(thinned(wild, negatives, rng))
     train = np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks])
     del blocks
     val = build_dataset(10_000_000, 300, "cards-heldout")
@@ -205,6 +216,7 @@ def main(
             "loose_iou": LOOSE_IOU,
             "inked_scenes": inked_scenes,
             "blurred_scenes": blurred_scenes,
+            "wild_scenes": wild_scenes,
             "motion_share": MOTION_SHARE,
             "negatives_per_block": negatives,
             "crops": len(train[0]),
@@ -214,8 +226,8 @@ def main(
             **augmentation_settings(),
             "data": "train_cards' crops; the reader's proposals on split=train scenes, labelled, and on "
             "streaked_scenes more with bands across cards, inked_scenes with sashes in the ink's colour and "
-            "blurred_scenes blurred (then sharpened as the reader does); every proposal on domino and stick frames "
-            "as not a card",
+            "blurred_scenes blurred (then sharpened as the reader does), wild_scenes with Wilds printed every way; "
+            "every proposal on domino and stick frames as not a card",
             "heldout_crop_accuracy": round(acc, 4),
             "seconds": round(time.time() - started),
         },
