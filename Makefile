@@ -46,8 +46,6 @@ train: $(STAMP) fonts
 	$(BIN)/python -m models.train_cards
 	$(BIN)/python -m models.finetune_cards
 	$(BIN)/python -m models.finetune_cards --inked-scenes 1000
-	$(BIN)/python -m models.finetune_cards --scenes 1500 --located-scenes 600 --free-scenes 800 --streaked-scenes 800 \
-		--inked-scenes 400 --wild-scenes 1500 --max-lr 5e-4 --seed 7 --threads 2
 	$(BIN)/python -m models.finetune_cards --inked-scenes 1000 --blurred-scenes 1500 --threads 2 \
 		--out models/digit_cards_blurred.onnx
 	$(BIN)/python -m models.train_card_locator --start models/card_locate.onnx --steps 4000 --lr 5e-4 --seed 13 \
@@ -61,6 +59,8 @@ train: $(STAMP) fonts
 		--lr 3e-4 --seed 17 --exposure-share 0.3 --checkpoint data/card_locate-inked.pt
 	$(BIN)/python -m models.train_card_corners --touching-scenes 1200 --inked-scenes 800 --start models/card_corners.onnx \
 		--epochs 2 --max-lr 3e-4 --seed 3
+	$(BIN)/python -m models.finetune_cards --scenes 1500 --located-scenes 600 --free-scenes 800 --streaked-scenes 800 \
+		--inked-scenes 400 --wild-scenes 1500 --max-lr 5e-4 --seed 7 --threads 2
 	$(BIN)/python -m models.train_dominoes
 	$(BIN)/python -m models.finetune_dominoes
 	$(BIN)/python -m models.train_dominoes --skip-locator

@@ -158,7 +158,8 @@ def _evaluate_cards(
         spec = scene_spec(s, touching)
         if portrait:
             spec = replace(spec, size=PORTRAIT_SIZE)
-        spec = replace(spec, varied_wilds=varied_wilds)
+        if varied_wilds:
+            spec = replace(spec, varied_wilds=True)
         kind = spec.layout if spec.layout != "scatter" else ("close-up" if spec.card_px[0] >= 120 else "scatter")
         scene = render_scene(s, spec)
         image = degrade(scene.image, worse, s)

@@ -233,8 +233,8 @@ def main(
     tile_locator_scenes: int = typer.Option(
         150, help="training-split domino scenes to record the tile locator's canvases on"
     ),
-    card_classifiers_only: bool = typer.Option(
-        False, help="quantize the two card classifiers alone (after their fine-tuning), not the other networks"
+    card_classifier_only: bool = typer.Option(
+        False, help="quantize the card classifier alone (after its fine-tuning), not the other networks"
     ),
 ) -> None:
     import cv2
@@ -260,10 +260,11 @@ def main(
         cards.classifier, lambda s: cards(render_scene(s, card_spec(s, split="train")).image), seeds
     )
     source = f"the float classifier's crops over training card scenes, seeds {seeds.start}.."
+    if card_classifier_only:
+        quantize(CARDS_PATH, inputs, source)
+        return
     for model in (CARDS_PATH, CARDS_BLURRED_PATH):
         quantize(model, inputs, source)
-    if card_classifiers_only:
-        return
     quantize_card_locator(closer_scenes)
     dominoes = DominoRecognizer(
         locator=TileLocator(TILE_LOCATOR_PATH),

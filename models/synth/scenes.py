@@ -22,6 +22,7 @@ from vision.cards.artwork import (
     CARD_MM,
     DARK_PAPER_SHARE,
     FACE_CLASSES,
+    WILD_LAYOUTS,
     CardFace,
     CardStyle,
     draw_card,
@@ -130,8 +131,8 @@ class SceneSpec:
     # Share of the cards laid as printed DIGIT cards (vision/sticks/artwork.py) of random numbers, drawn from a
     # stream of their own: the rest of the scene is the same with or without them.
     stick_cards: float = 0.0
-    # Wilds printed in any layout ("1/6", "1 6", "16") and either order ("6/1"), drawn from a stream of their own;
-    # otherwise as the print-and-play deck prints them, low digit first, "1/6" or "1 6".
+    # Wilds printed in any layout ("1/6", "1 6", "16") and either order ("6/1"), drawn from a stream of their own,
+    # `deck_style`'s too; otherwise as the design says (the print-and-play deck: low digit first, "1/6" or "1 6").
     varied_wilds: bool = False
 
 
@@ -164,12 +165,12 @@ def render_scene(seed: int, spec: SceneSpec = SceneSpec()) -> Scene:
 
     image = _table_image(nrng, rng, camera, spec, heldout)
     shadow = np.zeros((h, w), np.float32)
-    wild_prints = random.Random(seed * 13 + 7) if spec.varied_wilds else None
+    wild_rng = random.Random(seed * 13 + 7) if spec.varied_wilds else None
     deck_style = spec.deck_style or (
         random_style(rng, fonts, heldout, spec.dark_paper) if spec.one_deck_style else None
     )
-    if deck_style is not None and wild_prints is not None:
-        deck_style = _wild_print(deck_style, wild_prints)
+    if deck_style is not None and wild_rng is not None:
+        deck_style = _wild_print(deck_style, wild_rng)
     outlines_px = [camera.project(mm) for _, mm in placed]
     distractor_quads = _draw_distractors(rng, nrng, image, camera, placed, spec) if spec.distractors else []
     laid = len(placed) if spec.laid is None else spec.laid
@@ -186,8 +187,8 @@ def render_scene(seed: int, spec: SceneSpec = SceneSpec()) -> Scene:
     for k, ((face, _), quad) in enumerate(zip(placed, outlines_px, strict=True)):
         # Every card's draws are made, laid or not, so that the cards laid look the same in every frame.
         style = deck_style or random_style(rng, fonts, heldout, spec.dark_paper)
-        if deck_style is None and wild_prints is not None:
-            style = _wild_print(style, wild_prints)
+        if deck_style is None and wild_rng is not None:
+            style = _wild_print(style, wild_rng)
         streak = random.Random(streaks.random()) if streaks.random() < spec.streaks else None
         number = sticks.randint(1, 55) if sticks.random() < spec.stick_cards else None
         if k < laid and number is not None:
@@ -201,7 +202,8 @@ def render_scene(seed: int, spec: SceneSpec = SceneSpec()) -> Scene:
 
 
 def _wild_print(style: CardStyle, rng: random.Random) -> CardStyle:
-    return replace(style, wild_layout=rng.choice(("slash", "side", "joined")), wild_high_first=rng.random() < 0.5)
+    """The design with its Wilds printed in a layout and an order drawn from `rng`."""
+    return replace(style, wild_layout=rng.choice(WILD_LAYOUTS), wild_high_first=rng.random() < 0.5)
 
 
 def _fits(quad_px: np.ndarray, size: tuple[int, int], min_px: float, margin: float = 4) -> bool:

@@ -4,12 +4,13 @@ import random
 from dataclasses import replace
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models.finetune_cards import LOCATED_SEED, card_free_crops, located_crops, thinned
 from models.synth.scenes import SceneSpec, _draw_streak, render_scene, split_fonts
-from vision.cards.artwork import DARK_PAPER_SHARE, FACE_CLASSES, random_style
+from vision.cards.artwork import DARK_PAPER_SHARE, FACE_CLASSES, decko_style, random_style
 from vision.cards.classify import N_CLASSES, NOT_CARD, CardClassifier
 
 
@@ -64,17 +65,21 @@ def test_dark_paper_share_sets_how_often_a_design_is_dark(seed: int) -> None:
     assert sum(random_style(random.Random(seed), fonts, dark_share=0.0).paper) >= 300
 
 
-def test_wilds_printed_every_way_change_only_the_wilds() -> None:
+@pytest.mark.parametrize("deck", ["random", "one design", "the kit's"])
+def test_wilds_printed_every_way_change_only_the_wilds(deck: str) -> None:
     """`varied_wilds` draws from a stream of its own: a scene without Wilds renders the same with it, and scenes
-    of Wilds print some of them otherwise (high digit first, or as one pair of numerals)."""
+    of Wilds print some of them otherwise (high digit first, or as one pair of numerals), a given design's too."""
+    changes = {"random": {}, "one design": {"one_deck_style": True}, "the kit's": {"deck_style": decko_style()}}[deck]
     digits = tuple(face for face in FACE_CLASSES if face.kind == "digit")[:6]
     wilds = tuple(face for face in FACE_CLASSES if face.kind == "wild")
     for faces in (digits, wilds):
         same = []
-        for seed in range(4):
-            spec = SceneSpec(split="train", faces=faces, one_deck_style=seed % 2 == 0)
+        for seed in range(3):
+            spec = SceneSpec(split="train", faces=faces, **changes)
             plain = render_scene(seed, spec)
             varied = render_scene(seed, replace(spec, varied_wilds=True))
-            assert [card.corners.tolist() for card in plain.cards] == [card.corners.tolist() for card in varied.cards]
             same.append(np.array_equal(plain.image, varied.image))
-        assert all(same) if faces == digits else not all(same)
+        if faces == digits:
+            assert all(same)
+        else:  # one design's Wilds may be drawn as it prints them (a chance in six a scene); five designs hardly
+            assert not (all(same) if changes else any(same)), same

@@ -28,8 +28,8 @@ READ_RIGHT_WHEN_FOUND = 0.98
 RECALL_FLOOR = 0.92  # measured 94.0 % with the committed models
 TOUCHING_SEED = 86_600_000  # held-out Tempus lines laid touching (models.evaluate.TOUCHING_GAP_MM) no evaluation reads
 TOUCHING_FLOOR = 0.90  # measured 92.7 % of 438 cards with the committed models (91.8 % with the locator before)
-WILDS_SEED = 85_000_000  # held-out scenes of Wilds printed every way, no evaluation reads
-WILDS_FLOOR = 0.92  # measured 96.7 % of 240 (82.5 % with the classifier before it trained on them)
+WILDS_SEED = 83_500_000  # held-out scenes of Wilds printed every way, no evaluation or other test reads
+WILDS_FLOOR = 0.9  # measured 93.8 % of 240 (75.0 % with the classifier before it trained on them)
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +72,7 @@ def test_wilds_printed_every_way_are_read(recognizer: CardRecognizer) -> None:
     for seed in range(WILDS_SEED, WILDS_SEED + 24):
         scene = render_scene(seed, SceneSpec(split="heldout", faces=wilds * 2, varied_wilds=True))
         score.add(score_scene(scene, recognizer(scene.image)))
-    assert score.cards >= 200
+    assert score.cards == 240
     assert score.accuracy >= WILDS_FLOOR, score.confusions
     assert score.false_rate < 0.01, score.confusions
 
@@ -509,8 +509,8 @@ def test_small_cards_on_busy_cloths_are_found_by_a_closer_look(recognizer: CardR
     monkeypatch.setattr(recognize, "CLOSER_BELOW", 0.0)
     without = _read_all(recognizer, scenes)
     # 155 against 146 of 178 when written; 169 against 157, false detections 3 against 1, since the classifier
-    # trained on Wilds printed every way (169 against 158, 1 against 0, before: marble's veins read as a 7 or a
-    # 0/5, 0.4-0.55 surely, on rims)
+    # trained on Wilds printed every way (169 against 158, 1 against 0, before): marble's veins read as a 7 or a
+    # 0/5, 0.4-0.55 surely, on rims. The bound was 1 more before that classifier; loosened to 2 for it.
     assert closer.read_right >= without.read_right + 4, (closer.read_right, without.read_right, closer.cards)
     assert closer.false_detections <= without.false_detections + 2
 
@@ -642,7 +642,9 @@ def test_a_digit_read_on_half_a_wild_is_read_again_as_the_wild(
     Wild's digits. Where the classifier reads that digit on it, the off-size reading is read again at the
     table's card size: as the Wild on the Wild's own corners, mostly (102 of 137 halves with the classifier
     trained on Wilds printed every way, 111 of 157 before), and where both halves were read, the other half goes
-    (17 of 26 Wilds, 23 of 32 before); never without the Wild rule."""
+    (17 of 26 Wilds, 23 of 32 before); never without the Wild rule. 40 scenes, not the 16 of its first version:
+    their 6 Wilds read in both halves were too few to judge (2 merged with the classifier that learnt Wilds
+    printed every way, 4 before)."""
     from vision.cards.artwork import WILD_PAIRS
     from vision.geometry import quad_iou
 

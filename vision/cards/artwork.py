@@ -65,6 +65,11 @@ def decko_deck() -> list[CardFace]:
 DECKO_PALETTE: tuple[RGB, ...] = ((200, 40, 45), (235, 125, 20), (40, 140, 60), (35, 85, 175), (125, 55, 150))
 
 
+# A Wild as "1/6", as "1 6" (two numerals apart) or as "16" (one numeral pair); the kit prints the first two.
+WildLayout = Literal["slash", "side", "joined"]
+WILD_LAYOUTS: tuple[WildLayout, ...] = ("slash", "side", "joined")
+
+
 @dataclass(frozen=True, slots=True)
 class CardStyle:
     font: str  # path to a TrueType/OpenType file
@@ -75,9 +80,8 @@ class CardStyle:
     corner_index: Literal["none", "top_left", "both"] = "top_left"
     underline: bool = True  # under 6 and 9 (and the index); required when indices are rotation-symmetric
     ornament: Literal["none", "frame", "circle", "band", "pi"] = "none"
-    # A Wild as "1/6", as "1 6" (two numerals apart) or as "16" (one numeral pair); `wild_high_first`: "6/1".
-    wild_layout: Literal["slash", "side", "joined"] = "slash"
-    wild_high_first: bool = False
+    wild_layout: WildLayout = "slash"
+    wild_high_first: bool = False  # "6/1": no rule says which digit comes first
     corner_radius: float = 0.05  # share of the card width
     border: RGB | None = None  # printed edge line, as many commercial decks have
     index_font: str | None = None
@@ -361,7 +365,7 @@ def random_style(
         corner_index=corner_index,
         underline=underline,
         ornament=rng.choice(ornaments),
-        wild_layout=rng.choice(("slash", "side")),
+        wild_layout=rng.choice(WILD_LAYOUTS[:2]),
         corner_radius=rng.uniform(0.0, 0.09),
         border=_jitter_rgb(rng, (120, 120, 120), 60) if rng.random() < 0.3 else None,
         index_font=rng.choice(fonts) if rng.random() < 0.3 else None,
