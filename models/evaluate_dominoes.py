@@ -25,19 +25,27 @@ from vision.dominoes import Domino, DominoRecognizer
 from vision.dominoes.pis import read_pis
 
 STEEP_TILT = (50.0, 62.0)  # degrees from straight down; training views stop at 50
+# Tiles seen from afar, as a webcam that takes in a whole table sees them: 18-28 px wide at the frame's centre
+# (a 1280x720 frame), none under 14; training renders tiles 30-70 px wide, none under 22.
+FAR_TILE_PX = (18.0, 28.0)
+FAR_MIN_TILE_PX = 14.0
 
 
-def evaluation_spec(index: int, seed: int) -> tuple[str, DominoSpec]:
+def evaluation_spec(index: int, seed: int, far: bool = False) -> tuple[str, DominoSpec]:
     """The kind and spec of held-out scene `index`: 28-tile double-six pis, 25-tile double-nine pis, the
-    training mix of layouts, and the same mix seen at steep angles, in turn."""
+    training mix of layouts, and the same mix seen at steep angles, in turn; `far`, with the tiles as small
+    as from afar (FAR_TILE_PX)."""
     kind = ("pis-28", "mix", "pis-25", "steep")[index % 4]
     if kind == "pis-28":
-        return kind, DominoSpec(split="heldout", layout="pis", top=6, pis=7)
-    if kind == "pis-25":
-        return kind, DominoSpec(split="heldout", layout="pis", top=9, pis=5)
-    spec = training_spec(seed + index, split="heldout")
+        spec = DominoSpec(split="heldout", layout="pis", top=6, pis=7)
+    elif kind == "pis-25":
+        spec = DominoSpec(split="heldout", layout="pis", top=9, pis=5)
+    else:
+        spec = training_spec(seed + index, split="heldout")
     if kind == "steep":
         spec = replace(spec, min_tilt=STEEP_TILT[0], max_tilt=STEEP_TILT[1])
+    if far:
+        spec = replace(spec, tile_px=FAR_TILE_PX, min_tile_px=FAR_MIN_TILE_PX)
     return kind, spec
 
 
@@ -188,16 +196,17 @@ def evaluate_dominoes(
     recognizer: DominoRecognizer | None = None,
     quiet: bool = False,
     worse: Degradation = Degradation.none,
+    far: bool = False,
 ) -> Evaluation:
-    """Every scene, made `worse` first (models/synth/degrade.py), is read twice and the second run timed, on
-    one thread (OpenCV and ONNX Runtime)."""
+    """Every scene (`far`: its tiles as small as from afar), made `worse` first (models/synth/degrade.py), is
+    read twice and the second run timed, on one thread (OpenCV and ONNX Runtime)."""
     cv2.setNumThreads(1)
     recognizer = recognizer or DominoRecognizer(threads=1)
     result = Evaluation(DominoScore(), {}, {}, None, None, {})
     wall, cpu, stages = [], [], []
     indices = range(scenes)
     for i in indices if quiet else track(indices, description="reading held-out scenes", console=Console(stderr=True)):
-        kind, spec = evaluation_spec(i, seed)
+        kind, spec = evaluation_spec(i, seed, far)
         scene = render_dominoes(seed + i, spec)
         image = degrade(scene.image, worse, seed + i)
         scene = as_made_worse(scene, worse)
@@ -219,8 +228,11 @@ def evaluate_dominoes(
     return result
 
 
-def print_evaluation(result: Evaluation, scenes: int, seed: int, worse: Degradation = Degradation.none) -> None:
-    table = Table(title=f"Dominoes, {scenes} held-out scenes (seeds {seed}..{seed + scenes - 1}{worsened(worse)})")
+def print_evaluation(
+    result: Evaluation, scenes: int, seed: int, worse: Degradation = Degradation.none, far: bool = False
+) -> None:
+    seeds = f"seeds {seed}..{seed + scenes - 1}{worsened(worse)}{', tiles as from afar' if far else ''}"
+    table = Table(title=f"Dominoes, {scenes} held-out scenes ({seeds})")
     for column in ("scenes of", "tiles", "in pis", "found", "both halves right", "in pis right", "false detections"):
         table.add_column(column, justify="right")
     rows = [*sorted(result.kinds.items()), *sorted(result.tables.items()), ("all", result.total)]

@@ -173,6 +173,25 @@ def closer_window(
     return int(x0), int(y0), w, h
 
 
+def zoom_windows(size: tuple[int, int], zoom: int = 2) -> list[tuple[int, int, int, int]]:
+    """x0, y0, x1, y1 of the windows a frame of `size` (width, height) is read in when looked at `zoom` times
+    closer: each 1 / `zoom` of its width and height, 2 `zoom` - 1 along each side, each overlapping the next by
+    half. A thing whose centre lies nearer one window's centre than any other's (`nearest_window`) lies whole
+    in that window if it spans less than a quarter of it."""
+    steps = 2 * zoom - 1
+    w, h = -(-size[0] // zoom), -(-size[1] // zoom)
+    xs = np.linspace(0, size[0] - w, steps).round().astype(int)
+    ys = np.linspace(0, size[1] - h, steps).round().astype(int)
+    return [(int(x), int(y), int(x) + w, int(y) + h) for y in ys for x in xs]
+
+
+def nearest_window(points: np.ndarray, windows: list[tuple[int, int, int, int]]) -> np.ndarray:
+    """Index of the window whose centre lies nearest each point (n x 2): every point of the frame has one."""
+    centres = np.array([((x0 + x1) / 2, (y0 + y1) / 2) for x0, y0, x1, y1 in windows])
+    points = np.asarray(points, np.float64).reshape(-1, 2)
+    return np.argmin(((points[:, None] - centres[None]) ** 2).sum(axis=2), axis=1)
+
+
 def cell_of(point: np.ndarray, stride: int) -> np.ndarray:
     """Input pixels -> grid cells (cell (0, 0) covers pixels 0..stride-1)."""
     return (np.asarray(point) - (stride - 1) / 2) / stride

@@ -82,6 +82,10 @@ def evaluate_dominoes(
     seed: int = typer.Option(50_000_000, help="First scene seed (held-out seeds never overlap training)."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
     degrade: Degradation = DEGRADE_OPTION,
+    far: bool = typer.Option(
+        False,
+        help="Render the tiles as small as a webcam taking in a whole table sees them: 36-56 px long at the centre.",
+    ),
 ) -> None:
     """Dominoes: tiles with both halves read right, false detections, and speed on 28-tile frames."""
     from models.evaluate_dominoes import evaluate_dominoes as run
@@ -90,11 +94,11 @@ def evaluate_dominoes(
     if scenes < 1:
         fail("--scenes must be >= 1")
         raise typer.Exit(code=2)
-    result = run(scenes, seed, worse=degrade)
+    result = run(scenes, seed, worse=degrade, far=far)
     if as_json:
         typer.echo(json.dumps(result.to_json()))
     else:
-        print_evaluation(result, scenes, seed, degrade)
+        print_evaluation(result, scenes, seed, degrade, far)
 
 
 @judge_app.command("seven-pis")

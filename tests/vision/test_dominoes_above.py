@@ -203,7 +203,7 @@ def test_a_view_with_the_far_side_at_the_top_is_read_turned_half_round(monkeypat
     image[0, 0] = 255  # tells which way round a picture read was
     corners_seen: list[int] = []
 
-    read = Candidate(TileFrame(np.array([100.0, 50.0]), np.array([0.0, 20.0]), np.array([10.0, 0.0])), (1, 2), 0.95)
+    read = Candidate(TileFrame(np.array([100.0, 50.0]), np.array([0.0, 40.0]), np.array([20.0, 0.0])), (1, 2), 0.95)
 
     def upright(picture: np.ndarray, ignore: list[np.ndarray]) -> tuple[list[Candidate], dict[str, float]]:
         corners_seen.append(int(picture[0, 0, 0]))
