@@ -177,7 +177,7 @@ def zoom_windows(size: tuple[int, int], zoom: int = 2) -> list[tuple[int, int, i
     """x0, y0, x1, y1 of the windows a frame of `size` (width, height) is read in when looked at `zoom` times
     closer: each 1 / `zoom` of its width and height, 2 `zoom` - 1 along each side, each overlapping the next by
     half. A thing whose centre lies nearer one window's centre than any other's (`nearest_window`) lies whole
-    in that window if it spans less than a quarter of it."""
+    in that window if it reaches less than a quarter of the window's width and height from its centre."""
     steps = 2 * zoom - 1
     w, h = -(-size[0] // zoom), -(-size[1] // zoom)
     xs = np.linspace(0, size[0] - w, steps).round().astype(int)
