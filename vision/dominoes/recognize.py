@@ -147,8 +147,9 @@ FAR_SIDE_FROM = 3  # tiles read, to tell the tilt by
 # is read ZOOM times closer as well (`_zoomed`). The networks learnt tiles 30-70 input px long (none under 22), and
 # a whole table seen from afar shows them smaller: `tableref evaluate dominoes --far` (tiles 36-56 px long) read
 # 409 of 815 tiles right without this look, 39 false; 608 with it, 10 false. Half the usual scenes have such
-# tiles somewhere: over 200 of them 3826 -> 3850 right, 21 -> 26 false. A closer look at every frame read only
-# 4 tiles more of the usual 798 than at those, for four times the time (models/dominoes.md, seventieth session).
+# tiles somewhere: over 200 of them 3826 -> 3850 right, 21 -> 26 false. Every window of every frame read (with
+# the windows' readings first) gave 757 of the usual 798, against 753 without and 758 as read here, for four
+# times the time (models/dominoes.md, seventieth session).
 ZOOM = 2
 ZOOM_BELOW = 32.0
 
@@ -522,11 +523,12 @@ class DominoRecognizer:
 
     def _zoomed(self, image: np.ndarray, ignore: Sequence[np.ndarray], kept: list[Candidate]) -> list[Candidate]:
         """`kept` with the tiles a look ZOOM times closer reads where they are small. The frame is cut into
-        overlapping windows (`zoom_windows`): every one where most tiles read are under ZOOM_BELOW input px long,
-        else each nearest such a tile. Each is read whole, keeping the tiles nearer its centre than any other
-        window's (so that they lie whole in it). Of two readings there and in `kept` that claim a half of each
-        other, the surer stands (`select_tiles`): over 200 scenes of 50000000.. that read 10 tiles more and 6
-        false detections fewer than taking the closer look's readings first."""
+        overlapping windows (`zoom_windows`): all of them where most of the tiles `kept` are under ZOOM_BELOW
+        input px long, else each nearest such a tile. Each is read whole, keeping the tiles nearer its centre
+        than any other window's (so that they lie whole in it). Of two readings there and in `kept` that claim a
+        half of each other, the surer stands (`select_tiles`: one as proposed before one refined): over 200
+        scenes of 50000000.. that read 10 tiles more and 6 false detections fewer than taking the closer look's
+        readings first."""
         if not kept:
             return kept
         size = image.shape[1::-1]
