@@ -546,7 +546,7 @@ class DominoRecognizer:
             x0, y0, x1, y1 = windows[i]
             offset = np.array([x0, y0], np.float64)
             inside = self._upright(np.ascontiguousarray(image[y0:y1, x0:x1]), [q - offset for q in ignore])[0]
-            moved = [replace(c, frame=TileFrame(c.frame.center + offset, c.frame.u, c.frame.v)) for c in inside]
+            moved = [replace(c, frame=c.frame.shifted(offset)) for c in inside]
             if moved:
                 owners = nearest_window(np.array([c.frame.center for c in moved]), windows)
                 seen += [c for c, owner in zip(moved, owners, strict=True) if owner == i]
@@ -613,11 +613,7 @@ class DominoRecognizer:
             lambda frame: (scaled_canvas(frame, zoom), zoom),
             (lambda _: blur) if blur is not None else clear_streak,
         )
-        seen = [
-            replace(c, frame=TileFrame(c.frame.center + offset, c.frame.u, c.frame.v))
-            for c in seen
-            if c.confidence >= CLOSER_MIN
-        ]
+        seen = [replace(c, frame=c.frame.shifted(offset)) for c in seen if c.confidence >= CLOSER_MIN]
         return _unclaimed(seen, kept)
 
     def _read(

@@ -48,6 +48,10 @@ class TileFrame:
     def scaled(self, factor: float) -> TileFrame:
         return TileFrame(self.center * factor, self.u * factor, self.v * factor)
 
+    def shifted(self, offset: np.ndarray) -> TileFrame:
+        """The frame read in a window of a picture, in the picture: moved by the window's corner."""
+        return TileFrame(self.center + offset, self.u, self.v)
+
     def cut_at(self, outline: np.ndarray) -> TileFrame | None:
         """The frame cut back to where its axis enters `outline` (another tile's), keeping the end outside
         it: a frame that ran on into a touching tile. None if neither end alone lies inside, or if less than
