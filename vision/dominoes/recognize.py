@@ -482,17 +482,17 @@ class DominoRecognizer:
         ignore = outlines_to_working(ignore, factor)
         kept, timing = self._upright(image, ignore)
         t0 = time.perf_counter()
-        size = image.shape[1::-1]
-        turn = _far_side_up(kept, size)
-        if turn:
-            image, ignore = mirrored(image, HALF_TURN), [mirrored_points(quad, size, HALF_TURN) for quad in ignore]
-            kept = self._upright(image, ignore)[0]
+        turn = _far_side_up(kept, image.shape[1::-1])
+        if not turn:
+            zoomed = self._zoomed(image, ignore, kept)
+            # Tiles too small for the first look to tell the tilt by can tell it, read from closer.
+            turn = len(zoomed) > len(kept) and _far_side_up(zoomed, image.shape[1::-1])
+            kept = zoomed
         t1 = time.perf_counter()
-        kept = self._zoomed(image, ignore, kept)
         if turn:
-            kept = [replace(c, frame=c.frame.half_turned(size)) for c in kept]
-        timing["dominoes_turned_ms"] = (t1 - t0) * 1000
-        timing["dominoes_zoomed_ms"] = (time.perf_counter() - t1) * 1000
+            kept = self._half_round(image, ignore)
+        timing["dominoes_zoomed_ms"] = (t1 - t0) * 1000
+        timing["dominoes_turned_ms"] = (time.perf_counter() - t1) * 1000
         if factor > 1:
             kept = [replace(c, frame=TileFrame.from_corners(to_picture(c.frame.corners(), factor))) for c in kept]
         return [to_domino(c) for c in kept], timing
@@ -520,6 +520,13 @@ class DominoRecognizer:
         if portrait_height is not None:
             kept = [replace(c, frame=c.frame.turned_back(portrait_height)) for c in kept]
         return kept, timing
+
+    def _half_round(self, image: np.ndarray, ignore: Sequence[np.ndarray]) -> list[Candidate]:
+        """The tiles read (with the look from closer) on the picture turned half round, in the picture's px."""
+        size = image.shape[1::-1]
+        image, ignore = mirrored(image, HALF_TURN), [mirrored_points(quad, size, HALF_TURN) for quad in ignore]
+        kept = self._zoomed(image, ignore, self._upright(image, ignore)[0])
+        return [replace(c, frame=c.frame.half_turned(size)) for c in kept]
 
     def _zoomed(self, image: np.ndarray, ignore: Sequence[np.ndarray], kept: list[Candidate]) -> list[Candidate]:
         """`kept` with the tiles a look ZOOM times closer reads where they are small. The frame is cut into
