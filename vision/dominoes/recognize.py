@@ -482,11 +482,12 @@ class DominoRecognizer:
         ignore = outlines_to_working(ignore, factor)
         kept, timing = self._upright(image, ignore)
         t0 = time.perf_counter()
-        turn = _far_side_up(kept, image.shape[1::-1])
+        size = image.shape[1::-1]
+        turn = _far_side_up(kept, size)
         if not turn:
             zoomed = self._zoomed(image, ignore, kept)
             # Tiles too small for the first look to tell the tilt by can tell it, read from closer.
-            turn = len(zoomed) > len(kept) and _far_side_up(zoomed, image.shape[1::-1])
+            turn = len(zoomed) > len(kept) and _far_side_up(zoomed, size)
             kept = zoomed
         t1 = time.perf_counter()
         if turn:
