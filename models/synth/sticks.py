@@ -10,6 +10,10 @@ length, 50..80 mm (DIGIT's are about 60), and the same thickness, 3.5..6 mm, and
   another stick, or turned about one end;
 - ``pickup``: 3..15 sticks thrown in a heap, crossing each other.
 
+The ``mikado`` material, drawn only when a spec names it, is the pick-up sticks game's: lacquered rods 30-60
+times as long as they are thick, sharpened to a point at both ends and ringed with colour. They are the one
+kind thinner than 3 px in the picture (down to 1.5 px).
+
 Each stick is shaded as a round or square rod under one light, casts a soft shadow on what lies below it,
 and the picture goes through the card scenes' webcam degradations. `split="heldout"` draws stick
 materials, colours and table kinds that `split="train"` never uses.
@@ -43,11 +47,14 @@ LENGTH_MM = (50.0, 80.0)
 THICKNESS_MM = (3.5, 6.0)
 MIN_LENGTH_PX = 45.0
 MIN_THICKNESS_PX = 3.0
+MIKADO_SLENDERNESS = (30.0, 60.0)  # length over thickness
+MIKADO_MIN_THICKNESS_PX = 1.5
 
 # Material families. Colours are split by hue bands too: the held-out split's plastics sit between the
 # training ones on the colour wheel, and its wood, matches and black sticks are of kinds training never sees.
 TRAIN_MATERIALS = ("matchstick", "wood", "plastic", "painted", "white", "camouflage")
 HELDOUT_MATERIALS = ("safety_match", "dark_wood", "plastic", "painted", "black", "camouflage")
+MATERIALS = (*dict.fromkeys(TRAIN_MATERIALS + HELDOUT_MATERIALS), "mikado")
 SCENE_KINDS = ("lattice", "illegal", "pickup")
 
 
@@ -61,6 +68,8 @@ class StickStyle:
     round: bool = True
     gloss: float = 0.0
     grain: float = 0.0
+    taper: float = 0.0  # share of the length each end is sharpened over, to a point
+    rings: tuple[tuple[float, float, tuple[float, float, float]], ...] = ()  # (centre along, width, BGR), in lengths
 
 
 def _hue_color(rng: random.Random, split: str, saturation: tuple[float, float], value: tuple[float, float]):
@@ -107,7 +116,26 @@ def random_stick_style(
         if np.linalg.norm(body - table_bgr) < 25:  # clipped against black or white: go the other way
             body = np.clip(table_bgr - shift, 10, 245)
         return StickStyle(material, tuple(float(c) for c in body), round=rng.random() < 0.5, gloss=0.2, grain=0.05)
+    if material == "mikado":
+        return _mikado_style(rng, split, jitter)
     raise ValueError(f"unknown stick material: {material}")
+
+
+def _mikado_style(rng: random.Random, split: str, jitter: float) -> StickStyle:
+    """Lacquered pale wood (one in four wholly coloured, as plastic sets are) with one to four colour rings,
+    placed the same from either end as the game's sticks are."""
+    coloured = rng.random() < 0.25
+    if coloured:
+        body = _hue_color(rng, split, (0.45, 0.95), (0.45, 0.95))
+    else:
+        body = (rng.uniform(140, 185) * jitter, rng.uniform(180, 215) * jitter, rng.uniform(205, 240) * jitter)
+    rings = []
+    for _ in range(0 if coloured else rng.randint(1, 4)):
+        along, width = rng.uniform(0.12, 0.45), rng.uniform(0.015, 0.06)
+        colour = _hue_color(rng, split, (0.6, 1.0), (0.3, 0.9))
+        rings += [(along, width, colour), (1 - along, width, colour)]
+    return StickStyle("mikado", body, round=True, gloss=rng.uniform(0.3, 0.6), grain=0.03,
+                      taper=rng.uniform(0.04, 0.09), rings=tuple(rings))  # fmt: skip
 
 
 @dataclass
@@ -287,7 +315,13 @@ def pickup_sticks(rng: random.Random, n: int, length_mm: float, center: np.ndarr
     return sticks
 
 
-def _fits(camera: Camera, sticks: list[PlacedStick], thickness_mm: float, size: tuple[int, int]) -> bool:
+def _fits(
+    camera: Camera,
+    sticks: list[PlacedStick],
+    thickness_mm: float,
+    size: tuple[int, int],
+    min_thickness_px: float = MIN_THICKNESS_PX,
+) -> bool:
     """Every stick wholly in the picture, in front of the camera, and within the recogniser's size range."""
     w, h = size
     margin = 6
@@ -305,7 +339,7 @@ def _fits(camera: Camera, sticks: list[PlacedStick], thickness_mm: float, size: 
         normal = np.array([-axis[1], axis[0]]) * thickness_mm / 2
         for p in s.ends:
             side = camera.project(np.array([p - normal, p + normal]))
-            if np.linalg.norm(side[1] - side[0]) < MIN_THICKNESS_PX:
+            if np.linalg.norm(side[1] - side[0]) < min_thickness_px:
                 return False
     # A camera looking from behind the table projects points with negative depth: reject flipped views.
     h_ = camera.homography
@@ -364,6 +398,10 @@ def _draw_stick(
     # The match head: a blob a little wider than the body at the `b` end.
     radius = half_w * rng.uniform(0.25, 0.9)
     sdf = _rounded_box_sdf(u, v, half_len, half_w, radius)
+    width = np.full_like(u, half_w)  # the half width at each point along the stick
+    if style.taper:  # a distance across, not to the slanted side: the point is long beside its width
+        width = half_w * np.clip((half_len - np.abs(u)) / (style.taper * length), 0, 1)
+        sdf = np.maximum(np.abs(u) - half_len, np.abs(v) - width)
     head_len = thickness_mm * rng.uniform(1.1, 1.5)
     head = None
     if style.head is not None:
@@ -381,7 +419,7 @@ def _draw_stick(
     roi *= (1 - shadow)[..., None]
 
     # Surface normal across the rod: a cylinder, or a flat top with bevelled edges.
-    across = np.clip(v / half_w, -1, 1)
+    across = np.clip(v / np.maximum(width, 1e-6), -1, 1)
     tilt = across if style.round else np.where(np.abs(across) > 0.75, np.sign(across) * 0.7, 0.0)
     up = np.sqrt(1 - tilt**2)
     light_across, light_up = float(light[:2] @ normal), float(light[2])
@@ -391,12 +429,14 @@ def _draw_stick(
     half_vector /= np.linalg.norm(half_vector)
     specular = style.gloss * np.clip(tilt * half_vector[0] + up * half_vector[1], 0, 1) ** 40 * 255
     color = np.array(style.color, np.float32)[None, None, :] * np.ones((*u.shape, 1), np.float32)
+    for along, ring_width, ring_color in style.rings:
+        color[np.abs(u / length + 0.5 - along) < ring_width / 2] = ring_color
     if style.grain:
         phase, freq = rng.uniform(0, 6.3), rng.uniform(1.5, 3.0)
         grain = np.sin(v * freq + 0.6 * np.sin(u * 0.15 + phase)) * style.grain
         color *= (1 + grain)[..., None]
-    end_face = np.abs(u) > half_len - radius
-    color[end_face] *= 0.85
+    if not style.taper:
+        color[np.abs(u) > half_len - radius] *= 0.85  # the cut end face
     if head is not None:
         color[head] = np.array(style.head, np.float32) * (0.85 + 0.3 * rng.random())
         specular = np.where(head, specular + style.gloss * 40 * up, specular)
@@ -413,6 +453,10 @@ def render_stick_scene(seed: int, spec: StickSceneSpec = StickSceneSpec()) -> St
         raise ValueError(f"unknown stick scene kind: {spec.kind}")
     length_mm = rng.uniform(*LENGTH_MM)
     thickness_mm = rng.uniform(*THICKNESS_MM)
+    min_thickness_px = MIN_THICKNESS_PX
+    if spec.material == "mikado":  # drawn after, so every other scene of a seed stays as it was
+        thickness_mm = length_mm / rng.uniform(*MIKADO_SLENDERNESS)
+        min_thickness_px = MIKADO_MIN_THICKNESS_PX
     unit_mm = length_mm + rng.uniform(0.0, 2.0)  # sticks laid end to end leave a hair's gap
     card = spec.card or rng.randint(1, 55)
     w, h = spec.size
@@ -432,7 +476,7 @@ def render_stick_scene(seed: int, spec: StickSceneSpec = StickSceneSpec()) -> St
                 if result is None:
                     continue
                 sticks, broken = result
-        if _fits(camera, sticks, thickness_mm, spec.size):
+        if _fits(camera, sticks, thickness_mm, spec.size, min_thickness_px):
             break
     else:
         raise RuntimeError(f"could not lay the sticks of scene {seed}")
