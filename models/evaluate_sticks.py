@@ -139,15 +139,15 @@ def as_made_worse(scene: StickScene, worse: Degradation) -> StickScene:
     return replace(scene, sticks=[replace(s, ends=moved(s.ends, worse, size)) for s in scene.sticks])
 
 
-def scene_spec(index: int, split: str, scenes: int) -> StickSceneSpec:
+def scene_spec(index: int, split: str, scenes: int, material: str | None = None) -> StickSceneSpec:
     """The index-th scene of an evaluation of `scenes` lattice layouts: all 55 cards in turn, then the
-    illegal and pick-up-sticks scenes (a third as many of each)."""
+    illegal and pick-up-sticks scenes (a third as many of each); every stick of `material` if given."""
     extra = max(1, scenes // 3)
     if index < scenes:
-        return StickSceneSpec(split=split, kind="lattice", card=index % CARDS + 1)
+        return StickSceneSpec(split=split, kind="lattice", card=index % CARDS + 1, material=material)
     if index < scenes + extra:
-        return StickSceneSpec(split=split, kind="illegal")
-    return StickSceneSpec(split=split, kind="pickup")
+        return StickSceneSpec(split=split, kind="illegal", material=material)
+    return StickSceneSpec(split=split, kind="pickup", material=material)
 
 
 def scene_count(scenes: int) -> int:
@@ -162,9 +162,11 @@ def evaluate_sticks(
     recognizer: StickRecognizer | None = None,
     on_scene: Callable[[], None] | None = None,
     worse: Degradation = Degradation.none,
+    material: str | None = None,
 ) -> dict:
     """Read `scenes` held-out lattice layouts (cards 1..55 in turn), scenes // 3 illegal layouts and as many
-    pick-up-sticks heaps, seeds from `seed`, each made `worse` first (models/synth/degrade.py); return the
+    pick-up-sticks heaps, seeds from `seed`, every stick of `material` if given (else drawn per scene), each
+    made `worse` first (models/synth/degrade.py); return the
     shares read right and the median CPU milliseconds per frame with OpenCV on one thread. `on_scene` is
     called after each scene (a progress bar)."""
     recognizer = recognizer or StickRecognizer()
@@ -173,7 +175,7 @@ def evaluate_sticks(
     score = StickScore()
     try:
         for index in range(scene_count(scenes)):
-            scene = render_stick_scene(seed + index, scene_spec(index, split, scenes))
+            scene = render_stick_scene(seed + index, scene_spec(index, split, scenes, material))
             image = degrade(scene.image, worse, seed + index)
             # CPU time: on a shared machine the wall clock also counts other programs' turns.
             start = time.process_time()

@@ -63,6 +63,10 @@ SHAPES = ((960, 720), (640, 480), (1600, 1200), (1080, 720), (1280, 720))
 # heaps read at twice the scale; the rest as `frame_sample`. The first frames hold no heap at that scale.
 CLOSE_HEAP_CACHE = "sticks-frames-close-heaps-v1"
 CLOSE_HEAP_SEED = 49_500_000
+# The mikado block: every stick a pick-up-sticks game's (models/synth/sticks.py), thinner than any other
+# material and pointed, over every training table. Its seeds are its own.
+MIKADO_CACHE = "sticks-frames-mikado-v1"
+MIKADO_SEED = 62_000_000
 
 
 def training_frame(
@@ -70,10 +74,11 @@ def training_frame(
     tables: tuple[str, ...] = TABLES,
     kinds: tuple[tuple[str, str | None], ...] = KINDS,
     size: tuple[int, int] = (1280, 720),
+    material: str | None = None,
 ) -> tuple[np.ndarray, list[np.ndarray]]:
     """One training frame (BGR) of `size` and its sticks' ends (image px): mostly sticks of one of `kinds`, at
-    every scale (as many of the network's input pixels long in any frame shape), on any of `tables`; a fifth
-    are card scenes or mat views, which hold no stick."""
+    every scale (as many of the network's input pixels long in any frame shape), on any of `tables`, all of
+    `material` if given; a fifth are card scenes or mat views, which hold no stick."""
     rng = random.Random(seed * 7919)
     kind = rng.random()
     table = rng.choice(tables)
@@ -85,7 +90,8 @@ def training_frame(
         return next(mat_views(1, seed=seed)).frame, []
     scene_kind, broken = rng.choice(kinds)
     # One frame in six has every stick close to the table's colour, the hardest to see.
-    material = "camouflage" if rng.random() < 1 / 6 else None
+    camouflage = rng.random() < 1 / 6
+    material = material or ("camouflage" if camouflage else None)
     k = letterbox_scale(1280, 720, INPUT_SIZE) / letterbox_scale(*size, INPUT_SIZE)
     base = StickSceneSpec(split="train", kind=scene_kind, table=table, material=material, broken=broken, size=size)
     base = replace(base, stick_px=(base.stick_px[0] * k, base.stick_px[1] * k))
@@ -108,9 +114,10 @@ def frame_sample(
     tables: tuple[str, ...] = TABLES,
     kinds: tuple[tuple[str, str | None], ...] = KINDS,
     size: tuple[int, int] = (1280, 720),
+    material: str | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """A `training_frame` as a sample (`as_sample`)."""
-    return as_sample(*training_frame(seed, tables, kinds, size))
+    return as_sample(*training_frame(seed, tables, kinds, size, material))
 
 
 def as_sample(image: np.ndarray, sticks: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -133,6 +140,11 @@ def crossing_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
 def shaped_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
     """frame_sample over TABLES and PATTERN_TRAIN_TABLES in a frame of one of SHAPES."""
     return frame_sample(seed, TABLES + PATTERN_TRAIN_TABLES, size=random.Random(seed).choice(SHAPES))
+
+
+def mikado_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """frame_sample over TABLES and PATTERN_TRAIN_TABLES, every stick of the mikado material."""
+    return frame_sample(seed, TABLES + PATTERN_TRAIN_TABLES, material="mikado")
 
 
 def close_heap_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -160,10 +172,12 @@ def locator_data(
     crossing_scenes: int = 0,
     shaped_scenes: int = 0,
     close_heap_scenes: int = 0,
+    mikado_scenes: int = 0,
 ) -> dict[str, np.ndarray]:
     """The cached frames and their targets (vision.sticks.locate.encode_targets): `scenes` over TABLES, then
     `pattern_scenes` more over PATTERN_TRAIN_TABLES, then `crossing_scenes` of the crossing block,
-    `shaped_scenes` of the shaped block and `close_heap_scenes` of the close-heap block."""
+    `shaped_scenes` of the shaped block, `close_heap_scenes` of the close-heap block and `mikado_scenes` of
+    the mikado block."""
     blocks = [render_cached(FRAMES_CACHE, frame_sample, first_seed, scenes)] if scenes else []
     if pattern_scenes:
         blocks.append(render_cached(PATTERN_CACHE, pattern_sample, first_seed + scenes, pattern_scenes))
@@ -174,6 +188,8 @@ def locator_data(
         blocks.append(render_cached(SHAPED_CACHE, shaped_sample, SHAPED_SEED, shaped_scenes))
     if close_heap_scenes:
         blocks.append(render_cached(CLOSE_HEAP_CACHE, close_heap_sample, CLOSE_HEAP_SEED, close_heap_scenes))
+    if mikado_scenes:
+        blocks.append(render_cached(MIKADO_CACHE, mikado_sample, MIKADO_SEED, mikado_scenes))
     return locator_frames(blocks, encode_targets)
 
 
@@ -183,6 +199,7 @@ def train(
     crossing_scenes: int = typer.Option(0, help="more frames, half with one stick crossing another (cached)"),
     shaped_scenes: int = typer.Option(0, help="more frames of other shapes than 16:9 (cached)"),
     close_heap_scenes: int = typer.Option(0, help="more frames, mostly heaps seen close (cached)"),
+    mikado_scenes: int = typer.Option(0, help="more frames, every stick a thin pointed pick-up stick (cached)"),
     threads: int = typer.Option(1, help="torch threads (the machine is shared: one by default)"),
     steps: int = typer.Option(12000, help="training steps of 12 windows"),
     seed: int = typer.Option(0),
@@ -199,7 +216,7 @@ def train(
     import torch
 
     torch.set_num_threads(threads)
-    data = locator_data(1, scenes, pattern_scenes, crossing_scenes, shaped_scenes, close_heap_scenes)
+    data = locator_data(1, scenes, pattern_scenes, crossing_scenes, shaped_scenes, close_heap_scenes, mikado_scenes)
     print(f"{len(data['canvas'])} frames, {int((data['heat'][:, 0] > 0.999).sum())} sticks")
     model, report = fit_locator(
         locator_maker(len(CHANNELS), start),
@@ -219,14 +236,16 @@ def train(
     )
     training = {
         "scenes": scenes, "pattern_scenes": pattern_scenes, "crossing_scenes": crossing_scenes,
-        "shaped_scenes": shaped_scenes, "close_heap_scenes": close_heap_scenes, "seed": seed, "threads": threads,
+        "shaped_scenes": shaped_scenes, "close_heap_scenes": close_heap_scenes, "mikado_scenes": mikado_scenes,
+        "seed": seed, "threads": threads,
         "resumed": resume or start is not None,
         "data": "models/synth/sticks.py renders, split=train, at three scales, on the training tables and "
                 "EXTRA_TRAIN_TABLES (then pattern_scenes more on PATTERN_TRAIN_TABLES, then crossing_scenes more on "
                 "both, half of them a layout with one stick crossing another), a sixth all camouflage; card scenes "
                 "(models/synth/scenes.py, split=train) and play-mat views as stick-free frames; shaped_scenes more on "
                 "both in frames of SHAPES (seeds SHAPED_SEED..); close_heap_scenes more, three in five a heap "
-                "of sticks 120-300 px long in 1280x720 (seeds CLOSE_HEAP_SEED..)",
+                "of sticks 120-300 px long in 1280x720 (seeds CLOSE_HEAP_SEED..); mikado_scenes more on both, every "
+                "stick of the mikado material (seeds MIKADO_SEED..)",
         **report,
     }  # fmt: skip
     export_locator(model, out, MODEL_PATH, INPUT_SIZE, CHANNELS, STRIDE, training)

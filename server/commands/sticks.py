@@ -285,6 +285,11 @@ def evaluate_sticks(
     seed: int = typer.Option(1_000, help="First scene seed."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     degrade: Degradation = DEGRADE_OPTION,
+    material: str | None = typer.Option(
+        None,
+        help="Every stick of this material (one of models/synth/sticks.py's MATERIALS; mikado: the pick-up "
+        "sticks game's, thin and pointed); else drawn per scene from the held-out materials.",
+    ),
 ) -> None:
     """Sticks: share of layouts read as the right card, broken layouts flagged, pick-up sticks counted, false
     detections and CPU milliseconds per frame, on held-out renders (stick styles and tables tuning never used)."""
@@ -293,13 +298,17 @@ def evaluate_sticks(
 
     from models.evaluate_sticks import evaluate_sticks as run
     from models.evaluate_sticks import scene_count
+    from models.synth.sticks import MATERIALS
 
     if scenes < 1:
         fail("--scenes must be at least 1")
         raise typer.Exit(code=2)
+    if material is not None and material not in MATERIALS:
+        fail(f"unknown stick material {material!r}: use one of {', '.join(MATERIALS)}")
+        raise typer.Exit(code=2)
     with Progress(console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task("reading sticks", total=scene_count(scenes))
-        summary = run(scenes, seed, on_scene=lambda: progress.advance(task), worse=degrade)
+        summary = run(scenes, seed, on_scene=lambda: progress.advance(task), worse=degrade, material=material)
     if as_json:
         typer.echo(json.dumps(summary))
         return

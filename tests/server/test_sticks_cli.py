@@ -6,6 +6,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 from typer.testing import CliRunner
 
 import server.cli  # noqa: F401  (registers the commands)
@@ -171,13 +172,19 @@ def test_evaluate_sticks_reports_every_share() -> None:
         assert 0.0 <= summary[key] <= 1.0
 
 
-def test_evaluate_reads_renders_made_worse_and_names_the_kinds_it_knows() -> None:
-    result = tableref("evaluate", "sticks", "--scenes", "1", "--json", "--degrade", "dim")
+@pytest.mark.parametrize(
+    "option, known, unknown, named",
+    [("--degrade", "dim", "fog", "jpeg"), ("--material", "mikado", "bamboo", "mikado")],
+)
+def test_evaluate_reads_renders_made_worse_or_of_one_material_and_names_the_kinds_it_knows(
+    option: str, known: str, unknown: str, named: str
+) -> None:
+    result = tableref("evaluate", "sticks", "--scenes", "1", "--json", option, known)
     assert result.exit_code == 0, result.output
     assert json.loads(result.output.strip().splitlines()[-1])["lattice_scenes"] == 1
-    refused = tableref("evaluate", "sticks", "--scenes", "1", "--degrade", "fog")
+    refused = tableref("evaluate", "sticks", "--scenes", "1", option, unknown)
     assert refused.exit_code == 2
-    assert "fog" in refused.output and "jpeg" in refused.output
+    assert unknown in refused.output and named in refused.output
 
 
 def test_judge_digit_matches_the_layout_against_the_cards_in_the_calibrated_hand_area(tmp_path: Path) -> None:
