@@ -166,9 +166,8 @@ def evaluate_sticks(
 ) -> dict:
     """Read `scenes` held-out lattice layouts (cards 1..55 in turn), scenes // 3 illegal layouts and as many
     pick-up-sticks heaps, seeds from `seed`, every stick of `material` if given (else drawn per scene), each
-    made `worse` first (models/synth/degrade.py); return the
-    shares read right and the median CPU milliseconds per frame with OpenCV on one thread. `on_scene` is
-    called after each scene (a progress bar)."""
+    made `worse` first (models/synth/degrade.py); return the shares read right and the median CPU
+    milliseconds per frame with OpenCV on one thread. `on_scene` is called after each scene (a progress bar)."""
     recognizer = recognizer or StickRecognizer()
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
