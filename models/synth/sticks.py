@@ -398,7 +398,7 @@ def _draw_stick(
     # The match head: a blob a little wider than the body at the `b` end.
     radius = half_w * rng.uniform(0.25, 0.9)
     sdf = _rounded_box_sdf(u, v, half_len, half_w, radius)
-    width = np.full_like(u, half_w)  # the half width at each point along the stick
+    width: float | np.ndarray = half_w  # the half width, at each point along the stick where it tapers
     if style.taper:  # a distance across, not to the slanted side: the point is long beside its width
         width = half_w * np.clip((half_len - np.abs(u)) / (style.taper * length), 0, 1)
         sdf = np.maximum(np.abs(u) - half_len, np.abs(v) - width)
