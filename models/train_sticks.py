@@ -36,6 +36,8 @@ from vision.locator import letterbox, letterbox_scale
 from vision.sticks.locate import CHANNELS, INPUT_SIZE, MODEL_PATH, STRIDE, encode_targets
 
 CHECKPOINT = DATA_DIR / "sticks_locate.pt"
+NO_STICK_SHARE = 0.2  # of the frames: card scenes (CARD_SCENE_SHARE) and views of the play mat
+CARD_SCENE_SHARE = 0.13
 MOST_STICKS = 32  # in one training frame (a far pick-up heap holds up to 25)
 WINDOW = (320, 224)  # training crops: wider than the domino locator's, as a close stick is long
 # The training split's tables and more kinds only these frames use: a network that has seen few kinds of
@@ -64,9 +66,13 @@ SHAPES = ((960, 720), (640, 480), (1600, 1200), (1080, 720), (1280, 720))
 CLOSE_HEAP_CACHE = "sticks-frames-close-heaps-v1"
 CLOSE_HEAP_SEED = 49_500_000
 # The mikado block: every stick a pick-up-sticks game's (models/synth/sticks.py), thinner than any other
-# material and pointed, over every training table. Its seeds are its own.
-MIKADO_CACHE = "sticks-frames-mikado-v1"
+# material and pointed, over every training table. Its seeds are its own. A network that learns such sticks
+# from these frames alone reads plank seams as sticks (models/sticks.md), so a share of them are bare tables
+# of the training tables with seams or joints, photographed as the stick scenes are.
+MIKADO_CACHE = "sticks-frames-mikado-v2"  # v2: bare seamed tables
 MIKADO_SEED = 62_000_000
+SEAMED_TABLES = ("wood", "planks", "tiles")
+BARE_SEAMED_SHARE = 0.2
 
 
 def training_frame(
@@ -78,13 +84,13 @@ def training_frame(
 ) -> tuple[np.ndarray, list[np.ndarray]]:
     """One training frame (BGR) of `size` and its sticks' ends (image px): mostly sticks of one of `kinds`, at
     every scale (as many of the network's input pixels long in any frame shape), on any of `tables`, all of
-    `material` if given; a fifth are card scenes or mat views, which hold no stick."""
+    `material` if given; NO_STICK_SHARE are card scenes or mat views, which hold no stick."""
     rng = random.Random(seed * 7919)
     kind = rng.random()
     table = rng.choice(tables)
-    if kind < 0.13:
+    if kind < CARD_SCENE_SHARE:
         return render_scene(seed, SceneSpec(split="train", table=table, size=size)).image, []
-    if kind < 0.2:
+    if kind < NO_STICK_SHARE:
         from calibration.evaluate import mat_views
 
         return next(mat_views(1, seed=seed)).frame, []
@@ -143,7 +149,12 @@ def shaped_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def mikado_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """frame_sample over TABLES and PATTERN_TRAIN_TABLES, every stick of the mikado material."""
+    """frame_sample over TABLES and PATTERN_TRAIN_TABLES, every stick of the mikado material; or, in
+    BARE_SEAMED_SHARE of the seeds, one of SEAMED_TABLES with no stick on it."""
+    rng = random.Random(seed * 104_729)
+    if rng.random() < BARE_SEAMED_SHARE:
+        spec = StickSceneSpec(split="train", kind="pickup", table=rng.choice(SEAMED_TABLES), n_sticks=(0, 0))
+        return as_sample(render_stick_scene(seed, spec).image, [])
     return frame_sample(seed, TABLES + PATTERN_TRAIN_TABLES, material="mikado")
 
 
@@ -245,7 +256,7 @@ def train(
                 "(models/synth/scenes.py, split=train) and play-mat views as stick-free frames; shaped_scenes more on "
                 "both in frames of SHAPES (seeds SHAPED_SEED..); close_heap_scenes more, three in five a heap "
                 "of sticks 120-300 px long in 1280x720 (seeds CLOSE_HEAP_SEED..); mikado_scenes more on both, every "
-                "stick of the mikado material (seeds MIKADO_SEED..)",
+                "stick of the mikado material, BARE_SEAMED_SHARE of them bare SEAMED_TABLES (seeds MIKADO_SEED..)",
         **report,
     }  # fmt: skip
     export_locator(model, out, MODEL_PATH, INPUT_SIZE, CHANNELS, STRIDE, training)

@@ -343,7 +343,7 @@ def _fits(
                 return False
     # A camera looking from behind the table projects points with negative depth: reject flipped views.
     h_ = camera.homography
-    pts = np.array([np.r_[p, 1.0] for s in sticks for p in s.ends])
+    pts = np.array([np.r_[p, 1.0] for s in sticks for p in s.ends]).reshape(-1, 3)  # none: a bare table
     return bool(np.all(pts @ h_[2] > 0))
 
 

@@ -1,9 +1,9 @@
-"""The stick locator's training frames of other shapes than 16:9: the sticks' ends are where the letterboxed
-frame shows them."""
+"""The stick locator's training frames: those of other shapes than 16:9 keep the sticks' ends where the
+letterboxed frame shows them; the mikado block mixes in bare seamed tables."""
 
 import numpy as np
 
-from models.train_sticks import frame_sample
+from models.train_sticks import BARE_SEAMED_SHARE, MIKADO_SEED, NO_STICK_SHARE, frame_sample, mikado_sample
 from vision.sticks.locate import INPUT_SIZE
 
 SEEDS = range(40, 52)
@@ -19,3 +19,16 @@ def test_a_4_3_frame_keeps_its_sticks_inside_its_part_of_the_input() -> None:
         assert (points[:, 0] <= width + 1).all()
         found += len(points)
     assert found > 40
+
+
+def test_the_mikado_block_holds_bare_seamed_tables_among_its_thin_sticks() -> None:
+    """A network that learns hair-thin sticks must also see plank seams with no stick on them: about
+    BARE_SEAMED_SHARE of the block's frames are bare tables, photographed as the stick scenes are, besides
+    the card scenes and mat views every block holds."""
+    bare = 0
+    for seed in range(MIKADO_SEED, MIKADO_SEED + 60):
+        canvas, ends = mikado_sample(seed)
+        assert canvas.shape[1:3] == INPUT_SIZE[::-1] and canvas[0].std() > 2
+        bare += bool(np.isnan(ends).all())
+    expected = 60 * (BARE_SEAMED_SHARE + (1 - BARE_SEAMED_SHARE) * NO_STICK_SHARE)
+    assert 0.75 * expected <= bare <= 1.25 * expected

@@ -1,6 +1,7 @@
 """A straight row of sticks whose line runs on past both of its ends is a line of the table's own (a plank
 seam), not sticks; a row of real sticks ends where its sticks do."""
 
+import itertools
 import math
 
 import cv2
@@ -56,6 +57,26 @@ def test_pieces_of_a_line_across_the_table_are_a_seam() -> None:
         seams += is_seam(image, ends)
     assert judged == 36
     assert seams >= 0.9 * judged
+
+
+def test_a_row_running_out_of_the_picture_at_both_ends_is_a_seam() -> None:
+    """A thin line across a corner of tables of one hue, read as two to four pieces whose outer ends the
+    locator put beyond the picture's edges, as it reads a seam it sees no end of: judged a seam."""
+    rng = np.random.default_rng(5)
+    seams = 0
+    for i, kind in enumerate(ONE_HUE * 2):
+        image = _table(kind, 100 + i).astype(np.float32)
+        top = np.array([rng.uniform(700, 1100), 0.0])
+        side = np.array([1279.0, rng.uniform(250, 600)])
+        along = (side - top) / np.linalg.norm(side - top)
+        mask = np.zeros(SIZE, np.float32)
+        cv2.line(mask, *(tuple(np.rint(p).astype(int)) for p in (top - 50 * along, side + 50 * along)), 1.0, 2)
+        image = (image * (1 - rng.uniform(0.3, 0.5) * mask[..., None])).astype(np.uint8)
+        start, stop = top - rng.uniform(20, 60) * along, side + rng.uniform(20, 60) * along
+        cuts = np.linspace(0, 1, int(rng.integers(3, 6)))
+        ends = np.array([[start + a * (stop - start), start + b * (stop - start)] for a, b in itertools.pairwise(cuts)])
+        seams += is_seam(image, ends)
+    assert seams >= 0.9 * 2 * len(ONE_HUE)
 
 
 @pytest.mark.parametrize("table", ["birch", "wood", None])

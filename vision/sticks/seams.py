@@ -98,9 +98,9 @@ def is_seam(image: np.ndarray, ends: np.ndarray) -> bool:
 def runs_on_share(image: np.ndarray, ends: np.ndarray) -> float | None:
     """How far the line of a straight row of sticks runs on past its ends: the lesser contrast beyond its ends
     as a share of the row's own, beyond the one end inside the picture if the other reaches the picture's
-    edge; 0 if the line beyond is not of the row's colour (a stick laid along a stripe). None where that
-    cannot be told: the sticks are not in one row, the row stands out too little (under MIN_CONTRAST) or
-    reaches the picture's edge at both ends."""
+    edge; 0 if the line beyond is not of the row's colour (a stick laid along a stripe); 1 if both ends lie
+    beyond the picture's edges. None where that cannot be told: the sticks are not in one row, the row stands
+    out too little (under MIN_CONTRAST) or reaches near the picture's edge at both ends."""
     row = row_line(ends)
     if row is None:
         return None
@@ -119,7 +119,11 @@ def runs_on_share(image: np.ndarray, ends: np.ndarray) -> float | None:
     ]
     judged = [r for r in runs if r is not None]
     if not judged:
-        return None
+        # A row running out of the picture at both ends shows no end of its own: nothing tells it from a seam
+        # (a rendered or refereed layout lies whole in the frame).
+        h, w = image.shape[:2]
+        outside = [not (0 <= end[0] < w and 0 <= end[1] < h) for end in (first, last)]
+        return 1.0 if all(outside) else None
     if max(float(np.abs(r.chroma - body.chroma).sum()) for r in judged) > SAME_CHROMA:
         return 0.0
     return min(r.contrast for r in judged) / body.contrast
