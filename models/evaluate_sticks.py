@@ -145,9 +145,8 @@ def scene_spec(index: int, split: str, scenes: int, material: str | None = None)
     extra = max(1, scenes // 3)
     if index < scenes:
         return StickSceneSpec(split=split, kind="lattice", card=index % CARDS + 1, material=material)
-    if index < scenes + extra:
-        return StickSceneSpec(split=split, kind="illegal", material=material)
-    return StickSceneSpec(split=split, kind="pickup", material=material)
+    kind = "illegal" if index < scenes + extra else "pickup"
+    return StickSceneSpec(split=split, kind=kind, material=material)
 
 
 def scene_count(scenes: int) -> int:
