@@ -133,3 +133,15 @@ def test_a_reading_along_better_ones_is_dropped(seed: int, candidates: int, kept
             taken.append(ends)
     result = _distinct(offered, first)
     assert len(result) == len(taken) and all(np.array_equal(e, t) for (_, e), t in zip(result, taken, strict=True))
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.integers(1, 55), st.integers(0, 4), st.integers(0, 10_000))
+def test_a_faint_stick_that_shows_no_body_completes_nothing(card: int, missing: int, seed: int) -> None:
+    """The fifth stick read faintly, but `shows_body` finds no body there: not taken."""
+    sticks = _layout(card, seed)
+    read = [(0.9, s) for k, s in enumerate(sticks) if k != missing]
+    plane = table_plane(np.array(sticks), (1280, 720))
+    faint = [(0.2, sticks[missing])]
+    assert len(add_faint_sticks(read, faint, plane, lambda ends: True)) == 5
+    assert len(add_faint_sticks(read, faint, plane, lambda ends: ends is not sticks[missing])) == 4

@@ -51,6 +51,6 @@ def test_two_short_sticks_at_a_corner_are_read_not_cut_to_nothing() -> None:
     sure = [(0.39, np.array([[452.7, 182.4], [500.9, 211.3]])), (0.38, np.array([[481.3, 241.8], [500.9, 211.3]]))]
     empty = np.zeros(GRID[::-1], np.float32)
     readings = LocatorReadings(sure, [], [], np.zeros((0, 2)), np.zeros(0), empty, np.stack([empty, empty]), 0.5)
-    found, _ = StickRecognizer()._layout(readings, (960, 540), None, [])
+    found, _ = StickRecognizer()._layout(np.zeros((540, 960, 3), np.uint8), readings, None, [])
     assert sorted(len(s.ends) for s in found) == [2, 2]
     assert all(np.linalg.norm(s.ends[1] - s.ends[0]) >= MIN_STICK_PX for s in found)

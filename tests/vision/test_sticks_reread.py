@@ -173,3 +173,21 @@ def test_a_card_that_leaves_out_a_crossing_stick_is_not_taken(card: int, missing
     assume(np.linalg.norm(crossing[:, None] - own_ends[None], axis=2).min() > 0.35 * length)
     assert len(reread_layouts(found, polysticks, plane, stick_heat, strong_ends=own_ends)) == 5
     assert reread_layouts(found, polysticks, plane, stick_heat, strong_ends=crossing) is found
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(st.integers(1, 55), st.integers(0, 4), st.integers(0, 10_000))
+def test_a_card_whose_laid_stick_shows_no_body_is_not_taken(card: int, missing: int, seed: int) -> None:
+    """The heat marks a missing stick, but the picture shows no body there (`shows_body`, asked only of the
+    stick the re-read lays): the layout stays incomplete."""
+    sticks, read, plane = _one_missing(card, missing, seed)
+    found = [(0.8, s) for s in read]
+    polysticks = StickRecognizer.polysticks([Stick(e, s) for s, e in found], plane, square=True)
+    assume(len(polysticks) == 1)
+    length = np.linalg.norm(sticks[missing][1] - sticks[missing][0])
+    stick_heat = _heat([sticks[missing].mean(axis=0)], 0.15 * length)
+    asked = []
+    laid_shows = lambda ends: asked.append(ends) or True  # noqa: E731
+    assert len(reread_layouts(found, polysticks, plane, stick_heat, shows_body=laid_shows)) == 5
+    assert len(asked) == 1 and np.linalg.norm(asked[0].mean(axis=0) - sticks[missing].mean(axis=0)) < 0.2 * length
+    assert reread_layouts(found, polysticks, plane, stick_heat, shows_body=lambda ends: False) is found

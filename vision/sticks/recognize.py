@@ -42,7 +42,7 @@ from vision.deblur import MotionBlur, clear_streak, deblurred
 from vision.geometry import mirrored, mirrored_points, scaled_outline, to_plane
 from vision.locator import CLOSER, closer_window, flat_gain
 from vision.sharpen import FocusGauge
-from vision.sticks.bodies import with_bodies
+from vision.sticks.bodies import body_gauge, with_bodies
 from vision.sticks.detections import Polystick, Stick
 from vision.sticks.ends import refined_ends
 from vision.sticks.heaps import HEAP_MODEL_PATH, HEAP_STICKS, heap_window
@@ -220,13 +220,17 @@ def _stick_left_out(sticks: list[np.ndarray], strong_ends: np.ndarray) -> bool:
 
 
 def add_faint_sticks(
-    found: list[tuple[float, np.ndarray]], faint: list[tuple[float, np.ndarray]], plane: np.ndarray
+    found: list[tuple[float, np.ndarray]],
+    faint: list[tuple[float, np.ndarray]],
+    plane: np.ndarray,
+    shows_body: Callable[[np.ndarray], bool] | None = None,
 ) -> list[tuple[float, np.ndarray]]:
     """`found` with the faint readings that make a pattern of five sticks, a DIGIT card, with found ones
     touching them: the completion needing the fewest faint sticks first, of those the one whose weakest
     faint stick is surest, again until none is left. A stick the network barely marks is taken only where
     the lattice asks for it: the layouts read are all five-stick patterns, and sticks that fall on its edges
-    and make a card are strong evidence. At least one read stick must be part of it.
+    and make a card are strong evidence. At least one read stick must be part of it, and each faint one must
+    pass `shows_body` (vision/sticks/bodies.py's `body_gauge`) if given.
     """
     found = list(found)
     n = len(found)
@@ -260,6 +264,12 @@ def add_faint_sticks(
     touches_option = [set(np.flatnonzero(touches[n + k, n:]).tolist()) for k in range(len(options))]
     best: tuple[int, float, frozenset[int]] | None = None
     tried: set[tuple[frozenset[int], frozenset[int]]] = set()
+    bodies: dict[int, bool] = {}
+
+    def has_body(k: int) -> bool:
+        if k not in bodies:
+            bodies[k] = shows_body is None or shows_body(options[k][1])
+        return bodies[k]
 
     def grow(chosen: frozenset[int], joined: frozenset[int]) -> None:
         nonlocal best
@@ -272,7 +282,7 @@ def add_faint_sticks(
             if best is not None and (len(chosen), -weakest) >= (best[0], -best[1]):
                 return
             members = [j for g in joined for j in groups[g]] + [n + k for k in chosen]
-            if snap(ends[members], square=True)[3] is not None:
+            if snap(ends[members], square=True)[3] is not None and all(has_body(k) for k in chosen):
                 best = (len(chosen), weakest, chosen)
             return
         reach = set().union(*(touches_option[k] for k in chosen)) | {
@@ -288,7 +298,7 @@ def add_faint_sticks(
         return found
     chosen = best[2]
     return add_faint_sticks(
-        found + [options[k] for k in chosen], [o for k, o in enumerate(options) if k not in chosen], plane
+        found + [options[k] for k in chosen], [o for k, o in enumerate(options) if k not in chosen], plane, shows_body
     )
 
 
@@ -329,6 +339,13 @@ def _near(ends: np.ndarray, a: list[int], b: list[int]) -> bool:
     )
 
 
+def _laid(cards: list[np.ndarray], members: list[int], found: list[tuple[float, np.ndarray]]) -> list[np.ndarray]:
+    """The sticks of a card read again on its lattice that lie along none of the group's readings (COVERED of
+    their length): those the re-read laid from the network's centre heat alone."""
+    shares = _covered_shares(np.array(cards), np.array([found[i][1] for i in members]))
+    return [ends for ends, share in zip(cards, shares, strict=True) if share < COVERED]
+
+
 def reread_layouts(
     found: list[tuple[float, np.ndarray]],
     polysticks: list[Polystick],
@@ -336,11 +353,13 @@ def reread_layouts(
     stick_heat: Callable[[np.ndarray, np.ndarray], np.ndarray],
     ignore: list[np.ndarray] = (),
     strong_ends: np.ndarray | None = None,
+    shows_body: Callable[[np.ndarray], bool] | None = None,
 ) -> list[tuple[float, np.ndarray]]:
     """`found` with each of its touching groups (`polysticks`) that is no card, or two such groups near each
     other (a stick read short leaves a gap), read again on its lattice where that makes one
     (vision/sticks/reread.py); `found` itself if none does. A card with a stick on an outline to `ignore`
-    is not taken, nor one that leaves out a stick the end peaks `strong_ends` show (STRONG_END)."""
+    is not taken, nor one that leaves out a stick the end peaks `strong_ends` show (STRONG_END), nor one
+    with a stick along no reading that fails `shows_body` (vision/sticks/bodies.py's `body_gauge`)."""
     open_groups = [list(p.sticks) for p in polysticks if p.card is None]
     ends = to_plane(plane, np.array([e for _, e in found], np.float64))
     if not np.isfinite(ends).all():
@@ -354,6 +373,8 @@ def reread_layouts(
         if cards is None or len(_outside(cards, ignore)) < len(cards):
             continue
         if strong_ends is not None and _stick_left_out([e for _, e in cards], strong_ends):
+            continue
+        if shows_body is not None and not all(map(shows_body, _laid([e for _, e in cards], members, found))):
             continue
         others = [r for r in result if all(r is not found[i] for i in members)]
         both = to_plane(plane, np.array([e for _, e in cards + others], np.float64))
@@ -722,7 +743,7 @@ class StickRecognizer:
         size = image.shape[1::-1]
         window = heap_window(np.array([s.ends for s in sticks]), size)
         crop, window_homography, window_ignore = _in_window(image, window, homography, ignore)
-        more, _ = self._layout(self._read(crop, self.heap_locator), crop.shape[1::-1], window_homography, window_ignore)
+        more, _ = self._layout(crop, self._read(crop, self.heap_locator), window_homography, window_ignore)
         sticks = _replaced_in_window(sticks, more, window)
         return sticks, self._snapped(sticks, size, homography)
 
@@ -735,13 +756,13 @@ class StickRecognizer:
         readings = self._read(image, locator)
         t1 = time.perf_counter()
         size = image.shape[1::-1]
-        sticks, polysticks = self._layout(readings, size, homography, ignore)
+        sticks, polysticks = self._layout(image, readings, homography, ignore)
         t2 = time.perf_counter()
         marked = [] if polysticks else _apart_in_frame(_outside(readings.faint, ignore), size)  # looked at only then
         if _worth_a_brighter_look(polysticks, bool(marked)):
             window = None if polysticks else _around_marks(marked, size)
             brighter = self._read_brighter(image, locator, window)
-            more, more_polysticks = self._layout(brighter, size, homography, ignore)
+            more, more_polysticks = self._layout(image, brighter, homography, ignore)
             sticks, polysticks = self._with_new_cards(sticks, polysticks, more, more_polysticks, size, homography)
         t3 = time.perf_counter()
         stages = {"locate": t1 - t0, "lattice": t2 - t1, "brighter": t3 - t2}
@@ -770,13 +791,15 @@ class StickRecognizer:
 
     def _layout(
         self,
+        image: np.ndarray,
         readings: LocatorReadings,
-        size: tuple[int, int],
         homography: np.ndarray | None,
         ignore: list[np.ndarray],
     ) -> tuple[list[Stick], list[Polystick]]:
-        """The sticks and polysticks that one look of the locator gives (the lattice stage)."""
+        """The sticks and polysticks that one look of the locator at `image` gives (the lattice stage)."""
         ignore = list(ignore)
+        size = image.shape[1::-1]
+        shows_body = None
         found = _distinct(_outside(readings.sure, ignore))
         plane = None
         if found:
@@ -789,14 +812,16 @@ class StickRecognizer:
             # Sticks read across others from their ends alone lie off the lattice's directions: they join
             # once the plane is chosen, which they would skew.
             found = _distinct(_outside([(score, e) for score, e, _ in readings.crossed], ignore), found)
-            found = drop_unsure_extras(add_faint_sticks(found, _outside(readings.faint, ignore), plane), plane)
+            shows_body = body_gauge(image, [e for _, e in found])
+            found = add_faint_sticks(found, _outside(readings.faint, ignore), plane, shows_body)
+            found = drop_unsure_extras(found, plane)
         sticks = [Stick(e, min(1.0, score)) for score, e in found]
         polysticks = self.polysticks(sticks, plane, square=True)
         strong_ends = readings.end_points[readings.end_scores >= STRONG_END]
         reread = (
             found
             if plane is None
-            else reread_layouts(found, polysticks, plane, readings.stick_heat, ignore, strong_ends)
+            else reread_layouts(found, polysticks, plane, readings.stick_heat, ignore, strong_ends, shows_body)
         )
         if reread is not found:
             sticks = [Stick(e, min(1.0, score)) for score, e in reread]
