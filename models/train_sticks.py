@@ -9,6 +9,9 @@
     python -m models.train_sticks --scenes 0 --pattern-scenes 0 --close-heap-scenes 1500 \
         --start models/sticks_locate.onnx --steps 2500 --lr 5e-4 --seed 5 --mirror --threads 2 \
         --checkpoint data/sticks_locate-heaps.pt --out models/sticks_locate_heaps.onnx   # for heaps seen closer
+    python -m models.train_sticks --scenes 1200 --pattern-scenes 600 --shaped-scenes 2400 --mikado-scenes 1200 \
+        --start models/sticks_locate.onnx --steps 4000 --lr 5e-4 --seed 10 \
+        --checkpoint data/sticks_locate-mikado.pt   # trained on in thin pointed pick-up sticks too
     tableref evaluate sticks   # the recogniser on held-out renders (models/evaluate_sticks.py)
 
 Training frames are the stick renders of the training split (its stick materials, colours and tables only)

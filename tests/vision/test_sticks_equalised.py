@@ -3,16 +3,17 @@ does not mark even brightened."""
 
 import pytest
 
-from models.evaluate_sticks import scene_spec
 from models.synth.degrade import Degradation, degrade
 from models.synth.sticks import StickSceneSpec, render_stick_scene
+from vision.locator import flat_gain
 from vision.sticks import StickRecognizer
 from vision.sticks import recognize as recognize_module
 
-# The evaluation's frames (`tableref evaluate sticks`, seed 1000) where nothing was read before the look:
-# black and camouflaged sticks on the glossy black top, the frame's mean grey about 24. The locator trained
-# on in frames of other shapes (twenty-first session) reads two of them without the look, not the third.
-DARK_FRAMES = (1000, 1275, 1289)
+# Black and camouflaged sticks on the held-out glossy black top (seeds 7400000..; the card is i % 55 + 1) that
+# the equalised look alone reads with the network shipped in the seventy-fourth session: of 60 such frames of
+# black sticks and 58 of camouflaged ones, all flat, all were read with the look and these three not without it.
+# The evaluation's frames this test held before (1000, 1275, 1289) are read without it now, or not at all.
+DARK_FRAMES = ((3, "camouflage"), (3, "black"), (7, "black"))
 
 
 def read_right(recognizer: StickRecognizer, scenes: list, images: list) -> int:
@@ -25,16 +26,23 @@ def recognizer() -> StickRecognizer:
 
 
 def test_dark_sticks_on_a_dark_top_are_read_equalised(recognizer: StickRecognizer, monkeypatch) -> None:
-    scenes = [render_stick_scene(seed, scene_spec(seed - 1000, "heldout", 330)) for seed in DARK_FRAMES]
+    scenes = [
+        render_stick_scene(
+            7_400_000 + i,
+            StickSceneSpec(split="heldout", kind="lattice", card=i % 55 + 1, table="glossy_black", material=material),
+        )
+        for i, material in DARK_FRAMES
+    ]
     images = [s.image for s in scenes]
+    assert all(flat_gain(image) > 1.0 for image in images)
     assert read_right(recognizer, scenes, images) == len(DARK_FRAMES)
-    # The brighter look at a frame with no sure stick (sixtieth session) reads the third too: the equalised
+    # The brighter look at a frame with no sure stick (sixtieth session) may read such frames too: the equalised
     # look's own gain is measured without it.
     brighter = recognize_module._worth_a_brighter_look
     monkeypatch.setattr(recognize_module, "_worth_a_brighter_look", lambda polysticks, _: brighter(polysticks, False))
     assert read_right(recognizer, scenes, images) == len(DARK_FRAMES)
     monkeypatch.setattr(recognize_module, "flat_gain", lambda image: 1.0)  # no frame is flat: no such look
-    assert read_right(recognizer, scenes, images) < len(DARK_FRAMES)
+    assert read_right(recognizer, scenes, images) <= len(DARK_FRAMES) - 2
 
 
 def test_dim_frames_read_no_worse(recognizer: StickRecognizer, monkeypatch) -> None:
