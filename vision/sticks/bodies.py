@@ -10,6 +10,7 @@ against the crossed stick's own, which shares the light, the table and mostly th
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
 import numpy as np
 
@@ -79,11 +80,12 @@ def with_bodies(
 def body_gauge(image: np.ndarray, read: list[np.ndarray]) -> Callable[[np.ndarray], bool]:
     """Whether a stick laid to complete a layout (ends 2x2 px) shows a body in the picture: a step of
     COMPLETION_SHARE or more of the median of the `read` sticks' steps (measured once, when first asked)."""
-    floor: list[float] = []
+
+    @cache
+    def floor() -> float:
+        return COMPLETION_SHARE * float(np.median([body_step(image, e) for e in read])) if read else 0.0
 
     def shows_body(ends: np.ndarray) -> bool:
-        if not floor:
-            floor.append(COMPLETION_SHARE * float(np.median([body_step(image, e) for e in read])) if read else 0.0)
-        return body_step(image, ends) >= floor[0]
+        return body_step(image, ends) >= floor()
 
     return shows_body

@@ -264,12 +264,10 @@ def add_faint_sticks(
     touches_option = [set(np.flatnonzero(touches[n + k, n:]).tolist()) for k in range(len(options))]
     best: tuple[int, float, frozenset[int]] | None = None
     tried: set[tuple[frozenset[int], frozenset[int]]] = set()
-    bodies: dict[int, bool] = {}
 
+    @cache
     def has_body(k: int) -> bool:
-        if k not in bodies:
-            bodies[k] = shows_body is None or shows_body(options[k][1])
-        return bodies[k]
+        return shows_body is None or shows_body(options[k][1])
 
     def grow(chosen: frozenset[int], joined: frozenset[int]) -> None:
         nonlocal best
