@@ -99,6 +99,42 @@ def test_unsure_readings_that_spoil_a_card_are_dropped_and_sure_ones_kept(card: 
     assert len(drop_unsure_extras(sure, plane)) == 5 + count
 
 
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.integers(1, 55), st.integers(0, 4), st.integers(1, 4), st.integers(0, 10_000))
+def test_an_extra_surer_than_a_stick_it_would_leave_is_not_dropped(card: int, faint: int, off: int, seed: int) -> None:
+    """A stick turned off the lattice (read 0.47) beside a faint reading where a stick would complete a card
+    (0.3): the turned one is not dropped for the faint one, and the broken layout stays broken. Fainter than
+    every stick of the card, it is dropped."""
+    sticks = _layout(card, seed)
+    plane = table_plane(np.array(sticks), (1280, 720))
+    (turned,) = _spurs([sticks[(faint + off) % 5]], 1)
+    read = [(0.3 if k == faint else 0.7, s) for k, s in enumerate(sticks)]
+    assert len(drop_unsure_extras([*read, (0.47, turned)], plane)) == 6
+    kept = drop_unsure_extras([*read, (0.25, turned)], plane)
+    assert len(kept) == 5 and _card(kept, plane) == card
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.sampled_from([(1, 0), (0, 1), (1, 1), (2, 0), (0, 2)]), st.integers(0, 10_000))
+def test_readings_running_on_a_row_are_cut_off_it_whatever_their_scores(extras: tuple[int, int], seed: int) -> None:
+    """Five sticks in a row (card 1), the middle one faint, with one or two readings running on along the row's
+    line scoring above it: the row is cut to five whatever they score, as a plank seam's line is read on past
+    a row, and the seam check then judges the row cut from it (vision/sticks/seams.py)."""
+    sticks = _layout(1, seed)
+    plane = table_plane(np.array(sticks), (1280, 720))
+    ends = np.array(sticks)
+    centres = ends.mean(axis=1)
+    axis = centres[-1] - centres[0]
+    ends = ends[np.argsort(centres @ axis)]
+    step = (ends[-1].mean(axis=0) - ends[0].mean(axis=0)) / 4
+    before, after = extras
+    run_on = [ends[0] - (k + 1) * step for k in range(before)] + [ends[-1] + (k + 1) * step for k in range(after)]
+    read = [(0.3 if k == 2 else 0.7, e) for k, e in enumerate(ends)] + [(0.5, e) for e in run_on]
+    kept = drop_unsure_extras(read, plane)
+    assert len(kept) == 5 and _card(kept, plane) == 1
+    assert not any(any(e is r for _, e in kept) for r in run_on)
+
+
 @settings(max_examples=40, deadline=None, derandomize=True)
 @given(st.integers(1, 55), st.integers(0, 4), st.integers(0, 10_000))
 def test_a_broken_layout_keeps_all_its_sticks(card: int, moved: int, seed: int) -> None:
