@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from models.evaluate_sticks import StickScore, scene_spec, score_scene
 from models.synth.sticks import StickSceneSpec, render_stick_scene
 from rules.sticks import Edge
+from tests.vision.small_sticks import marble_layout
 from vision.image_io import load_image
 from vision.sticks import Polystick, StickRecognizer
 from vision.sticks import recognize as recognize_module
@@ -79,7 +80,7 @@ def test_brighter_look_leaves_broken_layouts_broken(monkeypatch: pytest.MonkeyPa
 
 
 # Small light sticks on the held-out marble that the network marks only faintly, no stick surely: the frames
-# of this kind among seeds 7300000.. that tests/vision/test_sticks_closer.py selects (i: the card is i % 55 + 1).
+# of this kind among `marble_layout` that tests/vision/test_sticks_closer.py selects.
 FAINT_FRAMES = (110, 182, 200, 212, 262, 296, 444, 460, 478, 494)
 
 
@@ -90,10 +91,7 @@ def test_layouts_marked_only_faintly_are_read_brighter(monkeypatch: pytest.Monke
         StickRecognizer, "_closer", lambda self, image, readings, sticks, polysticks, *_: (sticks, polysticks)
     )
     reader = StickRecognizer()
-    scenes = []
-    for i in FAINT_FRAMES:
-        spec = StickSceneSpec(split="heldout", kind="lattice", card=i % 55 + 1, stick_px=(55.0, 75.0), table="marble")
-        scenes.append(render_stick_scene(7_300_000 + i, spec))
+    scenes = [marble_layout(i) for i in FAINT_FRAMES]
     assert not any(reader.locator.read(scene.image).sure for scene in scenes)
 
     def layouts_read() -> int:

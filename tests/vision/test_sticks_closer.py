@@ -9,11 +9,11 @@ from hypothesis import strategies as st
 import vision.sticks.recognize as recognize
 from models.synth.sticks import StickSceneSpec, render_stick_scene
 from rules.sticks import Edge
+from tests.vision.small_sticks import SMALL_STICKS, marble_layout
 from vision.sticks import Polystick, Stick
 from vision.sticks.recognize import StickRecognizer, _could_be_a_layout, _keeps, read_stick_by_stick
 
 BUSY_TABLES = ("checkered", "marble")  # held-out tables, where the locator marks small sticks faintly
-SMALL_STICKS = (55.0, 75.0)  # px at the picture's centre, of 1280x720; the evaluation's run 60-150
 
 
 class WithoutCloserLook(StickRecognizer):
@@ -71,8 +71,7 @@ def test_layouts_read_with_no_sure_stick_are_read_closer(
     with_look, without = readers
     scenes = []
     for i in range(0, 500, 2):
-        spec = StickSceneSpec(split="heldout", kind="lattice", card=i % 55 + 1, stick_px=SMALL_STICKS, table="marble")
-        scene = render_stick_scene(7_300_000 + i, spec)
+        scene = marble_layout(i)
         readings = with_look.locator.read(scene.image)
         if not readings.sure and _could_be_a_layout(readings.faint, scene.image.shape[1::-1]):
             scenes.append(scene)
