@@ -122,6 +122,7 @@ def test_timed_reports_each_stage() -> None:
         "mirrored_ms",
         "heap_ms",
         "seams_ms",
+        "turned_ms",
         "ends_ms",
     }
     assert set(times) == stages

@@ -27,6 +27,10 @@ LENGTH_SIGMA = 0.07  # spread of log stick length: placement, end measurement
 LENGTH_CAP = 4.0  # a stick of another length (one broken, one of another set) costs no more than this
 ANGLE_SIGMA = math.radians(3.0)
 ANGLE_CAP = math.radians(12.0)  # sticks further off square than this are off the lattice anyway
+# A card's stick that the other four put off the lattice (`turned_stick`): at least this far off their square
+# directions, in the plane that fits them (and all five's lengths) this much better than any plane fits all five.
+TURNED_OFF = math.radians(15.0)
+TURNED_EVIDENCE = 13.0
 MOST_PER_RUN = 3
 RUN_SIGMA = 0.1  # spread of log length when choosing the unit
 RUN_COST = 1.0  # of reading one stick as several that fit as well, the one
@@ -64,6 +68,35 @@ def table_plane(ends: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     cost = np.full(len(planes), np.inf)
     cost[seen] = _length_cost(mapped[seen]) + _angle_cost(mapped[seen], groups)
     return planes[int(np.argmin(cost))]
+
+
+def turned_stick(ends: np.ndarray, size: tuple[int, int]) -> int | None:
+    """Of a layout's sticks (n x 2 x 2 image px) read as a card without calibration, the one turned off the
+    lattice, if any. A stick turned about its end on a broken layout can be read square in a plane tilted
+    far from the true one, which the tilt search takes where the turned stick's angle costs more than the
+    others' lengths and angles cost there. The other sticks then tell: in the plane that fits them best
+    (their angles, and every stick's length), it runs TURNED_OFF or more off their square directions, and
+    that plane fits them TURNED_EVIDENCE better than any plane fits all of them."""
+    planes = tilt_planes(size, TILTS)
+    mapped = to_plane(planes, ends)
+    mapped = mapped[np.isfinite(mapped).all(axis=(1, 2, 3))]
+    if not len(mapped):
+        return None
+    lengths = _length_cost(mapped)
+    every = list(range(len(ends)))
+    all_square = float((lengths + _angle_cost(mapped, [every])).min())
+    for k in every:
+        others = every[:k] + every[k + 1 :]
+        cost = lengths + _angle_cost(mapped, [others])
+        best = int(np.argmin(cost))
+        if all_square - cost[best] < TURNED_EVIDENCE:
+            continue
+        vectors = mapped[best, :, 1] - mapped[best, :, 0]
+        phase, _ = square_fit(vectors[others], np.linalg.norm(vectors[others], axis=-1))
+        angle = math.atan2(vectors[k, 1], vectors[k, 0])
+        if abs(np.angle(np.exp(4j * (angle - phase)))) / 4 >= TURNED_OFF:
+            return k
+    return None
 
 
 def unit_length(lengths: np.ndarray) -> float:

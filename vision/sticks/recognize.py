@@ -49,7 +49,7 @@ from vision.sticks.heaps import HEAP_MODEL_PATH, HEAP_STICKS, heap_window
 from vision.sticks.lattice import group, nearest_on_segments, segment_distance, snap, touch_matrix
 from vision.sticks.locate import BLURRED_MODEL_PATH, PEAK_THRESHOLD, LocatorReadings, StickLocator, part_step
 from vision.sticks.mirrored import MIRRORS, mirrored_homography, mirrored_streak, most_agreed
-from vision.sticks.plane import split_runs, table_plane
+from vision.sticks.plane import split_runs, table_plane, turned_stick
 from vision.sticks.reread import reread_group
 from vision.sticks.seams import is_seam, row_line
 from vision.working_size import outlines_to_working, to_picture, working_copy, working_homography
@@ -511,6 +511,17 @@ def _twice_as_close_holds(
     return not any(p.card is not None and is_seam(image, ends[list(p.sticks)]) for p in more_polysticks)
 
 
+def _turned_broken(sticks: list[Stick], polysticks: list[Polystick], size: tuple[int, int]) -> list[Polystick]:
+    """The polysticks, a card with a stick the others put off the lattice (`turned_stick`) read as broken."""
+    return [
+        replace(p, on_lattice=False, card=None)
+        if p.card is not None
+        and turned_stick(np.array([sticks[i].ends for i in p.sticks], np.float64), size) is not None
+        else p
+        for p in polysticks
+    ]
+
+
 def _loose_ends_refined(image: np.ndarray, sticks: list[Stick], polysticks: list[Polystick]) -> list[Stick]:
     """The sticks, in a frame of more than a layout's five, those off the lattice (alone, or in a group off it)
     with their ends found again in the picture where their length is far off the frame's median
@@ -593,6 +604,10 @@ class StickRecognizer:
         t0 = time.perf_counter()
         sticks, polysticks = self._without_seams(image, homography, sticks, polysticks)
         timing["seams_ms"] = (time.perf_counter() - t0) * 1000
+        t0 = time.perf_counter()
+        if homography is None:  # a calibrated plane is not searched: snapping there sees a turned stick
+            polysticks = _turned_broken(sticks, polysticks, image.shape[1::-1])
+        timing["turned_ms"] = (time.perf_counter() - t0) * 1000
         t0 = time.perf_counter()
         sticks = _loose_ends_refined(image, sticks, polysticks)
         timing["ends_ms"] = (time.perf_counter() - t0) * 1000
