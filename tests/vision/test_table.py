@@ -255,8 +255,8 @@ def test_a_doubtful_object_the_full_read_does_not_find_sticks_under_stays_and_is
 
 
 def test_the_full_read_is_spent_only_where_the_first_look_reads_a_stick_under_a_doubtful_object() -> None:
-    """A blank tile and an unsure card with no stick of the first look under them (as on most tile and card
-    frames) cost no full read."""
+    """An unsure card with no stick of the first look under it, as most blank tiles and unsure cards on tile and
+    card frames, costs no full read."""
     reader = _scripted_table(False, [])
     reader.sticks.first = reader.sticks.first[3:]  # the two sticks right of the card, none under it
     reading = reader.read(np.zeros((240, 400, 3), np.uint8))
