@@ -21,7 +21,7 @@ from vision.cards.recognize import SURE, Card
 from vision.dominoes.detection import Domino, Half
 from vision.sticks import StickRecognizer
 from vision.sticks.detections import Polystick, Stick
-from vision.sticks.recognize import along_rims, under_outlines
+from vision.sticks.recognize import _outside
 from vision.table import TableReader, TableReading, _may_be_sticks
 
 
@@ -183,9 +183,9 @@ class ScriptedSticks:
 
     def timed(self, image: np.ndarray, homography: np.ndarray | None = None, ignore=()) -> tuple:
         self.calls.append(("timed", homography, [np.asarray(q) for q in ignore]))
-        ends = np.array([s.ends for s in self.sticks])
-        hidden = under_outlines(ends.mean(axis=1), list(ignore)).any(axis=1) | along_rims(ends, list(ignore))
-        kept = [s for s, h in zip(self.sticks, hidden, strict=True) if not h]
+        # Hidden as the reader hides its readings: under an outline to ignore, or along its rim.
+        outside = {id(ends) for _, ends in _outside([(s.confidence, s.ends) for s in self.sticks], list(ignore))}
+        kept = [s for s in self.sticks if id(s.ends) in outside]
         return kept, self._grouped(kept), {}
 
     def first_look(self, image: np.ndarray, homography: np.ndarray | None = None) -> tuple:

@@ -93,8 +93,7 @@ def turned_stick(ends: np.ndarray, size: tuple[int, int]) -> int | None:
             continue
         vectors = mapped[best, :, 1] - mapped[best, :, 0]
         phase, _ = square_fit(vectors[others], np.linalg.norm(vectors[others], axis=-1))
-        angle = math.atan2(vectors[k, 1], vectors[k, 0])
-        if abs(np.angle(np.exp(4j * (angle - phase)))) / 4 >= TURNED_OFF:
+        if _off_phase(math.atan2(vectors[k, 1], vectors[k, 0]), phase) >= TURNED_OFF:
             return k
     return None
 
@@ -119,7 +118,12 @@ def square_fit(vectors: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np
     heavier ones counting more, and each vector's angle off them (..., n)."""
     angles = np.arctan2(vectors[..., 1], vectors[..., 0])
     phase = np.angle((weights * np.exp(4j * angles)).sum(axis=-1, keepdims=True)) / 4
-    return phase[..., 0], np.abs(np.angle(np.exp(4j * (angles - phase)))) / 4
+    return phase[..., 0], _off_phase(angles, phase)
+
+
+def _off_phase(angles: np.ndarray, phase: np.ndarray | float) -> np.ndarray:
+    """Each angle's distance (radians) from the nearer of the two square directions at `phase`."""
+    return np.abs(np.angle(np.exp(4j * (angles - phase)))) / 4
 
 
 def split_runs(

@@ -315,9 +315,7 @@ def drop_unsure_extras(found: list[tuple[float, np.ndarray]], plane: np.ndarray)
         return found
     dropped: set[int] = set()
     for members in group(ends):
-        if not 6 <= len(members) <= 7:
-            continue
-        if snap(ends[members], square=True)[3] is not None:
+        if not 6 <= len(members) <= 7 or snap(ends[members], square=True)[3] is not None:
             continue
         unsure = [i for i in members if found[i][0] < UNSURE]
         straight = row_line(np.array([found[i][1] for i in members])) is not None
