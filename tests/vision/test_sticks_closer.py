@@ -93,19 +93,20 @@ def test_the_closer_look_seldom_makes_a_broken_layout_a_card(readers: tuple[Stic
     assert closer <= first + 1
 
 
-def test_two_faint_readings_meeting_end_to_end_are_worth_a_closer_look() -> None:
-    """Where no stick is read surely, two faint readings apart that meet at an end could be a layout: its sticks
-    in line read as one long reading (card 32 on held-out marble, evaluation frame 40196). Two apart that do not
-    meet (a vein and the frame's edge on the stick-free close-up sample), one reading, two along one stick, or
-    readings running off the frame, are not; three apart are, met or not."""
+def test_two_faint_readings_that_touch_are_worth_a_closer_look() -> None:
+    """Where no stick is read surely, two faint readings apart that touch could be a layout: its sticks in line
+    read as one long reading (card 32 on held-out marble, evaluation frame 40196). Two apart that do not touch (a
+    vein and the frame's edge on the stick-free close-up sample), one reading, two along one stick, or readings
+    running off the frame, are not; three apart are, touching or not."""
     size = (1280, 720)
 
     def faint(*segments: tuple[float, float, float, float]) -> list[tuple[float, np.ndarray]]:
         return [(0.2, np.array([[x0, y0], [x1, y1]], np.float64)) for x0, y0, x1, y1 in segments]
 
-    assert _could_be_a_layout(faint((499, 448, 580, 410), (458, 403, 499, 448)), size)
+    assert _could_be_a_layout(faint((499, 448, 580, 410), (458, 403, 499, 448)), size)  # end to end
     assert _could_be_a_layout(faint((499, 448, 580, 410), (458, 403, 505, 455)), size)  # ends 9 px apart
-    assert not _could_be_a_layout(faint((499, 448, 580, 410), (458, 403, 480, 430)), size)  # 22 px apart
+    assert _could_be_a_layout(faint((540, 429, 560, 370), (499, 448, 580, 410)), size)  # an end on the other's middle
+    assert not _could_be_a_layout(faint((499, 448, 580, 410), (420, 320, 445, 365)), size)  # 95 px apart
     assert not _could_be_a_layout(faint((1261, 617, 1276, 510), (1065, 88, 1109, 157)), size)
     assert not _could_be_a_layout(faint((500, 450, 580, 410)), size)
     assert not _could_be_a_layout(faint((500, 450, 580, 410), (502, 449, 578, 411)), size)  # one stick twice

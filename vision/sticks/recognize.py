@@ -46,7 +46,7 @@ from vision.sticks.bodies import body_gauge, with_bodies
 from vision.sticks.detections import Polystick, Stick
 from vision.sticks.ends import refined_ends
 from vision.sticks.heaps import HEAP_MODEL_PATH, HEAP_STICKS, heap_window
-from vision.sticks.lattice import TOUCH, group, nearest_on_segments, segment_distance, snap, touch_matrix
+from vision.sticks.lattice import group, nearest_on_segments, segment_distance, snap, touch_matrix
 from vision.sticks.locate import BLURRED_MODEL_PATH, PEAK_THRESHOLD, LocatorReadings, StickLocator, part_step
 from vision.sticks.mirrored import MIRRORS, mirrored_homography, mirrored_streak, most_agreed
 from vision.sticks.plane import split_runs, table_plane, turned_stick
@@ -71,10 +71,10 @@ RIM_OVERLAP = 0.7
 RIM_SAMPLES = 9
 COMPLETION_STATES = 4000  # a bound on the search for faint completions, for a dense heap's sake
 NEAR_GROUP = 0.6  # of a stick: groups this near may be one layout with a stick read short
-# Faint readings that may be a layout seen too small where none is sure (_could_be_a_layout); two do where they
-# meet end to end, as a layout's sticks do: its sticks in line read as one long faint reading (card 32 on held-out
-# marble, 40196: two apart meeting at an end, read stick by stick closer). Two apart anywhere sent the stick-free
-# close-up sample (a vein and the frame's edge) to the closer look too.
+# Faint readings that may be a layout seen too small where none is sure (_could_be_a_layout). Two may be where they
+# touch, as a layout's sticks do: sticks in line read as one long faint reading (card 32 on held-out marble, frame
+# 40196, read stick by stick closer). Two apart anywhere would send the stick-free close-up sample (a vein and the
+# frame's edge) to the closer look as well.
 FAINT_LAYOUT = 3
 FAINT_APART = 0.3  # the most of one such reading that may lie along another
 # A layout read again on its lattice (reread_layouts) is not taken where an end peak of STRONG_END or more lies
@@ -207,15 +207,9 @@ def _apart_in_frame(faint: list[tuple[float, np.ndarray]], size: tuple[int, int]
 
 def _could_be_a_layout(faint: list[tuple[float, np.ndarray]], size: tuple[int, int]) -> bool:
     """Whether faint readings could be most of a layout seen too small: FAINT_LAYOUT or more wholly in the
-    frame and mostly apart (`_apart_in_frame`), or two such that meet end to end (within TOUCH of the shorter)."""
-    apart = [ends for _, ends in _apart_in_frame(faint, size)]
-    return len(apart) >= FAINT_LAYOUT or (len(apart) == 2 and _end_to_end(*apart))
-
-
-def _end_to_end(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two readings (2x2 ends each) meet at an end: within TOUCH of the shorter one's length."""
-    shorter = min(np.linalg.norm(a[1] - a[0]), np.linalg.norm(b[1] - b[0]))
-    return bool(np.linalg.norm(a[:, None] - b[None], axis=-1).min() <= TOUCH * shorter)
+    frame and mostly apart (`_apart_in_frame`), or two such that touch as the lattice groups sticks."""
+    apart = np.array([ends for _, ends in _apart_in_frame(faint, size)]).reshape(-1, 2, 2)
+    return len(apart) >= FAINT_LAYOUT or (len(apart) == 2 and bool(touch_matrix(apart)[0, 1]))
 
 
 def _stick_left_out(sticks: list[np.ndarray], strong_ends: np.ndarray) -> bool:
