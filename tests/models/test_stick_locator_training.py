@@ -1,23 +1,9 @@
 """The stick locator's training frames: those of other shapes than 16:9 keep the sticks' ends where the
-letterboxed frame shows them; the mikado block mixes in bare seamed tables; the hard block keeps the frames
-the recogniser reads wrong."""
+letterboxed frame shows them; the mikado block mixes in bare seamed tables."""
 
 import numpy as np
 
-from models.synth.tables import PATTERN_TRAIN_TABLES
-from models.train_sticks import (
-    BARE_SEAMED_SHARE,
-    HARD_KINDS,
-    HARD_SEED,
-    MIKADO_SEED,
-    NO_STICK_SHARE,
-    TABLES,
-    frame_sample,
-    hard_sample,
-    mikado_sample,
-    read_right,
-    training_frame,
-)
+from models.train_sticks import BARE_SEAMED_SHARE, MIKADO_SEED, NO_STICK_SHARE, frame_sample, mikado_sample
 from vision.sticks.locate import INPUT_SIZE
 
 SEEDS = range(40, 52)
@@ -46,16 +32,3 @@ def test_the_mikado_block_holds_bare_seamed_tables_among_its_thin_sticks() -> No
         bare += bool(np.isnan(ends).all())
     expected = 60 * (BARE_SEAMED_SHARE + (1 - BARE_SEAMED_SHARE) * NO_STICK_SHARE)
     assert 0.75 * expected <= bare <= 1.25 * expected
-
-
-def test_the_hard_block_keeps_the_frames_read_wrong_and_only_those() -> None:
-    kept = 0
-    for seed in range(HARD_SEED, HARD_SEED + 10):
-        image, sticks = training_frame(seed, TABLES + PATTERN_TRAIN_TABLES, HARD_KINDS)
-        right = read_right(image, sticks)
-        canvas, ends = hard_sample(seed)
-        assert len(canvas) == len(ends) == (not right)
-        kept += not right
-        if right and sticks:  # a stick the truth lacks is a stick read wrong
-            assert not read_right(image, sticks[1:])
-    assert 0 < kept < 10
