@@ -23,9 +23,7 @@ random windows. Needs the `train` extra (torch, onnx).
 
 from __future__ import annotations
 
-import functools
 import random
-from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
@@ -37,7 +35,6 @@ from models.locator_training import export_locator, fit_locator, locator_frames,
 from models.synth.scenes import SceneSpec, render_scene
 from models.synth.sticks import StickSceneSpec, render_stick_scene
 from models.synth.tables import EXTRA_TRAIN_TABLES, PATTERN_TRAIN_TABLES, TRAIN_TABLES
-from rules.sticks import PENTASTICKS, Edge, shape_for_card, translate
 from vision.locator import letterbox, letterbox_scale
 from vision.sticks.locate import CHANNELS, INPUT_SIZE, MODEL_PATH, STRIDE, encode_targets
 
@@ -79,12 +76,6 @@ MIKADO_CACHE = "sticks-frames-mikado-v2"  # v2: bare seamed tables
 MIKADO_SEED = 62_000_000
 SEAMED_TABLES = ("wood", "planks", "tiles")
 BARE_SEAMED_SHARE = 0.2
-# The rows block: lattice layouts of the cards with three or more sticks in one straight row, over every
-# training table. A row reads like a seam or a stripe, and the held-out layouts of the four cards with rows
-# of four or five were missed eight times as often as the rest (models/sticks.md); a random card is one of
-# those four only one layout in fourteen. Half the frames lay card 1, the straight row of five.
-ROWS_CACHE = "sticks-frames-rows-v1"
-ROWS_SEED = 74_000_000
 
 
 def training_frame(
@@ -93,12 +84,10 @@ def training_frame(
     kinds: tuple[tuple[str, str | None], ...] = KINDS,
     size: tuple[int, int] = (1280, 720),
     material: str | None = None,
-    card: int | None = None,
 ) -> tuple[np.ndarray, list[np.ndarray]]:
     """One training frame (BGR) of `size` and its sticks' ends (image px): mostly sticks of one of `kinds`, at
     every scale (as many of the network's input pixels long in any frame shape), on any of `tables`, all of
-    `material` if given, a layout of `card` if given; NO_STICK_SHARE are card scenes or mat views, which hold
-    no stick."""
+    `material` if given; NO_STICK_SHARE are card scenes or mat views, which hold no stick."""
     rng = random.Random(seed * 7919)
     kind = rng.random()
     table = rng.choice(tables)
@@ -113,9 +102,7 @@ def training_frame(
     camouflage = rng.random() < 1 / 6
     material = material or ("camouflage" if camouflage else None)
     k = letterbox_scale(1280, 720, INPUT_SIZE) / letterbox_scale(*size, INPUT_SIZE)
-    base = StickSceneSpec(
-        split="train", kind=scene_kind, card=card, table=table, material=material, broken=broken, size=size
-    )
+    base = StickSceneSpec(split="train", kind=scene_kind, table=table, material=material, broken=broken, size=size)
     base = replace(base, stick_px=(base.stick_px[0] * k, base.stick_px[1] * k))
     scale = rng.random()
     if scale < 0.55:
@@ -137,10 +124,9 @@ def frame_sample(
     kinds: tuple[tuple[str, str | None], ...] = KINDS,
     size: tuple[int, int] = (1280, 720),
     material: str | None = None,
-    card: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """A `training_frame` as a sample (`as_sample`)."""
-    return as_sample(*training_frame(seed, tables, kinds, size, material, card))
+    return as_sample(*training_frame(seed, tables, kinds, size, material))
 
 
 def as_sample(image: np.ndarray, sticks: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -175,37 +161,6 @@ def mikado_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return frame_sample(seed, TABLES + PATTERN_TRAIN_TABLES, material="mikado")
 
 
-def longest_row(shape: Iterable[Edge]) -> int:
-    """The most sticks of `shape` in one straight line, end to end."""
-    edges = set(shape)
-
-    def row_from(edge: Edge) -> int:
-        dx, dy = (1, 0) if edge.horizontal else (0, 1)
-        n = 1
-        while translate({edge}, n * dx, n * dy) <= edges:
-            n += 1
-        return n
-
-    return max(row_from(edge) for edge in edges)
-
-
-@functools.cache
-def row_cards() -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The cards whose longest row is four or more sticks, and those whose longest is three."""
-    rows = {card: longest_row(shape_for_card(card)) for card in range(1, len(PENTASTICKS) + 1)}
-    return tuple(c for c, n in rows.items() if n >= 4), tuple(c for c, n in rows.items() if n == 3)
-
-
-def rows_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """A lattice frame over TABLES and PATTERN_TRAIN_TABLES: card 1 in half the seeds, else a card with a
-    row of four (a quarter) or three."""
-    rng = random.Random(seed * 15_485_863)
-    long_rows, rows_of_three = row_cards()
-    pick = rng.random()
-    card = 1 if pick < 0.5 else rng.choice(long_rows if pick < 0.75 else rows_of_three)
-    return frame_sample(seed, TABLES + PATTERN_TRAIN_TABLES, (("lattice", None),), card=card)
-
-
 def close_heap_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
     """A frame of the close-heap block, as `frame_sample` gives one."""
     rng = random.Random(seed * 31)
@@ -232,13 +187,11 @@ def locator_data(
     shaped_scenes: int = 0,
     close_heap_scenes: int = 0,
     mikado_scenes: int = 0,
-    rows_scenes: int = 0,
-    rows_repeats: int = 1,
 ) -> dict[str, np.ndarray]:
     """The cached frames and their targets (vision.sticks.locate.encode_targets): `scenes` over TABLES, then
     `pattern_scenes` more over PATTERN_TRAIN_TABLES, then `crossing_scenes` of the crossing block,
-    `shaped_scenes` of the shaped block, `close_heap_scenes` of the close-heap block, `mikado_scenes` of
-    the mikado block and `rows_scenes` of the rows block, `rows_repeats` times."""
+    `shaped_scenes` of the shaped block, `close_heap_scenes` of the close-heap block and `mikado_scenes` of
+    the mikado block."""
     blocks = [render_cached(FRAMES_CACHE, frame_sample, first_seed, scenes)] if scenes else []
     if pattern_scenes:
         blocks.append(render_cached(PATTERN_CACHE, pattern_sample, first_seed + scenes, pattern_scenes))
@@ -251,8 +204,6 @@ def locator_data(
         blocks.append(render_cached(CLOSE_HEAP_CACHE, close_heap_sample, CLOSE_HEAP_SEED, close_heap_scenes))
     if mikado_scenes:
         blocks.append(render_cached(MIKADO_CACHE, mikado_sample, MIKADO_SEED, mikado_scenes))
-    if rows_scenes:
-        blocks += [render_cached(ROWS_CACHE, rows_sample, ROWS_SEED, rows_scenes)] * rows_repeats
     return locator_frames(blocks, encode_targets)
 
 
@@ -263,8 +214,6 @@ def train(
     shaped_scenes: int = typer.Option(0, help="more frames of other shapes than 16:9 (cached)"),
     close_heap_scenes: int = typer.Option(0, help="more frames, mostly heaps seen close (cached)"),
     mikado_scenes: int = typer.Option(0, help="more frames, every stick a thin pointed pick-up stick (cached)"),
-    rows_scenes: int = typer.Option(0, help="more frames, layouts with three or more sticks in a row (cached)"),
-    rows_repeats: int = typer.Option(1, help="how many times each frame of the rows block is in the data"),
     threads: int = typer.Option(1, help="torch threads (the machine is shared: one by default)"),
     steps: int = typer.Option(12000, help="training steps of 12 windows"),
     seed: int = typer.Option(0),
@@ -281,17 +230,7 @@ def train(
     import torch
 
     torch.set_num_threads(threads)
-    data = locator_data(
-        1,
-        scenes,
-        pattern_scenes,
-        crossing_scenes,
-        shaped_scenes,
-        close_heap_scenes,
-        mikado_scenes,
-        rows_scenes,
-        rows_repeats,
-    )
+    data = locator_data(1, scenes, pattern_scenes, crossing_scenes, shaped_scenes, close_heap_scenes, mikado_scenes)
     print(f"{len(data['canvas'])} frames, {int((data['heat'][:, 0] > 0.999).sum())} sticks")
     model, report = fit_locator(
         locator_maker(len(CHANNELS), start),
@@ -312,7 +251,6 @@ def train(
     training = {
         "scenes": scenes, "pattern_scenes": pattern_scenes, "crossing_scenes": crossing_scenes,
         "shaped_scenes": shaped_scenes, "close_heap_scenes": close_heap_scenes, "mikado_scenes": mikado_scenes,
-        "rows_scenes": rows_scenes, "rows_repeats": rows_repeats,
         "seed": seed, "threads": threads,
         "resumed": resume or start is not None,
         "data": "models/synth/sticks.py renders, split=train, at three scales, on the training tables and "
@@ -321,9 +259,7 @@ def train(
                 "(models/synth/scenes.py, split=train) and play-mat views as stick-free frames; shaped_scenes more on "
                 "both in frames of SHAPES (seeds SHAPED_SEED..); close_heap_scenes more, three in five a heap "
                 "of sticks 120-300 px long in 1280x720 (seeds CLOSE_HEAP_SEED..); mikado_scenes more on both, every "
-                "stick of the mikado material, BARE_SEAMED_SHARE of them bare SEAMED_TABLES (seeds MIKADO_SEED..); "
-                "rows_scenes more on both, lattice layouts of cards with a row of three or more sticks, card 1 in "
-                "half of them (seeds ROWS_SEED..), rows_repeats times",
+                "stick of the mikado material, BARE_SEAMED_SHARE of them bare SEAMED_TABLES (seeds MIKADO_SEED..)",
         **report,
     }  # fmt: skip
     export_locator(model, out, MODEL_PATH, INPUT_SIZE, CHANNELS, STRIDE, training)
