@@ -29,7 +29,7 @@ import typer
 
 from models.datasets import render_cached
 from models.synth.degrade import motion_kernel
-from models.synth.scenes import TruthCard, render_scene
+from models.synth.scenes import render_scene
 from models.train_card_locator import INKED_CHANGES, STREAKED_SHARE, card_free_image
 from models.train_cards import (
     augmentation_settings,
@@ -48,9 +48,8 @@ from vision.cards.centres import CardLocator
 from vision.cards.classify import MODEL_PATH, N_FACES, NOT_CARD, crop_card
 from vision.cards.corners import card_corners
 from vision.cards.locate import locate_card_quads
-from vision.cards.recognize import Card, CardRecognizer
 from vision.corners import CornerRefiner
-from vision.geometry import dedupe_quads, quad_iou
+from vision.geometry import dedupe_quads
 from vision.sharpen import sharpened
 
 LOCATED_SEED = 40_000_000  # training-split card scenes no other trainer renders
@@ -62,24 +61,11 @@ INKED_SEED = 49_000_000
 BLURRED_SEED = 45_000_000
 WILD_SEED = 67_000_000
 MOTION_SHARE = 0.7
-# The hard block: training scenes read by the whole card reader as it ships, of which only the proposals on
-# the cards it reads wrong (as faces) and on what it reads where no card lies (as not a card) are kept. Frames
-# drawn at random are mostly read right and teach the classifier little more. The scenes are of each kind the
-# other blocks render, in turn. The cache is of the reader as it stood when mined (v1: the seventy-eighth session's).
-HARD_CACHE = "cards-hard-v1"
-HARD_SEED = 78_000_000
-HARD_CHANGES: tuple[dict[str, object], ...] = ({}, {"streaks": STREAKED_SHARE}, INKED_CHANGES, {"varied_wilds": True})
 
 
 @functools.cache
 def _proposers() -> tuple[CardLocator, CornerRefiner]:
     return CardLocator(), card_corners()
-
-
-@functools.cache
-def _reader() -> CardRecognizer:
-    cv2.setNumThreads(1)  # as the evaluation reads: threaded resampling differs in the last bit
-    return CardRecognizer()
 
 
 def reader_proposals(image: np.ndarray) -> list[np.ndarray]:
@@ -133,36 +119,6 @@ def wild_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return located_crops(seed, varied_wilds=True)
 
 
-def misread(cards: list[TruthCard], read: list[Card]) -> tuple[list[TruthCard], list[np.ndarray]]:
-    """The cards `read` gets wrong (none of its readings covers the card by half with the right face) and
-    the outlines of its readings that cover no card by half: as `tableref evaluate cards` counts them."""
-    wrong = [c for c in cards if not any(r.face == c.face and quad_iou(r.corners, c.corners) >= 0.5 for r in read)]
-    false = [r.corners for r in read if all(quad_iou(r.corners, c.corners) < 0.5 for c in cards)]
-    return wrong, false
-
-
-def hard_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """A training scene of one of HARD_CHANGES, read by the card reader: the proposals on the cards it reads
-    wrong, labelled with their faces (half of them half-turned), and those on what it reads where no card
-    lies, as not a card; nothing where it reads the scene right."""
-    rng = random.Random(seed)
-    changes = HARD_CHANGES[seed % len(HARD_CHANGES)]
-    scene = render_scene(seed, replace(training_spec(seed, "train"), **changes))
-    wrong, false = misread(scene.cards, _reader()(scene.image))
-    crops, labels = [], []
-    if wrong or false:
-        proposals = reader_proposals(scene.image)
-        faces = [(q, label) for q, label in labelled_proposals(proposals, wrong) if label < N_FACES]
-        rejects = [(q, label) for q, label in labelled_proposals(proposals, scene.cards) if label == NOT_CARD]
-        rejects = [(q, label) for q, label in rejects if any(quad_iou(q, f) >= 0.5 for f in false)]
-        for quad, label in faces + rejects:
-            if label < N_FACES and rng.random() < 0.5:
-                quad, label = np.roll(quad, 2, axis=0), label + N_FACES
-            crops.append(crop_card(scene.image, quad))
-            labels.append(label)
-    return crop_batch(crops, labels)
-
-
 def blurred_frame(image: np.ndarray, rng: random.Random) -> np.ndarray:
     """The frame as a moving or unfocused camera takes it: in MOTION_SHARE of frames a straight motion blur of
     5-17 px at any angle, otherwise a defocus blur of sigma 1-2.5 px. Beyond the renders' own blur, which
@@ -203,8 +159,6 @@ def main(
     inked_scenes: int = typer.Option(0, help="more training scenes, half on dark paper, sashes in the ink's colour"),
     blurred_scenes: int = typer.Option(0, help="more training scenes, blurred by motion or defocus"),
     wild_scenes: int = typer.Option(0, help='more training scenes, Wilds printed every way ("16", "6/1")'),
-    hard_scenes: int = typer.Option(0, help="training scenes to read, of which the proposals read wrong are kept"),
-    hard_repeats: int = typer.Option(1, help="how many times each crop of the hard block is in the data"),
     scenes: int = typer.Option(2500, help="train_cards' training scenes to keep training on"),
     mat_views: int = typer.Option(300, help="train_cards' mat views to keep training on"),
     negatives: int = typer.Option(30_000, help="most 'not a card' crops kept of each new block"),
@@ -241,10 +195,6 @@ def main(
     if wild_scenes:
         wild = render_cached("cards-located-wild", wild_crops, WILD_SEED, wild_scenes)
         blocks.append(thinned(wild, negatives, rng))
-    if hard_scenes:
-        hard = render_cached(HARD_CACHE, hard_crops, HARD_SEED, hard_scenes)
-        print(f"hard block: {len(hard[1])} crops, {int((hard[1] == NOT_CARD).sum())} not a card")
-        blocks += [hard] * hard_repeats
     train = np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks])
     del blocks
     val = build_dataset(10_000_000, 300, "cards-heldout")
@@ -267,8 +217,6 @@ def main(
             "inked_scenes": inked_scenes,
             "blurred_scenes": blurred_scenes,
             "wild_scenes": wild_scenes,
-            "hard_scenes": hard_scenes,
-            "hard_repeats": hard_repeats,
             "motion_share": MOTION_SHARE,
             "negatives_per_block": negatives,
             "crops": len(train[0]),
@@ -279,9 +227,7 @@ def main(
             "data": "train_cards' crops; the reader's proposals on split=train scenes, labelled, and on "
             "streaked_scenes more with bands across cards, inked_scenes with sashes in the ink's colour and "
             "blurred_scenes blurred (then sharpened as the reader does), wild_scenes with Wilds printed every way; "
-            "every proposal on domino and stick frames as not a card; of hard_scenes more (seeds HARD_SEED.., each "
-            "kind of HARD_CHANGES in turn) the proposals on the cards the reader then shipped read wrong and on "
-            "what it read where no card lay, hard_repeats times",
+            "every proposal on domino and stick frames as not a card",
             "heldout_crop_accuracy": round(acc, 4),
             "seconds": round(time.time() - started),
         },

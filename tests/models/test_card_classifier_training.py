@@ -8,19 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.finetune_cards import (
-    HARD_SEED,
-    LOCATED_SEED,
-    card_free_crops,
-    hard_crops,
-    located_crops,
-    misread,
-    thinned,
-)
-from models.synth.scenes import SceneSpec, TruthCard, _draw_streak, render_scene, split_fonts
+from models.finetune_cards import LOCATED_SEED, card_free_crops, located_crops, thinned
+from models.synth.scenes import SceneSpec, _draw_streak, render_scene, split_fonts
 from vision.cards.artwork import DARK_PAPER_SHARE, FACE_CLASSES, decko_style, random_style
-from vision.cards.classify import N_CLASSES, N_FACES, NOT_CARD, CardClassifier
-from vision.cards.recognize import Card
+from vision.cards.classify import N_CLASSES, NOT_CARD, CardClassifier
 
 
 def test_located_crops_are_labelled_as_the_shipped_classifier_reads_them() -> None:
@@ -39,52 +30,6 @@ def test_located_crops_are_labelled_as_the_shipped_classifier_reads_them() -> No
 def test_card_free_crops_are_all_not_a_card() -> None:
     crops, labels = card_free_crops(41_000_001)  # a domino frame
     assert len(crops) > 0 and (labels == NOT_CARD).all()
-
-
-def _square(column: int, row: int, shift: float = 0.0) -> np.ndarray:
-    x, y = 100.0 * column + shift, 150.0 * row
-    return np.array([[x, y], [x + 60, y], [x + 60, y + 90], [x, y + 90]], np.float32)
-
-
-FATES = ("right", "nudged", "other face", "moved off", "missed")
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.sampled_from(FATES), max_size=12), st.integers(0, 4))
-def test_misread_names_each_card_read_wrong_and_each_reading_of_no_card(fates: list[str], extra: int) -> None:
-    """A card is read right where a reading of its face covers it by half (nudged by a sixth still does); a
-    reading moved off its card is both a card read wrong and a reading of no card."""
-    faces = FACE_CLASSES[:N_FACES]
-    truth = [TruthCard(faces[i % N_FACES], _square(i % 6, i // 6)) for i in range(len(fates))]
-    read, wrong_expected, false_expected = [], [], 0
-    for card, fate in zip(truth, fates, strict=True):
-        if fate == "missed":
-            wrong_expected.append(card)
-            continue
-        face = faces[(faces.index(card.face) + 1) % N_FACES] if fate == "other face" else card.face
-        shift = {"nudged": 10.0, "moved off": 70.0}.get(fate, 0.0)
-        read.append(Card(face, card.corners + np.float32([shift, 0]), 0.9))
-        if fate in ("other face", "moved off"):
-            wrong_expected.append(card)
-        false_expected += fate == "moved off"
-    read += [Card(faces[0], _square(k, 5), 0.9) for k in range(extra)]  # on bare table, below every card
-    wrong, false = misread(truth, read)
-    assert [id(c) for c in wrong] == [id(c) for c in wrong_expected]
-    assert len(false) == false_expected + extra
-
-
-def test_the_hard_block_keeps_the_crops_the_classifier_gets_wrong() -> None:
-    """Crops drawn at random are mostly read right (the test above: 80 % and more); those the hard block keeps
-    are mostly not. Seeds past the block `make train` mines, which the classifier never trained on."""
-    classifier = CardClassifier()
-    crops, labels = [], []
-    for seed in range(HARD_SEED + 10_000, HARD_SEED + 10_040):
-        x, y = hard_crops(seed)
-        crops += list(x)
-        labels += list(y)
-    assert len(labels) >= 8
-    read = classifier.probabilities(crops).argmax(axis=1)
-    assert (read != np.array(labels)).mean() >= 0.5
 
 
 @settings(max_examples=50, deadline=None)
