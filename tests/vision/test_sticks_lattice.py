@@ -209,6 +209,41 @@ def test_a_group_of_two_readings_is_cut_only_in_line(other: np.ndarray, cut: boo
     assert len([e for i, e in pieces if i == 0]) == (2 if cut else 1)
 
 
+# A row of five 100-px sticks read as two overlapping runs of three: the lengths give no unit.
+ROW_RUNS = np.array([[[0.0, 0.0], [300.0, 0.0]], [[200.0, 0.0], [500.0, 0.0]]])
+ROW_JOINTS = np.array([[100.0 * k, 0.0] for k in range(6)])
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(-17.0, 17.0), min_size=12, max_size=12))  # within MARKED_REACH of a piece
+def test_a_row_read_as_overlapping_runs_is_cut_where_end_peaks_mark_its_joints(jitter: list[float]) -> None:
+    end_points = ROW_JOINTS + np.reshape(jitter, (6, 2))
+    pieces = split_runs(ROW_RUNS, np.eye(3), end_points)
+    for reading, start in ((0, 0.0), (1, 200.0)):
+        cut = np.array([e for i, e in pieces if i == reading])
+        expected = [[[start + 100.0 * k, 0.0], [start + 100.0 * (k + 1), 0.0]] for k in range(3)]
+        assert np.allclose(cut, expected)
+
+
+@pytest.mark.parametrize("unmarked", [100.0, 400.0])
+def test_a_run_with_a_joint_unmarked_is_left_whole(unmarked: float) -> None:
+    end_points = ROW_JOINTS[ROW_JOINTS[:, 0] != unmarked]
+    pieces = split_runs(ROW_RUNS, np.eye(3), end_points)
+    holding = 0 if unmarked < 300 else 1
+    (whole,) = [e for i, e in pieces if i == holding]
+    assert np.array_equal(whole, ROW_RUNS[holding])
+    assert len([e for i, e in pieces if i == 1 - holding]) == 3
+
+
+def test_end_peaks_cut_neither_a_stick_in_two_nor_a_group_out_of_line() -> None:
+    # One peak at a stick's middle is as often another stick's end against it (a broken layout).
+    halves = split_runs(np.array([[[0.0, 0.0], [200.0, 0.0]], [[200.0, 0.0], [400.0, 0.0]]]), np.eye(3), ROW_JOINTS)
+    assert len(halves) == 2
+    # A U of long sticks: the thirds' end peaks may be other sticks' ends; the group's lengths give its unit.
+    u_shape = np.array([[[0.0, 0.0], [300.0, 0.0]], [[300.0, 0.0], [300.0, 300.0]], [[0.0, 0.0], [0.0, 300.0]]])
+    assert len(split_runs(u_shape, np.eye(3), ROW_JOINTS[:4])) == 3
+
+
 @st.composite
 def _segments(draw) -> np.ndarray:
     """Sticks on a small patch, so that many pairs touch, cross or nearly do."""

@@ -36,6 +36,13 @@ RUN_SIGMA = 0.1  # spread of log length when choosing the unit
 RUN_COST = 1.0  # of reading one stick as several that fit as well, the one
 RUN_FIT = 0.15  # a run is split only if its length is this close (in log) to a whole number of units
 JOINT_REACH = 0.35  # of a piece's length: how near a joint of a run an end peak must lie
+# A row of sticks can be read as overlapping readings of one length, each some sticks long, so the lengths
+# give no unit; the end peaks along a reading still mark its joints. A reading of a group that lies in one line
+# with an end peak within MARKED_REACH of a piece at every joint of MARKED_RUNS equal pieces is cut so. Not in
+# other groups, whose other sticks give the unit (the joints' end peaks may be theirs), and not in two on
+# peaks alone: one peak at a stick's middle is as often another stick's end against it, a broken layout.
+MARKED_RUNS = (3, 4, 5)
+MARKED_REACH = 0.25
 
 
 def _angle_cost(plane_ends: np.ndarray, groups: list[list[int]]) -> np.ndarray:
@@ -144,16 +151,23 @@ def split_runs(
         return list(enumerate(ends))
     units = np.full(len(ends), np.nan)
     crooked = np.zeros(len(ends), bool)
+    in_row = np.zeros(len(ends), bool)
     for members in group(ends):
         off = (_off_square(plane_ends[members, 1] - plane_ends[members, 0]) > ANGLE_CAP).sum()
-        if (len(members) >= 3 or (len(members) == 2 and _in_line(plane_ends[members]))) and off <= 1:
+        row = len(members) >= 2 and all(_in_line(plane_ends[[members[0], m]]) for m in members[1:])
+        if (len(members) >= 3 or row) and off <= 1:
             units[members] = unit_length(lengths[members])
             crooked[members] = off == 1
+            in_row[members] = row
     inverse = np.linalg.inv(plane)
     pieces = []
     for i, (stick, length, unit) in enumerate(zip(plane_ends, lengths, units, strict=True)):
         k = round(float(length / unit)) if np.isfinite(unit) else 1
-        if k < 2 or k > MOST_PER_RUN or abs(math.log(length / (k * unit))) > RUN_FIT:
+        cut = 2 <= k <= MOST_PER_RUN and abs(math.log(length / (k * unit))) <= RUN_FIT
+        if k == 1 and in_row[i] and end_points is not None:
+            k = _marked_pieces(stick, inverse, end_points)
+            cut = k > 1
+        if not cut:
             pieces.append((i, ends[i]))
             continue
         cuts = stick[0] + (stick[1] - stick[0]) * np.linspace(0, 1, k + 1)[:, None]
@@ -176,9 +190,19 @@ def _in_line(pair: np.ndarray) -> bool:
     return cosine >= math.cos(ANGLE_CAP)
 
 
-def _joints_marked(joints: np.ndarray, end_points: np.ndarray, piece: float) -> bool:
-    """Whether an end peak lies within JOINT_REACH of a piece's length of every joint (image px)."""
+def _joints_marked(joints: np.ndarray, end_points: np.ndarray, piece: float, reach: float = JOINT_REACH) -> bool:
+    """Whether an end peak lies within `reach` of a piece's length of every joint (image px)."""
     if not len(end_points):
         return False
     gaps = np.linalg.norm(joints[:, None] - end_points[None], axis=2).min(axis=1)
-    return bool((gaps <= JOINT_REACH * piece).all())
+    return bool((gaps <= reach * piece).all())
+
+
+def _marked_pieces(stick: np.ndarray, inverse: np.ndarray, end_points: np.ndarray) -> int:
+    """The most of MARKED_RUNS equal pieces (on the plane; `stick` in plane coordinates, `inverse` back to the
+    picture) whose every joint an end peak marks (MARKED_REACH); 1 if none."""
+    for k in sorted(MARKED_RUNS, reverse=True):
+        points = to_plane(inverse, stick[0] + (stick[1] - stick[0]) * np.linspace(0, 1, k + 1)[:, None])
+        if _joints_marked(points[1:-1], end_points, np.linalg.norm(points[-1] - points[0]) / k, MARKED_REACH):
+            return k
+    return 1
