@@ -95,7 +95,9 @@ def test_streaked_cards_are_read_better_restored(monkeypatch) -> None:
     restored, restored_false = scores()
     monkeypatch.setattr(cards, "RESTORE_DOUBTED", 10**6)
     as_streaked, streaked_false = scores()
-    assert restored >= as_streaked + 4
+    # 227 against 224 (2 and 1 false); 227 against 223 before the seventy-ninth session's reader read one more
+    # card of the streaked frames without restoring them.
+    assert restored >= as_streaked + 3
     assert restored_false <= streaked_false + 2
 
 

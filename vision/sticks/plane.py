@@ -37,10 +37,11 @@ RUN_COST = 1.0  # of reading one stick as several that fit as well, the one
 RUN_FIT = 0.15  # a run is split only if its length is this close (in log) to a whole number of units
 JOINT_REACH = 0.35  # of a piece's length: how near a joint of a run an end peak must lie
 # A row of sticks can be read as overlapping readings of one length, each some sticks long, so the lengths
-# give no unit; the end peaks along a reading still mark its joints. A reading of a group that lies in one line
-# with an end peak within MARKED_REACH of a piece at every joint of MARKED_RUNS equal pieces is cut so. Not in
-# other groups, whose other sticks give the unit (the joints' end peaks may be theirs), and not in two on
-# peaks alone: one peak at a stick's middle is as often another stick's end against it, a broken layout.
+# give no unit; the end peaks along a reading still mark its joints. In a group that lies in one line, read as
+# readings of one unit, a reading with an end peak within MARKED_REACH of a piece at every joint of MARKED_RUNS
+# equal pieces gives the group its unit: that piece. Not in other groups, whose other sticks give the unit (the
+# joints' end peaks may be theirs), and not two pieces on peaks alone: one peak at a stick's middle is as often
+# another stick's end against it, a broken layout.
 MARKED_RUNS = (3, 4, 5)
 MARKED_REACH = 0.25
 
@@ -149,25 +150,27 @@ def split_runs(
     lengths = np.linalg.norm(plane_ends[:, 1] - plane_ends[:, 0], axis=1)
     if not np.all(np.isfinite(lengths)):
         return list(enumerate(ends))
+    inverse = np.linalg.inv(plane)
     units = np.full(len(ends), np.nan)
+    most = np.full(len(ends), MOST_PER_RUN)
     crooked = np.zeros(len(ends), bool)
-    in_row = np.zeros(len(ends), bool)
     for members in group(ends):
         off = (_off_square(plane_ends[members, 1] - plane_ends[members, 0]) > ANGLE_CAP).sum()
         row = len(members) >= 2 and all(_in_line(plane_ends[[members[0], m]]) for m in members[1:])
         if (len(members) >= 3 or row) and off <= 1:
             units[members] = unit_length(lengths[members])
             crooked[members] = off == 1
-            in_row[members] = row
-    inverse = np.linalg.inv(plane)
+            if row and end_points is not None and (lengths[members] < 1.5 * units[members]).all():
+                # Every reading one unit long: the joints' end peaks may tell a shorter unit.
+                marked = [(m, _marked_pieces(plane_ends[m], inverse, end_points)) for m in members]
+                pieces_of = [lengths[m] / k for m, k in marked if k > 1]
+                if pieces_of:
+                    units[members] = float(np.median(pieces_of))
+                    most[members] = max(MARKED_RUNS)
     pieces = []
     for i, (stick, length, unit) in enumerate(zip(plane_ends, lengths, units, strict=True)):
         k = round(float(length / unit)) if np.isfinite(unit) else 1
-        cut = 2 <= k <= MOST_PER_RUN and abs(math.log(length / (k * unit))) <= RUN_FIT
-        if k == 1 and in_row[i] and end_points is not None:
-            k = _marked_pieces(stick, inverse, end_points)
-            cut = k > 1
-        if not cut:
+        if k < 2 or k > most[i] or abs(math.log(length / (k * unit))) > RUN_FIT:
             pieces.append((i, ends[i]))
             continue
         cuts = stick[0] + (stick[1] - stick[0]) * np.linspace(0, 1, k + 1)[:, None]

@@ -85,9 +85,6 @@ FAINT_APART = 0.3  # the most of one such reading that may lie along another
 STRONG_END = 0.5
 LEFT_OUT_NEAR = 0.5  # of the sticks' median length, and so below
 LEFT_OUT_OFF = 0.3
-# A row read as overlapping runs is cut first where end peaks mark its joints; the pieces then give the unit
-# that cuts the runs beside them.
-SPLIT_ROUNDS = 2
 HEAP_FROM = 7  # sticks in one touching group: more are a heap (see _heap)
 RESTORED_MORE = 3  # sticks a frame restored from motion blur may read beyond the blurred frame's
 CARD_STICKS = len(PENTASTICKS[0])
@@ -831,10 +828,8 @@ class StickRecognizer:
         plane = None
         if found:
             plane = self.plane(np.array([e for _, e in found]), size, homography)
-            for _ in range(SPLIT_ROUNDS):
-                pieces = split_runs(np.array([e for _, e in found]), plane, readings.end_points, MIN_STICK_PX)
-                if len(pieces) == len(found):
-                    break
+            pieces = split_runs(np.array([e for _, e in found]), plane, readings.end_points, MIN_STICK_PX)
+            if len(pieces) > len(found):
                 # A run read whole may also have been read stick by stick; the plane is chosen again.
                 found = _distinct([(found[i][0], e) for i, e in pieces])
                 plane = self.plane(np.array([e for _, e in found]), size, homography)
