@@ -25,8 +25,8 @@ from calibration.synth import SHEET_PX_PER_MM, LaidCard, RaceView, View, camera_
 from calibration.topdown import TopDownView, merged
 from calibration.zones import Zones, mat_zones
 from rules.pi import PI_DECIMALS
-from vision.cards.artwork import CardFace
-from vision.cards.lines import STARTER, STARTER_STAND_INS
+from vision.cards.artwork import STARTER, CardFace
+from vision.cards.lines import STARTER_STAND_INS
 from vision.cards.recognize import Card, CardRecognizer
 
 TOLERANCE_MM = 2.0

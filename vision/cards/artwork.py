@@ -45,11 +45,12 @@ class CardFace:
         return replace(self, dots=0)
 
 
+STARTER = CardFace("starter", (3,))  # "3.": where a Tempus line starts
 # The classes a recogniser tells apart, in a fixed order shared with the model manifest.
 FACE_CLASSES: tuple[CardFace, ...] = (
     *(CardFace("digit", (d,)) for d in range(10)),
     *(CardFace("wild", pair) for pair in WILD_PAIRS),
-    CardFace("starter", (3,)),
+    STARTER,
 )
 
 
@@ -58,7 +59,7 @@ def decko_deck() -> list[CardFace]:
     marks = occurrence_marks()
     digits = [CardFace("digit", (d,), dots=m) for d, m in zip(PI_DECIMALS, marks, strict=True)]
     wilds = [CardFace("wild", pair) for pair in WILD_PAIRS]
-    return [*digits, *wilds, CardFace("starter", (3,)), CardFace("reference")]
+    return [*digits, *wilds, STARTER, CardFace("reference")]
 
 
 # Digits that differ by five share a colour (the Decko convention), indexed by digit % 5.

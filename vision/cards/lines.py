@@ -20,7 +20,6 @@ from vision.geometry import from_corner
 # Wild cards are not part of Tempus decks (rulebooks/NOTES.md): a race is read among these faces alone.
 TEMPUS_FACES = frozenset(face for face in FACE_CLASSES if face.kind != "wild")
 DIGIT_FACES = frozenset(face for face in FACE_CLASSES if face.kind == "digit")
-STARTER = CardFace("starter", (3,))
 # What a Starter ("3.") is misread as, when it is: where the line's start is known (a lane), one of these
 # there stands for it.
 STARTER_STAND_INS = frozenset({CardFace("digit", (3,)), CardFace("wild", (3, 8))})

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from vision.cards.artwork import CARD_MM, CardFace
+from vision.cards.artwork import CARD_MM, STARTER, CardFace
 from vision.cards.centres import MODEL_PATH as LOCATOR_PATH
 from vision.cards.centres import PEAK_THRESHOLD, PORTRAIT_MODEL_PATH, CardLocator, HeatMap, half_axes, outline
 from vision.cards.classify import CardClassifier, Reading
@@ -88,7 +88,6 @@ POLISH_BELOW = 0.7
 # with its card, the Starter 0.98 on the corners the corner network gives it): every 3 is read again so, and
 # only the Starter read there surer takes its place. The Starter is where a Tempus line starts.
 THREE = CardFace("digit", (3,))
-STARTER = CardFace("starter", (3,))
 # Of two outlines of one card read alike, the outer one is the card (a panel is printed inside it) unless
 # its rim is under this share of the inner one's: then it is the card grown onto the table (a light card on a
 # dark top: rims 9 against 86). At 0.25 or more, cards with panels on pale tables lost to their panels.

@@ -144,8 +144,10 @@ def split_runs(
     A group of two readings is cut only where they lie in line: any two sticks, crossed or touching in a heap,
     run square in some plane, and a layout's runs read as two square readings are rare.
     Given the locator's `end_points` (image px), a run is cut only where an end peak marks every joint:
-    where sticks meet end to end the network marks their ends, along one whole stick it marks none. A run is
-    not cut into pieces shorter than `shortest` image px, which would be too short to read as sticks."""
+    where sticks meet end to end the network marks their ends, along one whole stick it marks none. In a group
+    lying in one line whose readings are all one unit long (a row read as overlapping runs), end peaks marking
+    every joint of one reading give the unit (MARKED_RUNS). A run is not cut into pieces shorter than `shortest`
+    image px, which would be too short to read as sticks."""
     plane_ends = to_plane(plane, ends)
     lengths = np.linalg.norm(plane_ends[:, 1] - plane_ends[:, 0], axis=1)
     if not np.all(np.isfinite(lengths)):
