@@ -14,7 +14,7 @@ from models.evaluate import CardScore, as_made_worse, evaluate_cards, score_scen
 from models.synth.degrade import Degradation, degrade
 from models.synth.scenes import Camera, Scene, SceneSpec, TruthCard, render_scene
 from models.train_cards import training_spec
-from vision.cards.artwork import FACE_CLASSES, CardFace
+from vision.cards.artwork import FACE_CLASSES, STARTER, CardFace
 from vision.cards.classify import CardClassifier, Reading
 from vision.cards.recognize import Card, CardRecognizer, select_cards
 from vision.geometry import scaled_outline
@@ -620,7 +620,7 @@ def test_a_starter_read_as_a_3_on_an_outline_short_of_its_dot_is_read_again(reco
     """The Starter's dot is beside its 3: an outline cut short on that side may read a sure 3 (seed 60000044 of
     the held-out set). Every 3 is read again on its refined corners, where the Starters come back and the 3s stay;
     a sure reading was not read again before."""
-    three, starter = CardFace("digit", (3,)), CardFace("starter", (3,))
+    three, starter = CardFace("digit", (3,)), STARTER
     spec = SceneSpec(split="heldout", faces=(three, starter) * 3, card_px=(90, 140), max_tilt=30, distractors=False)
     read_as_three: list[tuple[CardFace, Card]] = []
     for seed in range(HELDOUT_SEED + 6000, HELDOUT_SEED + 6016):

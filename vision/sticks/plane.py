@@ -175,8 +175,7 @@ def split_runs(
         if k < 2 or k > most[i] or abs(math.log(length / (k * unit))) > RUN_FIT:
             pieces.append((i, ends[i]))
             continue
-        cuts = stick[0] + (stick[1] - stick[0]) * np.linspace(0, 1, k + 1)[:, None]
-        points = to_plane(inverse, cuts)
+        points = _cut(stick, k, inverse)
         if np.linalg.norm(np.diff(points, axis=0), axis=1).min() < shortest or (
             crooked[i]
             and end_points is not None
@@ -186,6 +185,12 @@ def split_runs(
             continue
         pieces += [(i, np.array([points[j], points[j + 1]])) for j in range(k)]
     return pieces
+
+
+def _cut(stick: np.ndarray, k: int, inverse: np.ndarray) -> np.ndarray:
+    """The ends and joints of `k` equal pieces of a stick (2 x 2, plane coordinates), in the picture (`inverse`
+    maps the plane back to it): k + 1 points."""
+    return to_plane(inverse, stick[0] + (stick[1] - stick[0]) * np.linspace(0, 1, k + 1)[:, None])
 
 
 def _in_line(pair: np.ndarray) -> bool:
@@ -207,7 +212,7 @@ def _marked_pieces(stick: np.ndarray, inverse: np.ndarray, end_points: np.ndarra
     """The most of MARKED_RUNS equal pieces (on the plane; `stick` in plane coordinates, `inverse` back to the
     picture) whose every joint an end peak marks (MARKED_REACH); 1 if none."""
     for k in sorted(MARKED_RUNS, reverse=True):
-        points = to_plane(inverse, stick[0] + (stick[1] - stick[0]) * np.linspace(0, 1, k + 1)[:, None])
+        points = _cut(stick, k, inverse)
         if _joints_marked(points[1:-1], end_points, np.linalg.norm(points[-1] - points[0]) / k, MARKED_REACH):
             return k
     return 1
