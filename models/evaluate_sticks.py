@@ -27,16 +27,11 @@ def end_error(found: np.ndarray, truth: np.ndarray) -> float:
 
 def match_sticks(scene: StickScene, sticks: list[Stick]) -> dict[int, int]:
     """Truth index -> found index, one to one, where both ends lie within max(8 px, 15 %) of the truth."""
-    return match_ends([truth.ends for truth in scene.sticks], sticks)
-
-
-def match_ends(truths: list[np.ndarray], sticks: list[Stick]) -> dict[int, int]:
-    """match_sticks for the true sticks' ends (2, 2) alone."""
     pairs = []
-    for t, truth in enumerate(truths):
-        tolerance = max(8.0, 0.15 * float(np.linalg.norm(truth[1] - truth[0])))
+    for t, truth in enumerate(scene.sticks):
+        tolerance = max(8.0, 0.15 * float(np.linalg.norm(truth.ends[1] - truth.ends[0])))
         for f, stick in enumerate(sticks):
-            error = end_error(stick.ends, truth)
+            error = end_error(stick.ends, truth.ends)
             if error <= tolerance:
                 pairs.append((error, t, f))
     matched: dict[int, int] = {}

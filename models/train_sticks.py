@@ -23,25 +23,20 @@ random windows. Needs the `train` extra (torch, onnx).
 
 from __future__ import annotations
 
-import functools
 import random
 from dataclasses import replace
 from pathlib import Path
 
-import cv2
 import numpy as np
 import typer
 
 from models.datasets import DATA_DIR, render_cached
-from models.evaluate_sticks import match_ends
 from models.locator_training import export_locator, fit_locator, locator_frames, locator_maker, padded
-from models.synth.dominoes import DominoSpec, render_dominoes
 from models.synth.scenes import SceneSpec, render_scene
 from models.synth.sticks import StickSceneSpec, render_stick_scene
 from models.synth.tables import EXTRA_TRAIN_TABLES, PATTERN_TRAIN_TABLES, TRAIN_TABLES
 from vision.locator import letterbox, letterbox_scale
 from vision.sticks.locate import CHANNELS, INPUT_SIZE, MODEL_PATH, STRIDE, encode_targets
-from vision.sticks.recognize import StickRecognizer
 
 CHECKPOINT = DATA_DIR / "sticks_locate.pt"
 NO_STICK_SHARE = 0.2  # of the frames: card scenes (CARD_SCENE_SHARE) and views of the play mat
@@ -81,17 +76,6 @@ MIKADO_CACHE = "sticks-frames-mikado-v2"  # v2: bare seamed tables
 MIKADO_SEED = 62_000_000
 SEAMED_TABLES = ("wood", "planks", "tiles")
 BARE_SEAMED_SHARE = 0.2
-# The hard block: frames the shipped recogniser reads wrong (a stick missed, read off, or read where there is
-# none), mined from a mix: lattice and broken layouts, thin pick-up sticks, and stick-free frames (bare tables,
-# domino tiles, cards and their distractors). Frames drawn at random are mostly read right and teach little
-# more; mined from layouts alone, the network learnt to see phantom sticks on thin sticks' tables and on empty
-# ones (models/sticks.md), so what it reads wrong there is mined alike. Cached as the recogniser stood when mined
-# (v2: after the mikado block, with the stick-free kinds).
-HARD_CACHE = "sticks-frames-hard-v2"
-HARD_SEED = 75_000_000
-HARD_KINDS = (("lattice", None), ("lattice", None), ("illegal", None))
-# Share of the hard block's draws by source, in order: layouts, pick-up sticks, bare tables, dominoes, cards.
-HARD_SOURCES = (("layout", 0.45), ("mikado", 0.2), ("bare", 0.1), ("dominoes", 0.13), ("cards", 0.12))
 
 
 def training_frame(
@@ -195,54 +179,6 @@ def close_heap_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return as_sample(scene.image, [s.ends for s in scene.sticks])
 
 
-@functools.cache
-def _recognizer() -> StickRecognizer:
-    cv2.setNumThreads(1)  # as the evaluation reads: threaded resampling differs in the last bit
-    return StickRecognizer()
-
-
-def read_right(image: np.ndarray, sticks: list[np.ndarray]) -> bool:
-    """Whether the recogniser finds every stick (both ends within the evaluation's tolerance) and no other."""
-    found = _recognizer()(image)[0]
-    matched = match_ends(sticks, found)
-    return len(matched) == len(sticks) == len(found)
-
-
-def hard_source(seed: int) -> str:
-    """The source of a hard-block draw, by HARD_SOURCES' shares."""
-    draw = random.Random(seed * 65_537).random()
-    for source, share in HARD_SOURCES:
-        draw -= share
-        if draw < 0:
-            return source
-    return HARD_SOURCES[-1][0]
-
-
-def hard_frame(seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
-    """A hard-block draw before mining: the frame (BGR) and its sticks' ends, over TABLES and
-    PATTERN_TRAIN_TABLES for stick frames and bare tables, over the training split's own tables otherwise."""
-    tables = TABLES + PATTERN_TRAIN_TABLES
-    source = hard_source(seed)
-    if source == "layout":
-        return training_frame(seed, tables, HARD_KINDS)
-    if source == "mikado":
-        return training_frame(seed, tables, material="mikado")
-    rng = random.Random(seed * 257)
-    if source == "bare":
-        spec = StickSceneSpec(split="train", kind="pickup", table=rng.choice(tables), n_sticks=(0, 0))
-        return render_stick_scene(seed, spec).image, []
-    if source == "dominoes":
-        return render_dominoes(seed, DominoSpec(split="train")).image, []
-    return render_scene(seed, SceneSpec(split="train", n_cards=(0, 12))).image, []
-
-
-def hard_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """A hard-block draw as a sample, or an empty batch where the recogniser reads it right."""
-    image, sticks = hard_frame(seed)
-    canvas, ends = as_sample(image, sticks)
-    return (canvas[:0], ends[:0]) if read_right(image, sticks) else (canvas, ends)
-
-
 def locator_data(
     first_seed: int,
     scenes: int,
@@ -251,14 +187,11 @@ def locator_data(
     shaped_scenes: int = 0,
     close_heap_scenes: int = 0,
     mikado_scenes: int = 0,
-    hard_scenes: int = 0,
-    hard_repeats: int = 1,
 ) -> dict[str, np.ndarray]:
     """The cached frames and their targets (vision.sticks.locate.encode_targets): `scenes` over TABLES, then
     `pattern_scenes` more over PATTERN_TRAIN_TABLES, then `crossing_scenes` of the crossing block,
-    `shaped_scenes` of the shaped block, `close_heap_scenes` of the close-heap block, `mikado_scenes` of
-    the mikado block and the frames of the hard block's first `hard_scenes` draws read wrong, `hard_repeats`
-    times."""
+    `shaped_scenes` of the shaped block, `close_heap_scenes` of the close-heap block and `mikado_scenes` of
+    the mikado block."""
     blocks = [render_cached(FRAMES_CACHE, frame_sample, first_seed, scenes)] if scenes else []
     if pattern_scenes:
         blocks.append(render_cached(PATTERN_CACHE, pattern_sample, first_seed + scenes, pattern_scenes))
@@ -271,10 +204,6 @@ def locator_data(
         blocks.append(render_cached(CLOSE_HEAP_CACHE, close_heap_sample, CLOSE_HEAP_SEED, close_heap_scenes))
     if mikado_scenes:
         blocks.append(render_cached(MIKADO_CACHE, mikado_sample, MIKADO_SEED, mikado_scenes))
-    if hard_scenes:
-        hard = render_cached(HARD_CACHE, hard_sample, HARD_SEED, hard_scenes)
-        print(f"hard block: {len(hard[0])} of {hard_scenes} draws read wrong")
-        blocks += [hard] * hard_repeats
     return locator_frames(blocks, encode_targets)
 
 
@@ -285,8 +214,6 @@ def train(
     shaped_scenes: int = typer.Option(0, help="more frames of other shapes than 16:9 (cached)"),
     close_heap_scenes: int = typer.Option(0, help="more frames, mostly heaps seen close (cached)"),
     mikado_scenes: int = typer.Option(0, help="more frames, every stick a thin pointed pick-up stick (cached)"),
-    hard_scenes: int = typer.Option(0, help="draws for the hard block, of which those read wrong are kept (cached)"),
-    hard_repeats: int = typer.Option(1, help="how many times each frame of the hard block is in the data"),
     threads: int = typer.Option(1, help="torch threads (the machine is shared: one by default)"),
     steps: int = typer.Option(12000, help="training steps of 12 windows"),
     seed: int = typer.Option(0),
@@ -303,17 +230,7 @@ def train(
     import torch
 
     torch.set_num_threads(threads)
-    data = locator_data(
-        1,
-        scenes,
-        pattern_scenes,
-        crossing_scenes,
-        shaped_scenes,
-        close_heap_scenes,
-        mikado_scenes,
-        hard_scenes,
-        hard_repeats,
-    )
+    data = locator_data(1, scenes, pattern_scenes, crossing_scenes, shaped_scenes, close_heap_scenes, mikado_scenes)
     print(f"{len(data['canvas'])} frames, {int((data['heat'][:, 0] > 0.999).sum())} sticks")
     model, report = fit_locator(
         locator_maker(len(CHANNELS), start),
@@ -334,7 +251,6 @@ def train(
     training = {
         "scenes": scenes, "pattern_scenes": pattern_scenes, "crossing_scenes": crossing_scenes,
         "shaped_scenes": shaped_scenes, "close_heap_scenes": close_heap_scenes, "mikado_scenes": mikado_scenes,
-        "hard_scenes": hard_scenes, "hard_repeats": hard_repeats,
         "seed": seed, "threads": threads,
         "resumed": resume or start is not None,
         "data": "models/synth/sticks.py renders, split=train, at three scales, on the training tables and "
@@ -343,9 +259,7 @@ def train(
                 "(models/synth/scenes.py, split=train) and play-mat views as stick-free frames; shaped_scenes more on "
                 "both in frames of SHAPES (seeds SHAPED_SEED..); close_heap_scenes more, three in five a heap "
                 "of sticks 120-300 px long in 1280x720 (seeds CLOSE_HEAP_SEED..); mikado_scenes more on both, every "
-                "stick of the mikado material, BARE_SEAMED_SHARE of them bare SEAMED_TABLES (seeds MIKADO_SEED..); of "
-                "hard_scenes draws of HARD_SOURCES (seeds HARD_SEED..), those the recogniser then shipped read "
-                "wrong, hard_repeats times",
+                "stick of the mikado material, BARE_SEAMED_SHARE of them bare SEAMED_TABLES (seeds MIKADO_SEED..)",
         **report,
     }  # fmt: skip
     export_locator(model, out, MODEL_PATH, INPUT_SIZE, CHANNELS, STRIDE, training)
