@@ -30,7 +30,6 @@ windows. Needs the `train` extra (torch, onnx).
 
 from __future__ import annotations
 
-import functools
 import random
 from dataclasses import replace
 from pathlib import Path
@@ -40,16 +39,14 @@ import numpy as np
 import typer
 
 from models.datasets import DATA_DIR, render_cached
-from models.evaluate import score_scene
 from models.locator_training import export_locator, fit_locator, locator_frames, locator_maker, padded
 from models.synth.dominoes import render_dominoes
 from models.synth.scenes import PORTRAIT_SIZE, SceneSpec, render_scene
 from models.synth.sticks import SCENE_KINDS, StickSceneSpec, render_stick_scene
-from models.synth.tables import PATTERN_TRAIN_TABLES, TRAIN_TABLES
+from models.synth.tables import PATTERN_TRAIN_TABLES
 from models.train_cards import tempus_line_spec, training_spec
 from models.train_dominoes import training_spec as domino_training_spec
 from vision.cards.centres import CHANNELS, INPUT_SIZE, MODEL_PATH, STRIDE, encode_targets, letterbox
-from vision.cards.recognize import CardRecognizer
 from vision.geometry import landscape, turned
 
 CHECKPOINT = DATA_DIR / "card_locate.pt"
@@ -77,14 +74,6 @@ TOUCHING_SEED = 58_000_000
 # Cards of a Tempus line laid touching, or each over the one before by up to a sixth of its width: players in a
 # race lay them so, and the locator, taught on lines with gaps, took such a line for one large card.
 TRAINING_TOUCHING_GAP_MM = (-10.0, 3.0)
-# The hard block: training scenes (half over PATTERN_TRAIN_TABLES, a quarter inked) that the shipped reader
-# reads wrong, a card missed or one read that is not there. Most cards the held-out sets miss have no proposal
-# at all on a busy cloth; scenes drawn at random are mostly read right and teach little more.
-HARD_CACHE = "card-locate-frames-hard-v1"
-HARD_SEED = 66_000_000
-# Its stick-free part: training tables with their distractors and no card, kept where the reader reads a card.
-HARD_EMPTY_CACHE = "card-locate-frames-hard-empty-v2"  # v2: no Tempus line (its faces ignored n_cards)
-HARD_EMPTY_SEED = 67_000_000
 
 
 def _sample(image: np.ndarray, cards: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -197,38 +186,6 @@ def mat_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return _sample(frame, laid)
 
 
-@functools.cache
-def _recognizer() -> CardRecognizer:
-    cv2.setNumThreads(1)  # as the evaluation reads
-    return CardRecognizer()
-
-
-def hard_spec(seed: int) -> SceneSpec:
-    """A hard-block draw: a training scene, half of them over PATTERN_TRAIN_TABLES, a quarter inked."""
-    rng = random.Random(seed * 7_919)
-    spec = inked_spec(seed) if rng.random() < 0.25 else training_spec(seed, "train")
-    return replace(spec, table=rng.choice(PATTERN_TRAIN_TABLES)) if rng.random() < 0.5 else spec
-
-
-def hard_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """`hard_spec`'s scene as `_sample` gives it, or an empty batch where the shipped reader reads it right."""
-    scene = render_scene(seed, hard_spec(seed))
-    canvas, cards = _sample(scene.image, [card.corners for card in scene.cards])
-    score = score_scene(scene, _recognizer()(scene.image))
-    right = score.found == score.cards and not score.false_detections
-    return (canvas[:0], cards[:0]) if right else (canvas, cards)
-
-
-def hard_empty_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """A training table with no card (its distractors only) as `_sample` gives it, or an empty batch where the
-    shipped reader reads no card there."""
-    tables = PATTERN_TRAIN_TABLES if random.Random(seed * 7_919).random() < 0.5 else TRAIN_TABLES
-    spec = SceneSpec(split="train", n_cards=(0, 0), table=random.Random(seed).choice(tables))
-    scene = render_scene(seed, spec)
-    canvas, cards = _sample(scene.image, [])
-    return (canvas, cards) if _recognizer()(scene.image) else (canvas[:0], cards[:0])
-
-
 def locator_data(
     scenes: int,
     pattern_scenes: int,
@@ -238,9 +195,6 @@ def locator_data(
     portrait_scenes: int = 0,
     touching_scenes: int = 0,
     inked_scenes: int = 0,
-    hard_scenes: int = 0,
-    hard_repeats: int = 1,
-    hard_empty_scenes: int = 0,
 ) -> dict[str, np.ndarray]:
     """The cached frames and their targets (vision.cards.centres.encode_targets)."""
     blocks = [render_cached(FRAMES_CACHE, frame_sample, FIRST_SEED, scenes)]
@@ -259,14 +213,6 @@ def locator_data(
         blocks.append(render_cached(TOUCHING_CACHE, touching_sample, TOUCHING_SEED, touching_scenes))
     if inked_scenes:
         blocks.append(render_cached(INKED_CACHE, inked_sample, INKED_SEED, inked_scenes))
-    if hard_scenes:
-        hard = render_cached(HARD_CACHE, hard_sample, HARD_SEED, hard_scenes)
-        print(f"hard block: {len(hard[0])} of {hard_scenes} draws read wrong")
-        blocks += [hard] * hard_repeats
-    if hard_empty_scenes:
-        empty = render_cached(HARD_EMPTY_CACHE, hard_empty_sample, HARD_EMPTY_SEED, hard_empty_scenes)
-        print(f"hard block: {len(empty[0])} of {hard_empty_scenes} empty tables read with a card")
-        blocks += [empty] * hard_repeats
     return locator_frames(blocks, encode_targets)
 
 
@@ -281,10 +227,6 @@ def train(
     inked_scenes: int = typer.Option(
         0, help="training scenes, half the designs on dark paper, sashes in the ink's colour (cached in data/)"
     ),
-    hard_scenes: int = typer.Option(0, help="draws for the hard block, of which those read wrong are kept (cached)"),
-    hard_repeats: int = typer.Option(1, help="how many times each frame of the hard block is in the data"),
-    hard_empty_scenes: int = typer.Option(0, help="empty tables for the hard block, kept where a card is read"),
-    threads: int = typer.Option(1, help="torch threads (the machine is shared: one by default)"),
     steps: int = typer.Option(16000, help="training steps of 16 windows"),
     seed: int = typer.Option(0),
     resume: bool = typer.Option(False, help="fine-tune from the checkpoint"),
@@ -299,19 +241,9 @@ def train(
     """Render the training frames, train the card locator, export it with its manifest."""
     import torch
 
-    torch.set_num_threads(threads)
+    torch.set_num_threads(1)  # the machine is shared: one core for training
     data = locator_data(
-        scenes,
-        pattern_scenes,
-        free_scenes,
-        mat_scenes,
-        streaked_scenes,
-        portrait_scenes,
-        touching_scenes,
-        inked_scenes,
-        hard_scenes,
-        hard_repeats,
-        hard_empty_scenes,
+        scenes, pattern_scenes, free_scenes, mat_scenes, streaked_scenes, portrait_scenes, touching_scenes, inked_scenes
     )
     print(f"{len(data['canvas'])} frames, {int((data['heat'] > 0.999).sum())} cards")
     model, report = fit_locator(
@@ -337,8 +269,6 @@ def train(
         "touching_scenes": touching_scenes, "touching_seed": TOUCHING_SEED, "touching_gap_mm": TRAINING_TOUCHING_GAP_MM,
         "inked_scenes": inked_scenes, "inked_seed": INKED_SEED, "inked_share": INKED_SHARE,
         "inked_dark_paper": INKED_DARK_PAPER,
-        "hard_scenes": hard_scenes, "hard_seed": HARD_SEED, "hard_repeats": hard_repeats,
-        "hard_empty_scenes": hard_empty_scenes, "hard_empty_seed": HARD_EMPTY_SEED,
         "first_seed": FIRST_SEED,
         "seed": seed, "resumed": resume or start is not None,
         "data": "models/synth/scenes.py renders, split=train (models.train_cards.training_spec), on its tables, "
