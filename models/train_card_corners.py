@@ -1,13 +1,12 @@
 """Train the card-corner network on synthetic renders and export it to ONNX.
 
     python -m models.train_card_corners [--scenes 1500] [--streaked-scenes 800] [--touching-scenes 0]
-        [--inked-scenes 0] [--pattern-scenes 0] [--epochs 12] [--start ONNX]
+        [--inked-scenes 0] [--epochs 12] [--start ONNX]
 
 Each sample is a loose outline of a card in a rendered training scene (train fonts, designs and tables only;
 in a second block, bands across the cards as the card locator learns them; in a third, Tempus lines laid
 touching, as the card locator learns them too; in a fourth, dark cards crossed by bands in their ink, the
-locator's `inked_spec`; in a fifth, training scenes over the busy cloths of PATTERN_TRAIN_TABLES) and the card's
-true corners in the outline's own order. The
+locator's `inked_spec`) and the card's true corners in the outline's own order. The
 loose outlines are the truth moved, scaled, stretched and turned at random, and the outlines the run-time
 proposers give (edge outlines, the card locator's outlines before and after their rim search) wherever one
 clearly belongs to one card. Needs the `train` extra (torch, onnx).
@@ -28,7 +27,6 @@ import typer
 
 from models.datasets import render_cached
 from models.synth.scenes import SceneSpec, render_scene
-from models.synth.tables import PATTERN_TRAIN_TABLES
 from models.train_card_locator import (
     STREAKED_SHARE,
     TOUCHING_SEED,
@@ -49,9 +47,6 @@ _locator = None  # one per worker process
 STREAKED_SEED = 42_000_000  # training-split scenes no other trainer renders
 # The locator's inked kind of scene, not its seeds: the locator's outlines on its own training scenes fit too well.
 INKED_SEED = 65_000_000
-# Most cards the held-out sets miss lie on busy cloths, where the locator's outlines are far off and the network
-# had learnt from plain training tables only.
-PATTERN_SEED = 69_000_000
 
 
 def loose_outline(rng: random.Random, corners: np.ndarray) -> np.ndarray:
@@ -101,11 +96,6 @@ def inked_samples(seed: int) -> tuple[np.ndarray, np.ndarray]:
     """scene_samples of the locator's `inked_spec` scenes: dark cards crossed by a band in their ink, whose
     outlines the corner network pulled in onto the numeral or a printed frame."""
     return _samples(seed, inked_spec(seed))
-
-
-def pattern_samples(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """scene_samples of a training scene laid on one of PATTERN_TRAIN_TABLES."""
-    return _samples(seed, replace(training_spec(seed), table=random.Random(seed).choice(PATTERN_TRAIN_TABLES)))
 
 
 def _samples(seed: int, spec: SceneSpec) -> tuple[np.ndarray, np.ndarray]:
@@ -191,7 +181,6 @@ def main(
     streaked_scenes: int = typer.Option(800, help="more training scenes with bands across cards"),
     touching_scenes: int = typer.Option(0, help="more: training-split Tempus lines laid touching"),
     inked_scenes: int = typer.Option(0, help="more: training scenes of dark cards crossed by bands in their ink"),
-    pattern_scenes: int = typer.Option(0, help="more: training scenes on the busy PATTERN_TRAIN_TABLES"),
     epochs: int = typer.Option(12),
     max_lr: float = typer.Option(2e-3),
     seed: int = typer.Option(0),
@@ -210,8 +199,6 @@ def main(
         blocks.append(render_cached("card-corners-touching", touching_samples, TOUCHING_SEED, touching_scenes))
     if inked_scenes:
         blocks.append(render_cached("card-corners-inked", inked_samples, INKED_SEED, inked_scenes))
-    if pattern_scenes:
-        blocks.append(render_cached("card-corners-patterns", pattern_samples, PATTERN_SEED, pattern_scenes))
     x_train, y_train = np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks])
     del blocks
     x_val, y_val = render_cached("card-corners-heldout-v2", heldout_samples, 10_000_000, val_scenes)
@@ -226,7 +213,6 @@ def main(
             {"touching_scenes": touching_scenes, "touching_gap_mm": TRAINING_TOUCHING_GAP_MM} if touching_scenes else {}
         ),
         **({"inked_scenes": inked_scenes, "inked_seed": INKED_SEED} if inked_scenes else {}),
-        **({"pattern_scenes": pattern_scenes, "pattern_seed": PATTERN_SEED} if pattern_scenes else {}),
         "epochs": epochs,
         "max_lr": max_lr,
         "seed": seed,
