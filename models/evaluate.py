@@ -15,9 +15,10 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
-from models.synth.degrade import Degradation, degrade, moved, worsened
+from models.synth.degrade import Degradation, degrade, moved, px_per_mm, worsened
 from models.synth.scenes import PORTRAIT_SIZE, Scene, SceneSpec, render_scene, split_fonts
 from models.train_cards import tempus_line_spec, training_spec
+from vision.cards.artwork import CARD_MM
 from vision.cards.lines import CardLine, NoStarterError, read_tempus_line
 from vision.cards.recognize import Card, CardRecognizer
 from vision.geometry import quad_iou
@@ -162,7 +163,8 @@ def _evaluate_cards(
             spec = replace(spec, varied_wilds=True)
         kind = spec.layout if spec.layout != "scatter" else ("close-up" if spec.card_px[0] >= 120 else "scatter")
         scene = render_scene(s, spec)
-        image = degrade(scene.image, worse, s)
+        laid = [c.corners for c in scene.cards] + [corners for _, corners in scene.stick_cards]
+        image = degrade(scene.image, worse, s, laid, px_per_mm(laid, CARD_MM[1]))
         scene = as_made_worse(scene, worse)
         cards = recognizer(image)
         result = score_scene(scene, cards)

@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
-from models.synth.degrade import Degradation, degrade, moved, worsened
+from models.synth.degrade import Degradation, degrade, moved, px_per_mm, worsened
 from models.synth.dominoes import DominoScene, DominoSpec, render_dominoes
 from models.train_dominoes import training_spec
 from rules.seven_pis import DOUBLE_NINE, DOUBLE_SIX, Setup
@@ -29,6 +29,7 @@ STEEP_TILT = (50.0, 62.0)  # degrees from straight down; training views stop at 
 # (a 1280x720 frame), none under 14; training renders tiles 30-70 px wide, none under 22.
 FAR_TILE_PX = (18.0, 28.0)
 FAR_MIN_TILE_PX = 14.0
+TILE_LONG_MM = 46.0  # a tile 19-27 mm wide (models/synth/dominoes.py), twice as long: the hand's scale
 
 
 def evaluation_spec(index: int, seed: int, far: bool = False) -> tuple[str, DominoSpec]:
@@ -208,7 +209,8 @@ def evaluate_dominoes(
     for i in indices if quiet else track(indices, description="reading held-out scenes", console=Console(stderr=True)):
         kind, spec = evaluation_spec(i, seed, far)
         scene = render_dominoes(seed + i, spec)
-        image = degrade(scene.image, worse, seed + i)
+        tiles = [t.corners for t in scene.tiles]
+        image = degrade(scene.image, worse, seed + i, tiles, px_per_mm(tiles, TILE_LONG_MM))
         scene = as_made_worse(scene, worse)
         recognizer(image)  # warm the caches
         t0, c0 = time.perf_counter(), time.thread_time()

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
-from models.synth.degrade import Degradation, degrade, moved
+from models.synth.degrade import Degradation, degrade, moved, px_per_mm
 from models.synth.sticks import StickScene, StickSceneSpec, render_stick_scene
 from vision.sticks.detections import Polystick, Stick
 from vision.sticks.recognize import StickRecognizer
@@ -174,7 +174,9 @@ def evaluate_sticks(
     try:
         for index in range(scene_count(scenes)):
             scene = render_stick_scene(seed + index, scene_spec(index, split, scenes, material))
-            image = degrade(scene.image, worse, seed + index)
+            sticks = [s.ends for s in scene.sticks]
+            laid = sticks + [corners for _, corners in scene.cards]
+            image = degrade(scene.image, worse, seed + index, laid, px_per_mm(sticks, scene.length_mm))
             # CPU time: on a shared machine the wall clock also counts other programs' turns.
             start = time.process_time()
             sticks, polysticks = recognizer(image)

@@ -38,8 +38,9 @@ DEGRADE_OPTION = typer.Option(
     "colour cast left in: blue to 0.6, green to 0.85 of the light), grey (a monochrome camera: the colour "
     "gone), blur (the camera moving 11 px), soft "
     "(out of focus: a Gaussian blur of sigma 2 px), barrel (an uncalibrated wide lens's barrel distortion; "
-    "the truth is bent with the frame) or turned (turned half round: the table's far side at the top, as a "
-    "webcam at the table's edge sees it; the renders put it at the foot).",
+    "the truth is bent with the frame), turned (turned half round: the table's far side at the top, as a "
+    "webcam at the table's edge sees it; the renders put it at the foot) or hand (a player's arm and hand "
+    "reaching in beside what lies on the table, covering none of it).",
 )
 
 

@@ -19,12 +19,17 @@ These go past that, one kind at a time, so an evaluation says how much each cost
   made worse, so an evaluation compares the reading with the truth where the frame shows it;
 - `turned`: the frame turned half round, so that the table's far side is at the top, as a webcam at the
   table's edge sees it. The renders' cameras are pitched the other way (far side at the foot); turned, a
-  render is what such a camera, rolled half round, shows: a view no render gives, of the same tables.
+  render is what such a camera, rolled half round, shows: a view no render gives, of the same tables;
+- `hand`: a player's bare arm and open hand reaching in from the frame's edge, with its shadow, as at a table
+  in play. It is laid where it covers none of the things the scene holds (`clear`), so every one stays in
+  view and the truth stands: what it measures is what fingers, knuckles and nails read as (false
+  detections), and what an arm beside a layout does to reading it. Sized by the table's scale (`px_per_mm`).
 Each is a pure function of the frame and the scene's seed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 from functools import cache
 
@@ -43,6 +48,16 @@ BLUR_LENGTH = 11
 SOFT_SIGMA = 2.0
 BARREL = (-0.2, 0.05, 0.0, 0.0, 0.0)  # k1, k2, p1, p2, k3
 FOCAL_SHARE = 0.7  # about 71 degrees across
+PALM_MM = (75.0, 95.0)  # an adult's palm across the knuckles
+HAND_CLEARANCE_MM = 6.0  # the hand keeps this far off everything in `clear`
+HAND_TRIES = 120
+HAND_PLACES = 12
+SHIFT = 4  # bits of sub-pixel precision in cv2's drawing
+HAND_SOFTNESS = 1.4  # px, the Gaussian blur of the hand's outline
+# Skin from pale to deep (BGR); each hand takes a mix of two neighbours.
+SKIN_TONES = np.array(
+    [[185, 200, 240], [150, 175, 225], [120, 150, 200], [90, 120, 170], [60, 85, 130], [40, 55, 90]], np.float32
+)
 
 
 class Degradation(StrEnum):
@@ -56,6 +71,7 @@ class Degradation(StrEnum):
     soft = "soft"
     barrel = "barrel"
     turned = "turned"
+    hand = "hand"
 
 
 def motion_kernel(length: int, degrees: float) -> np.ndarray:
@@ -71,8 +87,16 @@ def worsened(how: Degradation) -> str:
     return "" if how == Degradation.none else f", made worse: {how.value}"
 
 
-def degrade(image: np.ndarray, how: Degradation, seed: int) -> np.ndarray:
-    """`image` (uint8 BGR) made worse in the way `how` names; the noise and the blur's angle follow `seed`."""
+def degrade(
+    image: np.ndarray,
+    how: Degradation,
+    seed: int,
+    clear: Sequence[np.ndarray] = (),
+    px_per_mm: float | None = None,
+) -> np.ndarray:
+    """`image` (uint8 BGR) made worse in the way `how` names; the noise and the blur's angle follow `seed`.
+    `hand` keeps off the outlines or sticks in `clear` (image px, each n x 2) and is sized by `px_per_mm` (a
+    tenth of the frame's width across the palm if not given)."""
     rng = np.random.default_rng(seed)
     if how == Degradation.jpeg:
         encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])[1]
@@ -94,6 +118,9 @@ def degrade(image: np.ndarray, how: Degradation, seed: int) -> np.ndarray:
         return _through_barrel_lens(image)
     if how == Degradation.turned:
         return mirrored(image, HALF_TURN)
+    if how == Degradation.hand:
+        scale = px_per_mm or image.shape[1] / 10 / np.mean(PALM_MM)
+        return _hand_over(image, rng, _kept_clear(image.shape[:2], clear, HAND_CLEARANCE_MM * scale), scale)
     return image
 
 
@@ -140,3 +167,107 @@ def _through_barrel_lens(image: np.ndarray) -> np.ndarray:
     h, w = image.shape[:2]
     source = _barrel_sources(w, h)
     return cv2.remap(image, source[..., 0], source[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT_101)
+
+
+def px_per_mm(outlines: Sequence[np.ndarray], longest_mm: float) -> float | None:
+    """The table's scale in a frame: the median over `outlines` (image px, each n x 2: a card's corners, a
+    stick's ends) of its longest side, over that side's real length. None without outlines."""
+    sides = [float(np.linalg.norm(np.roll(o, -1, axis=0) - o, axis=1).max()) for o in map(np.asarray, outlines)]
+    return float(np.median(sides)) / longest_mm if sides else None
+
+
+def _kept_clear(shape: tuple[int, int], clear: Sequence[np.ndarray], margin: float) -> np.ndarray:
+    """A mask (uint8) of the outlines and sticks in `clear`, grown by `margin` px."""
+    mask = np.zeros(shape, np.uint8)
+    for points in clear:
+        hull = cv2.convexHull(np.asarray(points, np.float32).reshape(-1, 2)).astype(np.int32)
+        cv2.fillConvexPoly(mask, hull, 255)
+        cv2.polylines(mask, [hull], True, 255, max(1, round(2 * margin)))
+    return mask
+
+
+def _hand_shape(shape: tuple[int, int], rng: np.random.Generator, scale: float) -> np.ndarray:
+    """A mask (float 0..1, anti-aliased) of a forearm and an open hand reaching in from one of the frame's
+    edges towards its middle, the wrist a random way in."""
+    h, w = shape
+    palm = rng.uniform(*PALM_MM) * scale
+    side = rng.integers(4)
+    along = rng.uniform(0.1, 0.9)
+    entry, inward = {
+        0: (np.array([along * w, h + palm]), np.array([0.0, -1.0])),
+        1: (np.array([along * w, -palm]), np.array([0.0, 1.0])),
+        2: (np.array([-palm, along * h]), np.array([1.0, 0.0])),
+        3: (np.array([w + palm, along * h]), np.array([-1.0, 0.0])),
+    }[int(side)]
+    turn = np.radians(rng.uniform(-40, 40))
+    ahead = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]]) @ inward
+    across = np.array([-ahead[1], ahead[0]])
+    wrist = entry + ahead * rng.uniform(0.3, 3.0) * palm
+    mask = np.zeros(shape, np.uint8)
+
+    def capsule(a: np.ndarray, b: np.ndarray, width: float) -> None:
+        cv2.line(mask, *map(tuple, _fixed(np.array([a, b]))), 255, max(1, round(width)), cv2.LINE_AA, SHIFT)
+
+    def tapered(a: np.ndarray, b: np.ndarray, half_at_a: float, half_at_b: float) -> None:
+        """A band from a to b, its half-width (in palms) changing along it."""
+        sides = [a + across * half_at_a * palm, b + across * half_at_b * palm]
+        sides += [b - across * half_at_b * palm, a - across * half_at_a * palm]
+        cv2.fillConvexPoly(mask, _fixed(np.array(sides)), 255, cv2.LINE_AA, SHIFT)
+
+    tapered(wrist - ahead * 4 * palm, wrist, 0.45, 0.33)  # the forearm
+    knuckles = wrist + ahead * rng.uniform(0.9, 1.1) * palm
+    tapered(wrist, knuckles, 0.4, 0.5)  # the palm
+    spread = np.radians(rng.uniform(2, 12))
+    for k, length in enumerate((0.75, 0.88, 0.82, 0.62)):
+        offset = (1.5 - k) * 0.25 * palm
+        angle = (1.5 - k) * spread
+        direction = np.cos(angle) * ahead + np.sin(angle) * across
+        base = knuckles + across * offset - ahead * 0.1 * palm
+        capsule(base, base + direction * length * palm * rng.uniform(0.9, 1.1), 0.21 * palm)
+    thumb_side = 1 if rng.random() < 0.5 else -1
+    thumb_base = wrist + ahead * 0.35 * palm + thumb_side * across * 0.4 * palm
+    thumb_angle = np.radians(rng.uniform(25, 60))
+    thumb = np.cos(thumb_angle) * ahead + thumb_side * np.sin(thumb_angle) * across
+    capsule(thumb_base, thumb_base + thumb * 0.75 * palm, 0.25 * palm)
+    return mask.astype(np.float32) / 255
+
+
+def _fixed(points: np.ndarray) -> np.ndarray:
+    """Points (n x 2 px) in the fixed-point form OpenCV draws with at SHIFT bits of sub-pixel precision."""
+    return np.round(points * (1 << SHIFT)).astype(np.int32)
+
+
+def _hand_over(image: np.ndarray, rng: np.random.Generator, clear: np.ndarray, scale: float) -> np.ndarray:
+    """The frame with a hand (`_hand_shape`) and its shadow laid where it covers nothing of `clear`: of the
+    first HAND_PLACES such places in HAND_TRIES draws, the one that shows most of the hand (a hand reaching in
+    among the things on the table, not one at the frame's rim). The frame as it was if there is none."""
+    hand, places = None, 0
+    for _ in range(HAND_TRIES):
+        drawn = _hand_shape(image.shape[:2], rng, scale)
+        if drawn.sum() == 0 or (drawn > 0)[clear > 0].any():
+            continue
+        if hand is None or drawn.sum() > hand.sum():
+            hand = drawn
+        places += 1
+        if places == HAND_PLACES:
+            break
+    if hand is None:
+        return image
+    size = float(np.sqrt(hand.sum()))
+    shadow = np.roll(hand, (round(rng.uniform(-0.15, 0.15) * size), round(rng.uniform(-0.15, 0.15) * size)), (0, 1))
+    shadow = cv2.GaussianBlur(shadow, (0, 0), 0.05 * size + 1)
+    out = image.astype(np.float32) * (1 - rng.uniform(0.3, 0.6) * shadow)[..., None]
+    tone = rng.uniform(0, len(SKIN_TONES) - 1)
+    skin = np.array([np.interp(tone, np.arange(len(SKIN_TONES)), channel) for channel in SKIN_TONES.T], np.float32)
+    # Rounded: lit along the middle of each finger and the arm, darker to the rims.
+    depth = cv2.distanceTransform((hand > 0.5).astype(np.uint8), cv2.DIST_L2, 5)
+    depth = np.clip(depth / (0.08 * size + 1), 0, 1)
+    light = rng.uniform(0.7, 1.15) * (0.65 + 0.35 * np.sqrt(depth))
+    texture = cv2.GaussianBlur(rng.normal(0, 1, hand.shape).astype(np.float32), (0, 0), 2) * 6
+    colour = skin[None, None] * light[..., None] + texture[..., None]
+    # As soft as a render's edges (models/synth/scenes.py blurs them by up to 1.6 px): a crisper hand would pass
+    # for a sharper frame with the readers' focus gauge (vision/sharpen.py).
+    alpha = cv2.GaussianBlur(hand, (0, 0), HAND_SOFTNESS)[..., None]
+    out = out * (1 - alpha) + colour * alpha
+    out += rng.normal(0, 2.5, out.shape).astype(np.float32) * alpha  # the frame has its own noise already
+    return np.clip(out, 0, 255).astype(np.uint8)

@@ -6,14 +6,29 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.synth.degrade import BRIGHT_LIGHT, DIM_LIGHT, WARM_GAINS, Degradation, degrade, moved, worsened
-from models.synth.scenes import render_scene
+from models.synth.degrade import (
+    BRIGHT_LIGHT,
+    DIM_LIGHT,
+    PALM_MM,
+    WARM_GAINS,
+    Degradation,
+    degrade,
+    moved,
+    px_per_mm,
+    worsened,
+)
+from models.synth.scenes import Scene, render_scene
 from models.train_cards import training_spec
 
 
 @pytest.fixture(scope="module")
-def frame() -> np.ndarray:
-    return render_scene(20_000_000, training_spec(20_000_000, split="heldout")).image
+def scene() -> Scene:
+    return render_scene(20_000_000, training_spec(20_000_000, split="heldout"))
+
+
+@pytest.fixture(scope="module")
+def frame(scene: Scene) -> np.ndarray:
+    return scene.image
 
 
 def sharpness(image: np.ndarray) -> float:
@@ -129,3 +144,39 @@ def test_only_the_lens_and_the_turn_move_things() -> None:
 def test_only_frames_made_worse_are_named_in_a_title() -> None:
     assert worsened(Degradation.none) == ""
     assert all(how.value in worsened(how) for how in Degradation if how != Degradation.none)
+
+
+def test_px_per_mm_is_the_median_longest_side_over_its_length() -> None:
+    square = np.array([[0, 0], [30, 0], [30, 30], [0, 30]], float)
+    stick = np.array([[0, 0], [0, 50]], float)
+    assert px_per_mm([square, stick, 2 * square], 10) == pytest.approx(5)
+    assert px_per_mm([], 10) is None
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.integers(0, 2**31))
+def test_hand_reaches_in_without_covering_anything_on_the_table(scene: Scene, seed: int) -> None:
+    """Inside the cards' outlines the frame is at most darkened (the hand's shadow); elsewhere a hand's worth
+    of pixels takes the skin's colour."""
+    cards = [c.corners for c in scene.cards]
+    scale = px_per_mm(cards, 88)
+    worse = degrade(scene.image, Degradation.hand, seed, cards, scale).astype(int)
+    under = np.zeros(scene.image.shape[:2], np.uint8)
+    for corners in cards:
+        cv2.fillConvexPoly(under, np.round(corners).astype(np.int32), 1)
+    change = worse - scene.image.astype(int)
+    assert (change[under > 0] <= 12).all()
+    painted = (np.abs(change).max(axis=2) > 40) & (under == 0)
+    assert painted.sum() > 0.3 * (PALM_MM[0] * scale) ** 2
+
+
+def test_hand_grows_with_the_tables_scale_and_stays_out_when_there_is_no_room(frame: np.ndarray) -> None:
+    def painted(scale: float, seed: int) -> int:
+        return int(
+            (np.abs(degrade(frame, Degradation.hand, seed, (), scale).astype(int) - frame).max(axis=2) > 40).sum()
+        )
+
+    small, large = (np.median([painted(scale, seed) for seed in range(5)]) for scale in (0.8, 1.6))
+    assert 2 < large / small < 6  # about four times the area, less what runs off the frame
+    whole = np.array([[0, 0], [1279, 0], [1279, 719], [0, 719]], float)
+    np.testing.assert_array_equal(degrade(frame, Degradation.hand, 1, [whole], 1.0), frame)
