@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import cv2
@@ -24,23 +25,29 @@ def load_image(path: str | Path, max_pixels: int = MAX_PIXELS) -> np.ndarray:
     if not path.exists():
         raise ImageLoadError(f"{path}: no such file; check the path")
     try:
-        with Image.open(path) as probe:  # reads the header only
-            width, height = probe.size
-            kind = probe.format
+        with warnings.catch_warnings():  # Pillow warns of big pictures; the limit below says it better
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(path) as probe:  # reads the header only
+                width, height = probe.size
+                kind = probe.format
+    except Image.DecompressionBombError as exc:
+        raise ImageLoadError(_too_big(path, "the picture", max_pixels)) from exc
     except PermissionError as exc:
         raise ImageLoadError(f"{path}: cannot be read ({exc.strerror}); check its permissions") from exc
     except (UnidentifiedImageError, OSError) as exc:
         raise ImageLoadError(f"{path}: not an image OpenCV or Pillow can read (JPEG, PNG, BMP, WebP...)") from exc
     if width * height > max_pixels:
-        raise ImageLoadError(
-            f"{path}: {width}x{height} is over the {max_pixels // 1_000_000} megapixel limit; scale it down first"
-        )
+        raise ImageLoadError(_too_big(path, f"{width}x{height}", max_pixels))
     data = np.fromfile(path, dtype=np.uint8)
     # OpenCV fills a cut-off JPEG with grey and says nothing: check the end marker first.
     image = cv2.imdecode(data, cv2.IMREAD_COLOR) if _complete(data.tobytes(), kind) else None
     if image is None:
         raise ImageLoadError(f"{path}: the image data is damaged or truncated; export or copy it again")
     return image
+
+
+def _too_big(path: Path, size: str, max_pixels: int) -> str:
+    return f"{path}: {size} is over the {max_pixels // 1_000_000} megapixel limit; scale it down first"
 
 
 def _complete(data: bytes, kind: str | None) -> bool:
