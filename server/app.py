@@ -132,15 +132,22 @@ def _root(
     """tableref: reads digit cards, dominoes and sticks on a real table and referees the games."""
 
 
-def expand_inputs(paths: list[Path]) -> list[Path]:
-    """Folders stand for the images directly inside them; everything else is passed through to be checked."""
+def expand_inputs(paths: list[Path]) -> tuple[list[Path], list[str]]:
+    """Folders stand for the images directly inside them; everything else is passed through for load_image to
+    check. Also a line for each folder that holds no image."""
     expanded: list[Path] = []
+    empty: list[str] = []
     for path in paths:
-        if path.is_dir():
-            try:
-                expanded.extend(sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES))
-            except PermissionError:
-                expanded.append(path)  # load_image names the problem
-        else:
-            expanded.append(path)
-    return expanded
+        try:
+            if not path.is_dir():
+                expanded.append(path)
+                continue
+            images = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        except PermissionError:
+            expanded.append(path)  # load_image names the problem
+            continue
+        expanded.extend(images)
+        if not images:
+            suffixes = ", ".join(sorted(IMAGE_SUFFIXES))
+            empty.append(f"{path}: a folder with no images in it (looked for {suffixes}); check the path")
+    return expanded, empty

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 from pathlib import Path
 
@@ -20,9 +21,15 @@ class ImageLoadError(Exception):
 def load_image(path: str | Path, max_pixels: int = MAX_PIXELS) -> np.ndarray:
     """Read an image file as BGR uint8, checking its header before decoding a single pixel."""
     path = Path(path)
-    if path.is_dir():
+    try:
+        is_folder, exists = path.is_dir(), path.exists()
+    except PermissionError as exc:  # a folder on the way that may be listed but not entered
+        raise ImageLoadError(f"{path}: cannot be reached ({exc.strerror}); check its folder's permissions") from exc
+    if is_folder:
+        if not os.access(path, os.R_OK | os.X_OK):
+            raise ImageLoadError(f"{path}: a folder that cannot be opened (permission denied); check its permissions")
         raise ImageLoadError(f"{path}: is a folder, not an image; pass the image files inside it")
-    if not path.exists():
+    if not exists:
         raise ImageLoadError(f"{path}: no such file; check the path")
     try:
         with warnings.catch_warnings():  # Pillow warns of big pictures; the limit below says it better

@@ -18,7 +18,8 @@ def _annotation_path(out: Path, source: Path, many: bool) -> Path:
 
 @app.command()
 def recognize(
-    paths: list[Path] = typer.Argument(..., help="Images, or folders of images."),
+    # Unreadable files are reported one by one with the rest still read, not refused up front by click.
+    paths: list[Path] = typer.Argument(..., readable=False, help="Images, or folders of images."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per image, one per line."),
     annotate: Path | None = typer.Option(
         None, "--annotate", help="Write the picture with what was read drawn on it (OUT.png)."
@@ -44,8 +45,10 @@ def recognize(
     except ValueError as exc:
         fail(f"--only: {exc}")
         raise typer.Exit(code=2) from exc
-    sources = expand_inputs(paths)
-    failed = 0
+    sources, empty_folders = expand_inputs(paths)
+    for line in empty_folders:
+        fail(line)
+    failed = len(empty_folders)
     for source in sources:
         try:
             image = load_image(source)

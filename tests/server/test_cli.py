@@ -1,6 +1,8 @@
 """The command line as a user meets it: exit codes, stderr lines, JSON shapes."""
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from itertools import pairwise
@@ -73,6 +75,57 @@ def test_recognize_json_follows_the_contract_and_bad_files_do_not_stop_the_rest(
         for c in first["cards"]
     )
     assert read == truth
+
+
+def _without_root_privilege() -> list[str]:
+    """A prefix that makes file permissions bite: root reads everything unless it gives up these capabilities."""
+    if os.geteuid() != 0:
+        return []
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv, so no file can be made unreadable")
+    return ["setpriv", "--bounding-set=-dac_override,-dac_read_search"]
+
+
+def test_recognize_reports_each_unreadable_or_empty_input_and_reads_the_rest(tmp_path) -> None:
+    sample = SAMPLES / "close-up.jpg"
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    shutil.copy(sample, mixed / "a.jpg")
+    shutil.copy(sample, mixed / "b.jpg")
+    (mixed / "b.jpg").chmod(0)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    shutil.copy(sample, locked / "c.jpg")
+    listed_only = tmp_path / "listed-only"  # names can be listed but no file opened
+    listed_only.mkdir()
+    shutil.copy(sample, listed_only / "d.jpg")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    locked.chmod(0)
+    listed_only.chmod(0o444)
+    try:
+        result = subprocess.run(
+            [*_without_root_privilege(), sys.executable, "-m", "server", "recognize", "--json", "--only", "cards"]
+            + [str(p) for p in (locked, mixed, listed_only, empty)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    finally:
+        locked.chmod(0o755)
+        listed_only.chmod(0o755)
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    errors = result.stderr.strip().splitlines()
+    assert len(errors) == 4, errors
+    for culprit, remedy in (
+        (empty, "no images"),
+        (locked, "check its permissions"),
+        (mixed / "b.jpg", "check its permissions"),
+        (listed_only / "d.jpg", "folder's permissions"),
+    ):
+        assert any(line.startswith(f"tableref: {culprit}: ") and remedy in line for line in errors), culprit
+    assert [json.loads(line)["source"] for line in result.stdout.splitlines()] == [str(mixed / "a.jpg")]
 
 
 def test_recognize_only_the_kinds_asked_for() -> None:
