@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import cv2
 import numpy as np
 import typer
 
@@ -30,6 +32,54 @@ evaluate_app = typer.Typer(
 app.add_typer(judge_app, name="judge")
 app.add_typer(kit_app, name="kit")
 app.add_typer(evaluate_app, name="evaluate")
+
+
+def _writable(path: Path | None, suffixes: frozenset[str] = frozenset()) -> Path | None:
+    """Refuse, before any work is done, a file that could not be written where the user asked."""
+    if path is None:
+        return None
+    if path.is_dir():
+        problem = "is a folder; name a file in it"
+    elif not path.parent.is_dir():
+        problem = f"the folder {path.parent} does not exist; make it first"
+    elif not os.access(path if path.exists() else path.parent, os.W_OK):
+        problem = "cannot be written there (permission denied); choose another place"
+    elif suffixes and path.suffix.lower() not in suffixes:
+        problem = f"end the name in {', '.join(sorted(suffixes))} so that the picture's format is known"
+    else:
+        return path
+    raise typer.BadParameter(f"{path}: {problem}")
+
+
+def output_file(path: Path | None) -> Path | None:
+    """A typer callback for an option naming a file to write."""
+    return _writable(path)
+
+
+def output_image(path: Path | None) -> Path | None:
+    """A typer callback for an option naming a picture to write: also a format OpenCV can write."""
+    return _writable(path, frozenset(IMAGE_SUFFIXES))
+
+
+def pdf_output(default: str) -> typer.models.OptionInfo:
+    """The -o option of a `kit` command."""
+    return typer.Option(Path(default), "-o", "--output", callback=output_file, help="Where to write the PDF.")
+
+
+def annotate_option(what: str) -> typer.models.OptionInfo:
+    """The --annotate option: `what` is what the written photo shows drawn on it."""
+    return typer.Option(
+        None, "--annotate", callback=output_image, help=f"Write the photo with {what} drawn on it (OUT.png)."
+    )
+
+
+def write_image(path: Path, image: np.ndarray) -> None:
+    """Write a picture the user asked for; cv2.imwrite tells of a failure only by returning False."""
+    if not cv2.imwrite(str(path), image):
+        fail(f"{path}: the picture could not be written; check that the disk has room")
+        raise typer.Exit(code=1)
+
+
 # Every evaluation can read its renders made worse, as a poor webcam makes frames (models/synth/degrade.py).
 DEGRADE_OPTION = typer.Option(
     Degradation.none,
@@ -48,6 +98,7 @@ DEGRADE_OPTION = typer.Option(
 RECORD_OPTION = typer.Option(
     None,
     "--record",
+    callback=output_file,
     help="On a film, a camera or a stream: a SQLite file that keeps each line, table or turn the moment it is "
     "judged, so that a crash loses nothing already judged. `tableref results FILE` reads it back.",
 )

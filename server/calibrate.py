@@ -25,7 +25,7 @@ from calibration.profile import (
     zones_from_json,
 )
 from calibration.zones import Zone, ZoneError, Zones, check_drawn_zone, drawn_zone, mat_zones
-from server.app import advise
+from server.app import advise, write_image
 from vision.sources import SourceError, frames
 
 
@@ -71,7 +71,7 @@ def calibrate_table(
     advise(source, frame)  # the camera is set up here: the time to say what to fix before play
     zones = mat_zones(layout)
     save_profile(CalibrationProfile(table, zones), profile)
-    cv2.imwrite(str(annotate), draw_calibration(frame, detect_markers(frame), table, zones))
+    write_image(annotate, draw_calibration(frame, detect_markers(frame), table, zones))
     if as_json:
         typer.echo(json.dumps(table.to_json()))
     else:

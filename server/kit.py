@@ -59,7 +59,6 @@ def card_sheets(cards: list[Image.Image]) -> list[Image.Image]:
 
 
 def write_pdf(pages: list[Image.Image], output: Path) -> None:
-    output.parent.mkdir(parents=True, exist_ok=True)
     pages[0].save(output, "PDF", resolution=DPI, save_all=True, append_images=pages[1:])
 
 

@@ -11,7 +11,6 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import cv2
 import numpy as np
 import typer
 
@@ -20,7 +19,7 @@ from calibration.profile import CalibrationProfile
 from calibration.sweep import read_lane_cards
 from calibration.topdown import TopDownView
 from rules.tempus import RaceEntry, RaceResult, TempusOptions, TempusVerdict, judge, rank
-from server.app import fail, load_calibration, load_photo
+from server.app import fail, load_calibration, load_photo, write_image
 from vision.cards.artwork import CARD_MM
 from vision.cards.lines import STARTER_STAND_INS
 from vision.cards.recognize import Card, CardRecognizer
@@ -222,4 +221,4 @@ def run_lane_race(
     else:
         print_race(race, typer.echo)
     if annotate:
-        cv2.imwrite(str(annotate), annotate_race(image, cards, race))
+        write_image(annotate, annotate_race(image, cards, race))

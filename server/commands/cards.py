@@ -5,12 +5,23 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import cv2
 import typer
 
 from models.synth.degrade import Degradation
 from rules.tempus import TempusError, TempusOptions, TempusVerdict, judge
-from server.app import DEGRADE_OPTION, RECORD_OPTION, evaluate_app, fail, film_only, judge_app, kit_app, load_photo
+from server.app import (
+    DEGRADE_OPTION,
+    RECORD_OPTION,
+    annotate_option,
+    evaluate_app,
+    fail,
+    film_only,
+    judge_app,
+    kit_app,
+    load_photo,
+    pdf_output,
+    write_image,
+)
 from vision.sources import is_film
 
 
@@ -38,7 +49,7 @@ def judge_tempus(
     digits: str | None = typer.Option(None, help="Judge a typed sequence instead of a photo, e.g. 14159."),
     beginner: int = typer.Option(50, "--beginner", help="House rule: only the first N digits are in play."),
     as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
-    annotate: Path | None = typer.Option(None, "--annotate", help="Write the photo with the reading order."),
+    annotate: Path | None = annotate_option("the reading order"),
     calibration: Path | None = typer.Option(
         None, "--calibration", help="A profile from `tableref calibrate`: each lane is one player, judged and ranked."
     ),
@@ -127,7 +138,7 @@ def _read_tempus_photo(photo: Path, annotate: Path | None) -> tuple[list[int], d
         warnings.append(f"row(s) {rows} hold fewer cards than the longest row: a card there may be unread")
     if annotate:
         order = [line.starter, *line.cards]
-        cv2.imwrite(str(annotate), annotate_cards(image, [*order, *line.stray], order))
+        write_image(annotate, annotate_cards(image, [*order, *line.stray], order))
     return line_digits(line), {
         "rows": [len(r) for r in line.rows],
         "stray_cards": len(line.stray),
@@ -138,7 +149,7 @@ def _read_tempus_photo(photo: Path, annotate: Path | None) -> tuple[list[int], d
 
 @kit_app.command("digits")
 def kit_digits(
-    output: Path = typer.Option(Path("deck.pdf"), "-o", "--output", help="Where to write the PDF."),
+    output: Path = pdf_output("deck.pdf"),
 ) -> None:
     """The print-and-play Decko-style deck on A4 with cut marks."""
     from server.kit import write_digit_deck

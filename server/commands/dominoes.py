@@ -14,6 +14,7 @@ from models.synth.degrade import Degradation
 from server.app import (
     DEGRADE_OPTION,
     RECORD_OPTION,
+    annotate_option,
     app,
     evaluate_app,
     fail,
@@ -22,6 +23,7 @@ from server.app import (
     judge_app,
     load_calibration,
     load_photo,
+    write_image,
 )
 from vision.sources import is_film
 
@@ -117,7 +119,7 @@ def judge_seven_pis(
     tile_set: str = typer.Option("auto", "--set", help="six, nine, or auto (nine if the tiles say so)."),
     pips: bool = typer.Option(False, "--pips", help="Score the pips on the tiles left instead of the tiles left."),
     as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
-    annotate: Path | None = typer.Option(None, "--annotate", help="Write the photo with the tiles and pis drawn."),
+    annotate: Path | None = annotate_option("the tiles and pis"),
     hand: str | None = typer.Option(
         None, "--hand", help="The tiles in hand, e.g. '3|5 2|2 6|1': adds the legal placements and the advisor's play."
     ),
@@ -231,8 +233,6 @@ def _photo_pis(
 ) -> tuple:
     """The layout the tiles on the table make, the JSON of what was read, and with a `profile`, the tiles in
     its hand area as the hand (None without one, or with none there): those are not laid."""
-    import cv2
-
     from rules.dominoes import Domino as Tile
     from vision.dominoes import DominoRecognizer
     from vision.dominoes.annotate import annotate_dominoes
@@ -254,7 +254,7 @@ def _photo_pis(
         if held:  # one label over the hand's tiles, clear of their counts
             outlines = np.array([d.corners for d in held])
             labels.append(("hand", np.array([outlines[..., 0].mean(), max(outlines[..., 1].min() - 15, 20)])))
-        cv2.imwrite(str(annotate), annotate_dominoes(image, dominoes, labels))
+        write_image(annotate, annotate_dominoes(image, dominoes, labels))
     read = [d.to_json() for d in dominoes]
     if profile is None:
         return layout, {"source": str(photo), "dominoes": read}, None

@@ -21,6 +21,7 @@ from server.app import (
     kit_app,
     load_calibration,
     load_photo,
+    pdf_output,
 )
 
 if TYPE_CHECKING:
@@ -266,7 +267,7 @@ def judge_digit_moves(
 
 @kit_app.command("sticks")
 def kit_sticks(
-    output: Path = typer.Option(Path("digit-cards.pdf"), "-o", "--output", help="Where to write the PDF."),
+    output: Path = pdf_output("digit-cards.pdf"),
 ) -> None:
     """The 55 DIGIT cards (the pentasticks), each with its number in large digits, on A4 with cut marks."""
     from server.kit import write_stick_cards

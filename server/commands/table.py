@@ -5,10 +5,23 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import cv2
 import typer
 
-from server.app import advise, app, counted, evaluate_app, expand_inputs, fail, kit_app, load_calibration
+from server.app import (
+    advise,
+    annotate_option,
+    app,
+    counted,
+    evaluate_app,
+    expand_inputs,
+    fail,
+    kit_app,
+    load_calibration,
+    output_file,
+    output_image,
+    pdf_output,
+    write_image,
+)
 from vision.image_io import ImageLoadError, load_image
 
 
@@ -21,9 +34,7 @@ def recognize(
     # Unreadable files are reported one by one with the rest still read, not refused up front by click.
     paths: list[Path] = typer.Argument(..., readable=False, help="Images, or folders of images."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per image, one per line."),
-    annotate: Path | None = typer.Option(
-        None, "--annotate", help="Write the picture with what was read drawn on it (OUT.png)."
-    ),
+    annotate: Path | None = annotate_option("what was read"),
     calibration: Path | None = typer.Option(
         None,
         "--calibration",
@@ -68,7 +79,7 @@ def recognize(
             _print_table(reading)
         if annotate:
             target = _annotation_path(annotate, source, len(sources) > 1)
-            cv2.imwrite(str(target), annotate_dominoes(annotate_cards(image, reading.cards), reading.dominoes))
+            write_image(target, annotate_dominoes(annotate_cards(image, reading.cards), reading.dominoes))
     if failed:
         raise typer.Exit(code=1)
 
@@ -104,7 +115,7 @@ LANES_OPTION = typer.Option(None, "--lanes", help="Lanes printed: 2-4 on the pla
 
 @kit_app.command("mat")
 def kit_mat(
-    output: Path = typer.Option(Path("mat.pdf"), "-o", "--output", help="Where to write the PDF."),
+    output: Path = pdf_output("mat.pdf"),
     a4: bool = typer.Option(False, "--a4", help="Two A4 sheets that join edge to edge instead of one A3 page."),
     race: bool = RACE_OPTION,
     lanes: int | None = LANES_OPTION,
@@ -124,7 +135,7 @@ def kit_mat(
 
 @kit_app.command("board")
 def kit_board(
-    output: Path = typer.Option(Path("charuco.pdf"), "-o", "--output", help="Where to write the PDF."),
+    output: Path = pdf_output("charuco.pdf"),
 ) -> None:
     """The ChArUco board for `tableref calibrate lens`."""
     from calibration.lens import render_board
@@ -143,11 +154,17 @@ def calibrate(
         "`lens SOURCE` calibrates the lens from ChArUco board views.",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the homography, marker ids and reprojection error."),
-    profile: Path = typer.Option(Path("calibration.json"), help="Where to write the calibration profile."),
-    annotate: Path = typer.Option(Path("calibration.png"), help="Where to write the annotated frame."),
+    profile: Path = typer.Option(
+        Path("calibration.json"), callback=output_file, help="Where to write the calibration profile."
+    ),
+    annotate: Path = typer.Option(
+        Path("calibration.png"), callback=output_image, help="Where to write the annotated frame."
+    ),
     lens: Path | None = typer.Option(None, help="A lens file from `calibrate lens`, applied before the homography."),
     views: int = typer.Option(20, help="With `lens`: board views to take from the source."),
-    output: Path = typer.Option(Path("lens.json"), "-o", "--output", help="With `lens`: where to write it."),
+    output: Path = typer.Option(
+        Path("lens.json"), "-o", "--output", callback=output_file, help="With `lens`: where to write it."
+    ),
     race: bool = RACE_OPTION,
     lanes: int | None = LANES_OPTION,
 ) -> None:

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -126,6 +127,37 @@ def test_recognize_reports_each_unreadable_or_empty_input_and_reads_the_rest(tmp
     ):
         assert any(line.startswith(f"tableref: {culprit}: ") and remedy in line for line in errors), culprit
     assert [json.loads(line)["source"] for line in result.stdout.splitlines()] == [str(mixed / "a.jpg")]
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        (["kit", "digits", "-o", "{tmp}"], "is a folder"),
+        (["kit", "mat", "-o", "{tmp}/no-such-folder/mat.pdf"], "does not exist"),
+        (["recognize", str(SAMPLES / "close-up.jpg"), "--annotate", "{tmp}/seen.pdf"], "end the name in"),
+        (["judge", "tempus", str(SAMPLES / "tempus-row.jpg"), "--annotate", "{tmp}/shut/seen.png"], "permission"),
+        (["calibrate", str(SAMPLES / "mat-view.jpg"), "--profile", "{tmp}/shut/calibration.json"], "permission"),
+    ],
+)
+def test_a_file_that_cannot_be_written_is_refused_before_any_work(tmp_path, args, problem) -> None:
+    """A wrong output place is a usage error, found before the picture is read, rather than a traceback after
+    it (and, for a verdict, instead of the verdict)."""
+    shut = tmp_path / "shut"
+    shut.mkdir()
+    shut.chmod(0o555)
+    try:
+        result = subprocess.run(
+            [*_without_root_privilege(), sys.executable, "-m", "server"] + [a.format(tmp=tmp_path) for a in args],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    finally:
+        shut.chmod(0o755)
+    assert result.returncode == 2, result.stderr
+    assert problem in re.sub(r"[\s│]+", " ", result.stderr) and "Traceback" not in result.stderr  # rich wraps it
+    assert result.stdout == ""
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["shut"]
 
 
 def test_recognize_only_the_kinds_asked_for() -> None:
