@@ -122,6 +122,10 @@ class Edge:
     def __repr__(self) -> str:
         return f"Edge.parse({self.code!r})"
 
+    def __str__(self) -> str:
+        """Its two lattice points, as a player's move reads: (x,y)-(x,y), y growing down the table."""
+        return f"({self.a[0]},{self.a[1]})-({self.b[0]},{self.b[1]})"
+
 
 Shape = frozenset[Edge]
 """A set of sticks; the functions below take any iterable of edges and return shapes."""

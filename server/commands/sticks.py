@@ -38,7 +38,7 @@ PROBLEMS = {
     "wrong_stick_count": "the table does not hold exactly five sticks",
     "off_lattice": "off the lattice: sticks cross, an end touches a stick's middle, or a stick lies askew",
     "pattern_broken": "pattern broken: the sticks do not all touch in one pattern",
-    "no_stick_moved": "no stick moved",
+    "no_stick_moved": "the pattern did not change",
     "several_sticks_moved": "several sticks moved",
 }
 
@@ -234,10 +234,9 @@ def move_result(first: TableLayout, second: TableLayout, symmetry: Symmetry) -> 
     from rules.sticks import card_number
     from vision.sticks.layout import judged_turn
 
-    verdict, status = judged_turn(first, second)
+    verdict, status, moved = judged_turn(first, second)
     names = status_names(status)
     card = card_number(second.layout, symmetry) if not status else None
-    moved = max(len(verdict.removed), len(verdict.added))
     return {**verdict.to_json(), "legal": not status, "status": names, "card": card, "sticks_moved": moved}
 
 

@@ -25,11 +25,15 @@ def tableref(*args: str):
     return runner.invoke(app, list(args))
 
 
-def photo(tmp: Path, seed: int, edges: tuple[Edge, ...], turn: float, table: str) -> Path:
-    """A held-out render of `edges` laid as they are; one seed and turn give one camera, light and table."""
-    scene = render_stick_scene(
-        seed, StickSceneSpec(split="heldout", kind="lattice", edges=edges, turn=turn, table=table, stick_px=(80, 130))
+def photo(
+    tmp: Path, seed: int, edges: tuple[Edge, ...], turn: float, table: str, origin: tuple[float, float] | None = None
+) -> Path:
+    """A held-out render of `edges` laid as they are; one seed and turn give one camera, light and table, and
+    one `origin` (the lattice point laid at the table's middle) keeps the sticks not moved where they lay."""
+    spec = StickSceneSpec(
+        split="heldout", kind="lattice", edges=edges, turn=turn, table=table, stick_px=(80, 130), origin=origin
     )
+    scene = render_stick_scene(seed, spec)
     path = tmp / f"{seed}-{abs(hash(edges))}.png"
     cv2.imwrite(str(path), scene.image)
     return path
@@ -128,10 +132,11 @@ def test_judge_digit_move_names_what_went_wrong(tmp_path: Path) -> None:
     for i, card in enumerate((12, 26, 38)):
         before = tuple(sorted(shape_for_card(card)))
         seed, turn, table = SEED + 10 + i, 0.3 + 0.2 * i, TABLES[i]
-        first = photo(tmp_path, seed, before, turn, table)
+        origin = (2.0, 1.0)  # one place on the table for every layout: the camera and the sticks left stay put
+        first = photo(tmp_path, seed, before, turn, table, origin)
         for expected, after in moves(before).items():
             result = tableref(
-                "judge", "digit-move", str(first), str(photo(tmp_path, seed, after, turn, table)), "--json"
+                "judge", "digit-move", str(first), str(photo(tmp_path, seed, after, turn, table, origin)), "--json"
             )
             assert result.exit_code == 0, result.output
             verdict = json.loads(result.stdout)

@@ -1,5 +1,7 @@
 """The DIGIT layout of a frame (largest touching group, the rest of the table), and outlines left out."""
 
+import random
+
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
@@ -8,7 +10,7 @@ from models.synth.sticks import StickSceneSpec, render_stick_scene
 from rules.digit_game import Status
 from rules.sticks import PENTASTICKS, Edge
 from vision.sticks import Polystick, Stick, StickRecognizer
-from vision.sticks.layout import table_layout
+from vision.sticks.layout import judged_turn, sticks_laid_anew, table_layout
 from vision.sticks.locate import GRID, LocatorReadings
 from vision.sticks.recognize import MIN_STICK_PX
 
@@ -27,6 +29,51 @@ def test_a_card_with_sticks_apart_is_a_broken_pattern(card: int, apart: int) -> 
     assert table.apart == apart
     expected = Status.VALID if not apart else Status.WRONG_STICK_COUNT | Status.PATTERN_BROKEN
     assert table.status() == expected
+
+
+def laid(edges: list[Edge], unit: float, angle: float, rng: random.Random) -> list[Stick]:
+    """Sticks on the lattice edges as a camera that stays put sees them: `unit` px a side, turned `angle`,
+    each end nudged up to a tenth of a unit by the hand that laid it."""
+    turn = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    sticks = []
+    for edge in edges:
+        ends = np.array([edge.a, edge.b], float) * unit @ turn.T + (400, 300)
+        sticks.append(Stick(ends + [[rng.uniform(-0.07, 0.07) * unit for _ in "xy"] for _ in "ab"], 0.9))
+    return sticks
+
+
+@given(st.integers(0, 10**6), st.integers(1, 15), st.floats(40, 150), st.floats(0, np.pi))
+def test_the_sticks_laid_anew_are_the_ones_moved_to_another_edge(seed: int, n: int, unit: float, angle: float) -> None:
+    rng = random.Random(seed)
+    grid = [Edge((x, y), (x + 1, y)) for x in range(6) for y in range(6)]
+    grid += [Edge((x, y), (x, y + 1)) for x in range(6) for y in range(6)]
+    before = rng.sample(grid, n)
+    moved = rng.randint(0, n)
+    free = [e for e in grid if e not in before]
+    after = before[moved:] + rng.sample(free, moved)
+    rng.shuffle(after)
+    assert sticks_laid_anew(tuple(laid(before, unit, angle, rng)), tuple(laid(after, unit, angle, rng))) == moved
+
+
+@given(st.integers(1, 55), st.integers(0, 3), st.sampled_from([(1, 0), (0, 1), (-1, 2)]))
+def test_a_layout_shifted_whole_counts_the_sticks_laid_anew_that_the_lattice_cannot_see(card, seed, shift) -> None:
+    """Each frame's lattice is its own, so the shifted layout has the same edges as before: only the sticks'
+    places in the picture show how many sticks moved."""
+    edges = sorted(PENTASTICKS[card - 1])
+    rng = random.Random(seed)
+    tables = [
+        table_layout(
+            laid([e.translated(*offset) for e in edges], 90, 0.3, rng),
+            [Polystick(tuple(range(5)), tuple(edges), True, True, card)],
+        )
+        for offset in ((0, 0), shift)
+    ]
+    verdict, status, moved = judged_turn(*tables)
+    assert not verdict.removed and not verdict.added  # the lattice reading alone: no stick moved
+    # Slid along itself, a line keeps four sticks where sticks lay: one stick moved end to end, the same pattern.
+    anew = len({e.translated(*shift) for e in edges} - set(edges))
+    assert moved == anew
+    assert status == (Status.SEVERAL_STICKS_MOVED if anew > 1 else Status.NO_STICK_MOVED)
 
 
 def test_a_bare_table_is_no_layout() -> None:
