@@ -63,14 +63,39 @@ class RecordedWatch:
         }
 
 
-def _connected(path: Path) -> sqlite3.Connection:
+# Marks a SQLite file as tableref's results ("tblr"), so that no other program's database is written into.
+APPLICATION_ID = 0x74626C72
+
+
+def _connected(path: Path, write: bool = True) -> sqlite3.Connection:
+    """The results file, opened to record into (made if new) or only to read; another program's SQLite file,
+    or a file that is no SQLite file, is a StorageError and is left as it was."""
     try:
-        connection = sqlite3.connect(path)
-        connection.execute("PRAGMA journal_mode=WAL")  # each event lands whole, even if the process dies
-        connection.executescript(SCHEMA)
+        target, as_uri = (path, False) if write else (f"{path.resolve().as_uri()}?mode=ro", True)
+        connection = sqlite3.connect(target, uri=as_uri)
+        owner = _owner(connection)
+        if owner == "other":
+            connection.close()
+            raise StorageError(
+                f"{path}: another program's SQLite file, not tableref's results; left untouched (record to a new file)"
+            )
+        if write:
+            connection.execute("PRAGMA journal_mode=WAL")  # each event lands whole, even if the process dies
+            if owner == "nobody":
+                connection.executescript(SCHEMA)
+                connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     except sqlite3.DatabaseError as exc:
         raise StorageError(f"{path}: cannot be used as a results file ({exc})") from exc
     return connection
+
+
+def _owner(connection: sqlite3.Connection) -> str:
+    """ "tableref", "nobody" (no tables yet) or "other". Results files from before the mark have its two tables."""
+    (application,) = connection.execute("PRAGMA application_id").fetchone()
+    tables = {name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if application == APPLICATION_ID or (application == 0 and tables == {"watches", "events"}):
+        return "tableref"
+    return "nobody" if application == 0 and not tables else "other"
 
 
 class Recording:
@@ -123,8 +148,10 @@ def recorded(path: Path) -> list[RecordedWatch]:
     """Every watch in the results file, oldest first, with its events in the order they happened."""
     if not path.is_file():
         raise StorageError(f"{path}: no such results file; record one with `tableref judge ... --record {path}`")
-    db = _connected(path)
+    db = _connected(path, write=False)
     try:
+        if _owner(db) == "nobody":
+            return []
         watches = db.execute("SELECT id, game, source, started, ended_by, frames FROM watches ORDER BY id").fetchall()
         out = []
         for row in watches:

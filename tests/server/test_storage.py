@@ -2,6 +2,7 @@
 nothing already judged; and what `tableref results` says of it."""
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -65,6 +66,26 @@ def test_bad_results_files_and_a_photo_to_record_get_one_clear_line(tmp_path) ->
     assert garbled.exit_code == 1 and "cannot be" in garbled.output and "Traceback" not in garbled.output
     photo = CliRunner().invoke(app, ["judge", "seven-pis", str(SAMPLES / "dominoes-28.jpg"), "--record", str(notes)])
     assert photo.exit_code == 2 and "--record keeps what a film" in photo.output
+
+
+def test_another_programs_database_is_neither_read_nor_written_as_results(tmp_path) -> None:
+    other = tmp_path / "scores.sqlite"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE scores (player TEXT, points INTEGER)")
+        db.execute("INSERT INTO scores VALUES ('Ada', 31)")
+    db.close()
+    kept = other.read_bytes()
+    for args in (["results", str(other)], ["judge", "digit-moves", GAME, "--record", str(other)]):
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code in (1, 2) and "another program's SQLite file" in result.output, args
+        assert other.read_bytes() == kept and sorted(p.name for p in tmp_path.iterdir()) == ["scores.sqlite"]
+
+
+def test_an_empty_results_file_reads_as_no_watches_and_is_left_as_it_was(tmp_path) -> None:
+    empty = tmp_path / "results.sqlite"
+    sqlite3.connect(empty).close()
+    result = CliRunner().invoke(app, ["results", str(empty)])
+    assert result.exit_code == 0 and result.output == "" and empty.stat().st_size == 0
 
 
 def test_what_a_watch_judges_as_it_ends_is_recorded_before_the_file_closes(tmp_path) -> None:
