@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 import typer
+from rich.console import Console
+from rich.progress import Progress
 
 from models.synth.degrade import Degradation
 from vision.image_io import ImageLoadError, load_image
@@ -71,6 +73,13 @@ def annotate_option(what: str) -> typer.models.OptionInfo:
     return typer.Option(
         None, "--annotate", callback=output_image, help=f"Write the photo with {what} drawn on it (OUT.png)."
     )
+
+
+def progress_bar() -> Progress:
+    """A bar for a long job on stderr, gone when it is done; none where stderr is a log or a pipe, which would
+    get only a stray blank line from it."""
+    console = Console(stderr=True)
+    return Progress(console=console, transient=True, disable=not console.is_terminal)
 
 
 def write_image(path: Path, image: np.ndarray) -> None:

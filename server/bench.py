@@ -12,9 +12,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 from rich.console import Console
-from rich.progress import Progress
 from rich.table import Table
 
+from server.app import progress_bar
 from vision.image_io import load_image
 from vision.sources import VIDEO_SUFFIXES, frames
 from vision.table import KINDS, TableReader, TableReading
@@ -56,7 +56,7 @@ def run_bench(repeat: int, samples: Path = SAMPLES, clips: tuple[Path, ...] = ()
     readers = {"all": TableReader(), **{kind: TableReader((kind,)) for kind in KINDS}}
     pictures = sorted(p for p in samples.iterdir() if p.suffix.lower() in {".jpg", ".png"})
     results: dict[str, dict] = {}
-    with Progress(console=Console(stderr=True), transient=True) as progress:
+    with progress_bar() as progress:
         task = progress.add_task("benchmarking", total=len(pictures) * len(readers) * (repeat + 2))
         for picture in pictures:
             image = load_image(picture)
@@ -92,7 +92,7 @@ def run_bench(repeat: int, samples: Path = SAMPLES, clips: tuple[Path, ...] = ()
     own = sorted(p for p in samples.iterdir() if p.suffix.lower() in VIDEO_SUFFIXES)
     videos = [(video, CLIP_READERS.get(video.stem, "all")) for video in own] + [(video, "all") for video in clips]
     if videos:
-        with Progress(console=Console(stderr=True), transient=True) as progress:
+        with progress_bar() as progress:
             task = progress.add_task("reading the clips", total=len(videos))
             results["clips"] = {}
             for video, name in videos:

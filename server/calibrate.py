@@ -25,7 +25,7 @@ from calibration.profile import (
     zones_from_json,
 )
 from calibration.zones import Zone, ZoneError, Zones, check_drawn_zone, drawn_zone, mat_zones
-from server.app import advise, write_image
+from server.app import advise, progress_bar, write_image
 from vision.sources import SourceError, frames
 
 
@@ -185,12 +185,10 @@ def _loaded_zones(load: Path) -> list[Zone]:
 
 def evaluate_calibration(frames: int, lane_frames: int, seed: int) -> None:
     """`tableref evaluate calibration`: the homography's accuracy and the lanes' reading, one JSON object."""
-    from rich.console import Console
-    from rich.progress import Progress
 
     from calibration.evaluate import measure_accuracy, measure_lanes
 
-    with Progress(console=Console(stderr=True), transient=True) as progress:
+    with progress_bar() as progress:
         task = progress.add_task("mat views", total=frames)
         homography = measure_accuracy(frames, seed, on_frame=lambda: progress.advance(task)) if frames else None
         task = progress.add_task("cards in lanes", total=lane_frames)

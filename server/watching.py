@@ -14,10 +14,8 @@ from typing import TYPE_CHECKING, TypeVar
 import cv2
 import numpy as np
 import typer
-from rich.console import Console
-from rich.progress import Progress
 
-from server.app import fail
+from server.app import fail, progress_bar
 from vision.sources import SourceError, is_live, timed_frames
 
 if TYPE_CHECKING:
@@ -54,7 +52,7 @@ def watch(
     (the recording ends with no frames)."""
     total = None if is_live(source) else _frame_count(source)
     frames, ended_by, why, started = 0, "film", "", None
-    with Progress(console=Console(stderr=True), transient=True) as progress:
+    with progress_bar() as progress:
         task = progress.add_task(f"watching {source}", total=total)
         try:
             for seconds, frame in timed_frames(source, MOST_FRAMES):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -9,6 +10,10 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+
+# FFmpeg's own lines ("moov atom not found") would reach stderr beside the one line that says what to do;
+# OpenCV reads this before it opens the first video. Set it in the shell (to 32, say) to see them again.
+os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
 
 from vision.image_io import ImageLoadError, load_image
 

@@ -23,6 +23,7 @@ from server.app import (
     judge_app,
     load_calibration,
     load_photo,
+    progress_bar,
     write_image,
 )
 from vision.sources import is_film
@@ -45,8 +46,6 @@ def simulate(
     as_json: bool = typer.Option(False, "--json", help="One JSON summary per strategy."),
 ) -> None:
     """Settle the Seven Pis sheet's open question by simulation: which way of playing leaves fewest tiles."""
-    from rich.console import Console
-    from rich.progress import Progress
 
     from rules.seven_pis import DOUBLE_NINE, DOUBLE_SIX
     from rules.seven_pis_play import STRATEGIES
@@ -61,7 +60,7 @@ def simulate(
         raise typer.Exit(code=2)
     setup = DOUBLE_NINE if double_nine else DOUBLE_SIX
     summaries = []
-    with Progress(console=Console(stderr=True), transient=True) as progress:
+    with progress_bar() as progress:
         for name in strategy:
             task = progress.add_task(name, total=games)
             summaries.append(

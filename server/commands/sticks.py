@@ -22,6 +22,7 @@ from server.app import (
     load_calibration,
     load_photo,
     pdf_output,
+    progress_bar,
 )
 
 if TYPE_CHECKING:
@@ -293,8 +294,6 @@ def evaluate_sticks(
 ) -> None:
     """Sticks: share of layouts read as the right card, broken layouts flagged, pick-up sticks counted, false
     detections and CPU milliseconds per frame, on held-out renders (stick styles and tables tuning never used)."""
-    from rich.console import Console
-    from rich.progress import Progress
 
     from models.evaluate_sticks import evaluate_sticks as run
     from models.evaluate_sticks import scene_count
@@ -306,7 +305,7 @@ def evaluate_sticks(
     if material is not None and material not in MATERIALS:
         fail(f"unknown stick material {material!r}: use one of {', '.join(MATERIALS)}")
         raise typer.Exit(code=2)
-    with Progress(console=Console(stderr=True), transient=True) as progress:
+    with progress_bar() as progress:
         task = progress.add_task("reading sticks", total=scene_count(scenes))
         summary = run(scenes, seed, on_scene=lambda: progress.advance(task), worse=degrade, material=material)
     if as_json:

@@ -20,6 +20,7 @@ from server.app import (
     output_file,
     output_image,
     pdf_output,
+    progress_bar,
     write_image,
 )
 from vision.image_io import ImageLoadError, load_image
@@ -227,8 +228,6 @@ def evaluate_table(
 ) -> None:
     """False detections with every kind read (as `recognize` reads): each recogniser's readings on the other
     kinds' held-out frames and on empty tables with coins, pens, paper notes and the Reference card."""
-    from rich.console import Console
-    from rich.progress import Progress
 
     from models.evaluate_table import COUNTED
     from models.evaluate_table import evaluate_table as run
@@ -236,7 +235,7 @@ def evaluate_table(
     if frames < 1:
         fail("--frames must be at least 1")
         raise typer.Exit(code=2)
-    with Progress(console=Console(stderr=True), transient=True) as progress:
+    with progress_bar() as progress:
         task = progress.add_task("reading every kind", total=frames * len(COUNTED))
         result = run(frames, on_frame=lambda: progress.advance(task))
     if as_json:

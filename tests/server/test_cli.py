@@ -237,7 +237,18 @@ def test_judge_tempus_times_the_race_filmed_in_a_video() -> None:
 def test_judge_tempus_on_a_video_with_no_starter_says_so() -> None:
     result = tableref("judge", "tempus", str(SAMPLES / "digit-game.mp4"))
     assert result.returncode == 1
-    assert "digit-game.mp4" in result.stderr and "no line after a Starter" in result.stderr
+    (line,) = result.stderr.splitlines()  # no blank line from the progress bar, in a log as here
+    assert "digit-game.mp4" in line and "no line after a Starter" in line
+
+
+def test_a_broken_video_gets_our_one_line_and_none_of_ffmpegs(tmp_path) -> None:
+    film = tmp_path / "race.mp4"
+    film.write_bytes((SAMPLES / "tempus-race.mp4").read_bytes()[:20_000])  # cut off: its index (moov) is lost
+    result = tableref("judge", "tempus", str(film))
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        f"tableref: {film}: cannot be opened as a video; check that it is a video file OpenCV can decode (MP4, AVI...)"
+    ]
 
 
 @pytest.mark.parametrize(("typed", "count"), [("14159", 5), ("3.1415926", 7), ("1415", 4), ("2", 0)])
