@@ -16,7 +16,7 @@ class TempusError(ValueError):
 @dataclass(frozen=True, slots=True)
 class FirstError:
     index: int  # 0-based position after the Starter
-    expected: int
+    expected: int | None  # None: a card laid past the deck's last digit
     got: int
 
     def to_json(self) -> dict:
@@ -82,10 +82,7 @@ def judge(cards: list[int] | tuple[int, ...], options: TempusOptions | None = No
     first_error = None
     if correct < len(cards):
         expected = target[correct] if correct < len(target) else None
-        if expected is None:
-            first_error = FirstError(index=correct, expected=-1, got=cards[correct])
-        else:
-            first_error = FirstError(index=correct, expected=expected, got=cards[correct])
+        first_error = FirstError(index=correct, expected=expected, got=cards[correct])
     return TempusVerdict(
         cards=cards,
         consecutive_correct=correct,

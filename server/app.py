@@ -122,9 +122,9 @@ def film_only(record: Path | None, source: str | None) -> None:
         raise typer.Exit(code=2)
 
 
-def counted(n: int, noun: str) -> str:
-    """ "1 tile", "2 tiles": a count and its noun, plural unless one."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
+def counted(n: int, noun: str, nouns: str | None = None) -> str:
+    """ "1 tile", "2 tiles": a count and its noun, plural unless one (`nouns` where an s will not do)."""
+    return f"{n} {noun if n == 1 else nouns or noun + 's'}"
 
 
 def fail(message: str) -> None:

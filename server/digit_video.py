@@ -19,7 +19,7 @@ import typer
 
 from rules.settling import Settler
 from server.app import counted
-from server.commands.sticks import move_result, move_text, problem_texts, status_names
+from server.commands.sticks import MIRRORED, move_result, move_text, problem_texts, status_names
 from server.storage import NotRecorded, Recording, recording
 from server.watching import Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
 from vision.sticks import StickRecognizer
@@ -100,7 +100,8 @@ def run_digit_moves(source: str, symmetry: Symmetry, as_json: bool, record: Path
         elif layout["card"] is not None:
             said = f"the table shows card {layout['card']}"
         else:
-            said = f"{layout['sticks']} sticks, no card: " + "; ".join(problem_texts(layout["status"]))
+            problems = problem_texts(layout["status"]) or [MIRRORED]
+            said = f"{counted(layout['sticks'], 'stick')}, no card: " + "; ".join(problems)
         if layout["matches"]:
             said += f"; it matches card {layout['matches'][0]} on the table"
         typer.echo(f"{layout['seconds']:7.2f} s  {said}")

@@ -159,7 +159,7 @@ def print_race(race: LaneRace, echo) -> None:
             v = lane.verdict
             summary = f"{v.consecutive_correct} of {v.digits} consecutive correct"
             if v.first_error:
-                expected = "no card" if v.first_error.expected < 0 else str(v.first_error.expected)
+                expected = "no card" if v.first_error.expected is None else str(v.first_error.expected)
                 summary += f"; card {v.first_error.index + 1} is {v.first_error.got}, expected {expected}"
             elif v.complete:
                 summary += "; complete"

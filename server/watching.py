@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 import typer
 
-from server.app import fail, progress_bar
+from server.app import counted, fail, progress_bar
 from vision.sources import SourceError, is_live, timed_frames
 
 if TYPE_CHECKING:
@@ -95,7 +95,8 @@ def exit_if_nothing_held(source: str, watched: Watched, held: bool, what: str, a
     """Where nothing the game judges held still over the whole watch: one line saying what to film (or what
     was wrong with the frames), and exit code 1."""
     if not held:
-        fail(f"{source}: {watched.why or f'{what} held still in {watched.frames} frames; {advice}'}")
+        seen = counted(watched.frames, "frame")
+        fail(f"{source}: {watched.why or f'{what} held still in {seen}; {advice}'}")
         raise typer.Exit(code=1)
 
 
@@ -104,7 +105,7 @@ def exit_if_cut_short(source: str, watched: Watched, what_stands: str) -> None:
     was printed): one line saying so, and exit code 1."""
     stands = what_stands[:1].upper() + what_stands[1:]
     if watched.ended_by == "camera":
-        fail(f"{source}: the camera stopped after {watched.frames} frames: {watched.why}. {stands}")
+        fail(f"{source}: the camera stopped after {counted(watched.frames, 'frame')}: {watched.why}. {stands}")
         raise typer.Exit(code=1)
     if watched.ended_by == "frame size":
         fail(f"{source}: {watched.why}. {stands}")

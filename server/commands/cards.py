@@ -31,7 +31,7 @@ def print_verdict(verdict: TempusVerdict, options: TempusOptions) -> None:
     typer.echo(f"consecutive correct: {verdict.consecutive_correct} of {options.digits}")
     if verdict.first_error:
         e = verdict.first_error
-        expected = "no card (the deck ends there)" if e.expected < 0 else str(e.expected)
+        expected = "no card (the deck ends there)" if e.expected is None else str(e.expected)
         typer.echo(f"first error: card {e.index + 1} after the Starter is {e.got}, expected {expected}")
     elif verdict.complete:
         typer.echo("complete: every digit in order")

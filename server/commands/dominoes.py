@@ -16,6 +16,7 @@ from server.app import (
     RECORD_OPTION,
     annotate_option,
     app,
+    counted,
     evaluate_app,
     fail,
     film_only,
@@ -302,8 +303,8 @@ def _print_pis(layout, hand: tuple | None, extra: dict, as_json: bool) -> None:
         typer.echo(json.dumps({"set": setup.name, **summary, "pis": pis, "status": report.to_json(), **extra}))
         return
     typer.echo(
-        f"{setup.name} set, {setup.pis} pis of {len(setup.shape.slots)}: {len(by_pi)} on the table, "
-        f"{outcome.placed} tiles placed, {len(complete)} pis complete"
+        f"{setup.name} set, {counted(setup.pis, 'pi')} of {len(setup.shape.slots)}: {len(by_pi)} on the table, "
+        f"{counted(outcome.placed, 'tile')} placed, {len(complete)} complete"
     )
     for pi, ps in sorted(by_pi.items()):
         tiles = "  ".join(f"{p.slot} {p.tile}" for p in ps)
@@ -314,7 +315,7 @@ def _print_pis(layout, hand: tuple | None, extra: dict, as_json: bool) -> None:
     for q in hand_problems:
         typer.echo(f"hand: {(q.kind.name or '').lower()}: {q.detail}")
     typer.echo("status: ok" if report.ok else f"status: {len(report.problems)} problem(s)")
-    typer.echo(f"score: {outcome.score} ({unit} not placed; {outcome.left} tiles left)")
+    typer.echo(f"score: {outcome.score} ({unit} not placed; {counted(outcome.left, 'tile')} left)")
     if hand is not None:
         typer.echo("hand: " + (" ".join(map(str, hand)) or "no tile"))
         if not legal:

@@ -14,6 +14,7 @@ from models.synth.degrade import Degradation
 from server.app import (
     DEGRADE_OPTION,
     RECORD_OPTION,
+    counted,
     evaluate_app,
     fail,
     in_hand_area,
@@ -42,6 +43,9 @@ PROBLEMS = {
     "no_stick_moved": "the pattern did not change",
     "several_sticks_moved": "several sticks moved",
 }
+# A five-stick pattern that breaks no rule shows a card, unless mirror images count apart and it is the mirror
+# image of one: the cards print one of each pair.
+MIRRORED = "a card's mirror image, which is no card when mirror images count apart (--rotations-only)"
 
 
 def _read_table(photo: Path, profile: CalibrationProfile | None = None) -> tuple[TableLayout, list[DigitCard]]:
@@ -186,13 +190,13 @@ def judge_digit(
 def _print_layout(result: dict, table, away) -> None:
     from rules.sticks import to_ascii
 
-    typer.echo(f"{result['source']}: {result['sticks']} sticks")
+    typer.echo(f"{result['source']}: {counted(result['sticks'], 'stick')}")
     if table.layout is not None:
         typer.echo(to_ascii(table.layout))
     if result["card"] is not None:
         typer.echo(f"card {result['card']}")
     else:
-        typer.echo("no card: " + "; ".join(problem_texts(result["status"])))
+        typer.echo("no card: " + "; ".join(problem_texts(result["status"]) or [MIRRORED]))
     for place, in_hand in (("in the hand", True), ("on the table", False)):
         shown = [str(c["card"]) for c in result["table_cards"] if c.get("in_hand", False) == in_hand]
         if shown:
@@ -203,7 +207,8 @@ def _print_layout(result: dict, table, away) -> None:
         where = {"typed": "", "hand": " in the hand", "table": " on the table"}[result["cards_from"]]
         typer.echo(f"matches card {matched}{where}" if matched else f"matches none of the cards {given}{where}")
     if away:
-        typer.echo(f"one move away: {len(away)} moves to {len({number for number, _ in away})} cards")
+        cards = len({number for number, _ in away})
+        typer.echo(f"one move away: {counted(len(away), 'move')} to {counted(cards, 'card')}")
     for number, move in away:
         typer.echo(f"\ncard {number}: take the stick at {move.removed}, lay it at {move.added}")
         typer.echo(move_picture(table.layout.edges, move.removed, move.added))
@@ -247,7 +252,8 @@ def move_text(result: dict[str, Any]) -> str:
 
     if result["legal"]:
         removed, added = (Edge.from_json(result[k][0]) for k in ("removed", "added"))
-        return f"legal move: take the stick at {removed}, lay it at {added}; the table now shows card {result['card']}"
+        shows = f"card {result['card']}" if result["card"] is not None else MIRRORED
+        return f"legal move: take the stick at {removed}, lay it at {added}; the table now shows {shows}"
     return "not a legal move: " + "; ".join(problem_texts(result["status"], result["sticks_moved"]))
 
 

@@ -86,26 +86,22 @@ def recognize(
 
 
 def _print_table(reading) -> None:
-    typer.echo(f"{reading.source}: {reading.width}x{reading.height}, {len(reading.cards)} cards")
+    typer.echo(f"{reading.source}: {reading.width}x{reading.height}, {counted(len(reading.cards), 'card')}")
     for card in sorted(reading.cards, key=lambda c: (c.center[1], c.center[0])):
         x, y = card.center
         typer.echo(f"  {card.face.label:>5}  at ({x:6.0f}, {y:6.0f})  confidence {card.confidence:.2f}")
     if reading.dominoes:
-        typer.echo(f"  {len(reading.dominoes)} dominoes")
+        typer.echo(f"  {counted(len(reading.dominoes), 'domino', 'dominoes')}")
     for domino in sorted(reading.dominoes, key=lambda d: (d.center[1], d.center[0])):
         x, y = domino.center
         pips = f"{domino.pips[0]}|{domino.pips[1]}"
         typer.echo(f"  {pips:>5}  at ({x:6.0f}, {y:6.0f})  confidence {domino.confidence:.2f}")
     if reading.sticks:
-        typer.echo(f"  {_count(len(reading.sticks), 'stick')}")
+        typer.echo(f"  {counted(len(reading.sticks), 'stick')}")
     for group in reading.polysticks:
         shape = f"DIGIT card {group.card}" if group.card else "no DIGIT card"
         where = "on the lattice" if group.on_lattice else "off the lattice"
-        typer.echo(f"  a group of {_count(len(group.sticks), 'stick')}, {where}: {shape}")
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+        typer.echo(f"  a group of {counted(len(group.sticks), 'stick')}, {where}: {shape}")
 
 
 RACE_OPTION = typer.Option(
@@ -265,7 +261,9 @@ def results(
         if as_json:
             typer.echo(json.dumps(watch.to_json()))
             continue
-        ended = f"ended by {watch.ended_by} after {watch.frames} frames" if watch.ended_by else "stopped mid-way"
+        ended = "stopped mid-way"
+        if watch.ended_by:
+            ended = f"ended by {watch.ended_by} after {counted(watch.frames, 'frame')}"
         typer.echo(f"{watch.id}. {watch.game} on {watch.source}, {watch.started}: {len(watch.events)} judged, {ended}")
         if watch.events:
             typer.echo(f"   last, at {watch.events[-1]['seconds']:.2f} s: {json.dumps(watch.events[-1])}")

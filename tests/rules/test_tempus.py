@@ -51,7 +51,8 @@ def test_beginner_decks_end_early(n: int) -> None:
     assert judge(PI_DECIMALS[:n], options).complete
     extra = judge([*PI_DECIMALS[:n], 1], options)
     assert extra.consecutive_correct == n
-    assert extra.first_error is not None and extra.first_error.expected == -1
+    assert extra.first_error is not None and extra.first_error.expected is None
+    assert extra.to_json()["first_error"]["expected"] is None  # JSON null: no card is expected there
     assert options.time_limit == pytest.approx(3.0 * n)
 
 

@@ -182,7 +182,7 @@ def test_recognize_annotates(tmp_path) -> None:
     result = tableref("recognize", str(SAMPLES / "close-up.jpg"), "--annotate", str(out))
     assert result.returncode == 0, result.stderr
     assert Image.open(out).size == (1280, 720)
-    assert "cards" in result.stdout
+    assert ", 1 card\n" in result.stdout  # the close-up holds one card, said in the singular
 
 
 def test_a_frame_to_fix_gets_advice_on_stderr_and_is_still_read(tmp_path) -> None:

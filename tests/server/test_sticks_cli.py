@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 import server.cli  # noqa: F401  (registers the commands)
 from models.synth.sticks import StickSceneSpec, render_stick_scene
 from rules.digit_game import Layout, Status, judge_move, one_move_away
-from rules.sticks import Edge, card_number, shape_for_card
+from rules.sticks import SYMMETRIES, Edge, Symmetry, card_number, normalize, shape_for_card, transform
 from server.app import app
-from server.commands.sticks import move_picture
+from server.commands.sticks import MIRRORED, move_picture
 
 SEED = 81_000
 TABLES = ("birch", "red_felt", "glossy_black")
@@ -102,6 +102,19 @@ def test_judge_digit_matches_the_layout_against_the_cards_on_the_table(tmp_path:
         assert typed["cards"] == [1] and typed["cards_from"] == "typed" and typed["matches"] == []
         assert typed["table_cards"] == data["table_cards"]
     assert read >= 2, f"{read} of 3 tables read whole"  # measured 2: the birch table hides card 40's rim
+
+
+def test_a_mirrored_card_shows_no_card_with_rotations_only_and_says_why(tmp_path: Path) -> None:
+    mirror = SYMMETRIES[4]
+    assert mirror.xx == -1 and not mirror.is_rotation
+    card = next(
+        n for n in range(1, 56) if card_number(transform(shape_for_card(n), mirror), Symmetry.ROTATIONS_ONLY) is None
+    )
+    edges = tuple(sorted(normalize(transform(shape_for_card(card), mirror))))
+    path = photo(tmp_path, SEED + 40, edges, 0.3, "birch")
+    assert f"\ncard {card}\n" in tableref("judge", "digit", str(path)).stdout
+    turned_only = tableref("judge", "digit", str(path), "--rotations-only").stdout
+    assert f"no card: {MIRRORED}\n" in turned_only
 
 
 def test_move_picture_marks_the_stick_taken_and_the_stick_laid() -> None:
