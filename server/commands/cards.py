@@ -160,7 +160,7 @@ def kit_digits(
 
 @evaluate_app.command("cards")
 def evaluate_cards(
-    scenes: int = typer.Option(120, help="Held-out scenes to render and read."),
+    scenes: int = typer.Option(120, min=1, help="Held-out scenes to render and read."),
     seed: int = typer.Option(20_000_000, help="First scene seed (held-out seeds never overlap training)."),
     degrade: Degradation = DEGRADE_OPTION,
     portrait: bool = typer.Option(False, help="Render each scene 720x1280, as a phone held upright takes it."),

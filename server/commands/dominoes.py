@@ -41,7 +41,7 @@ def simulate(
     strategy: list[str] = typer.Option(
         ["many", "one-at-a-time", "advisor"], "--strategy", help="many, one-at-a-time or advisor; repeat to compare."
     ),
-    games: int = typer.Option(10_000, help="Games per strategy."),
+    games: int = typer.Option(10_000, min=1, help="Games per strategy."),
     seed: int = typer.Option(2026, help="The same seed plays the same deals."),
     double_nine: bool = typer.Option(False, "--double-nine", help="11 pis of 5 tiles from a double-nine set."),
     as_json: bool = typer.Option(False, "--json", help="One JSON summary per strategy."),
@@ -80,7 +80,7 @@ def simulate(
 
 @evaluate_app.command("dominoes")
 def evaluate_dominoes(
-    scenes: int = typer.Option(40, help="Held-out scenes to render and read; half are tables of complete pis."),
+    scenes: int = typer.Option(40, min=1, help="Held-out scenes to render and read; half are tables of complete pis."),
     seed: int = typer.Option(50_000_000, help="First scene seed (held-out seeds never overlap training)."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
     degrade: Degradation = DEGRADE_OPTION,

@@ -286,6 +286,7 @@ def kit_sticks(
 def evaluate_sticks(
     scenes: int = typer.Option(
         330,
+        min=1,
         help="Held-out lattice layouts (cards 1..55 in turn); a third as many again "
         "of broken layouts and of pick-up-sticks heaps.",
     ),

@@ -158,7 +158,7 @@ def calibrate(
         Path("calibration.png"), callback=output_image, help="Where to write the annotated frame."
     ),
     lens: Path | None = typer.Option(None, help="A lens file from `calibrate lens`, applied before the homography."),
-    views: int = typer.Option(20, help="With `lens`: board views to take from the source."),
+    views: int = typer.Option(20, min=1, help="With `lens`: board views to take from the source."),
     output: Path = typer.Option(
         Path("lens.json"), "-o", "--output", callback=output_file, help="With `lens`: where to write it."
     ),
@@ -207,8 +207,12 @@ def zones(
 
 @evaluate_app.command("calibration")
 def evaluate_calibration(
-    frames: int = typer.Option(200, help="Rendered mat views for the homography's accuracy (within 2 mm; 0: skip)."),
-    lane_frames: int = typer.Option(40, help="Rendered mat views with cards in lanes, read three ways (0: skip)."),
+    frames: int = typer.Option(
+        200, min=0, help="Rendered mat views for the homography's accuracy (within 2 mm; 0: skip)."
+    ),
+    lane_frames: int = typer.Option(
+        40, min=0, help="Rendered mat views with cards in lanes, read three ways (0: skip)."
+    ),
     seed: int = typer.Option(0, help="First view seed; the lane views start 1000 later."),
 ) -> None:
     """The mat: where the homography puts known table points, and how cards in lanes are read (raw, top-down, both)."""
@@ -219,7 +223,9 @@ def evaluate_calibration(
 
 @evaluate_app.command("table")
 def evaluate_table(
-    frames: int = typer.Option(40, help="Held-out frames of each kind: cards, tiles, stick layouts, empty tables."),
+    frames: int = typer.Option(
+        40, min=1, help="Held-out frames of each kind: cards, tiles, stick layouts, empty tables."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the counts as JSON."),
 ) -> None:
     """False detections with every kind read (as `recognize` reads): each recogniser's readings on the other
@@ -271,7 +277,7 @@ def results(
 
 @app.command()
 def bench(
-    repeat: int = typer.Option(20, help="Times each picture is read."),
+    repeat: int = typer.Option(20, min=1, help="Times each picture is read."),
     clip: list[Path] = typer.Option(
         [], help="A video of your own table to read as well, frame by frame, by all three recognisers (repeatable)."
     ),

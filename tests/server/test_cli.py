@@ -251,6 +251,22 @@ def test_a_broken_video_gets_our_one_line_and_none_of_ffmpegs(tmp_path) -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["evaluate", "cards", "--scenes", "0"],
+        ["evaluate", "sticks", "--scenes", "-1"],
+        ["evaluate", "dominoes", "--scenes", "0"],
+        ["evaluate", "table", "--frames", "0"],
+        ["evaluate", "calibration", "--frames", "-5"],
+        ["bench", "--repeat", "0"],
+    ],
+)
+def test_a_count_that_cannot_be_run_is_a_usage_error(args) -> None:
+    result = tableref(*args)
+    assert result.returncode == 2 and "Invalid value" in result.stderr and "Traceback" not in result.stderr
+
+
 @pytest.mark.parametrize(("typed", "count"), [("14159", 5), ("3.1415926", 7), ("1415", 4), ("2", 0)])
 def test_judge_tempus_typed(typed: str, count: int) -> None:
     result = tableref("judge", "tempus", "--digits", typed, "--json")
