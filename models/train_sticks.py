@@ -32,6 +32,7 @@ import typer
 
 from models.datasets import DATA_DIR, render_cached
 from models.locator_training import export_locator, fit_locator, locator_frames, locator_maker, padded
+from models.synth.degrade import Degradation, degrade, px_per_mm
 from models.synth.scenes import SceneSpec, render_scene
 from models.synth.sticks import StickSceneSpec, render_stick_scene
 from models.synth.tables import EXTRA_TRAIN_TABLES, PATTERN_TRAIN_TABLES, TRAIN_TABLES
@@ -76,6 +77,12 @@ MIKADO_CACHE = "sticks-frames-mikado-v2"  # v2: bare seamed tables
 MIKADO_SEED = 62_000_000
 SEAMED_TABLES = ("wood", "planks", "tiles")
 BARE_SEAMED_SHARE = 0.2
+# The hand block: `frame_sample`'s frames over every training table with a player's arm and hand reaching in
+# beside the sticks (models/synth/degrade.py). The first frames hold no hand, and the network read the gaps
+# between the fingers as sticks (models/sticks.md, "Where it fails"). Its seeds are its own.
+HAND_CACHE = "sticks-frames-hands-v1"
+HAND_SEED = 64_000_000
+HAND_STICK_MM = 65.0  # the sticks rendered are 50-80 mm long: the hand's scale
 
 
 def training_frame(
@@ -179,6 +186,13 @@ def close_heap_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return as_sample(scene.image, [s.ends for s in scene.sticks])
 
 
+def hand_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A `training_frame` over TABLES and PATTERN_TRAIN_TABLES with a hand reaching in beside its sticks."""
+    image, sticks = training_frame(seed, TABLES + PATTERN_TRAIN_TABLES)
+    scale = px_per_mm(sticks, HAND_STICK_MM)  # None in a frame with no stick: the hand is sized by the frame
+    return as_sample(degrade(image, Degradation.hand, seed, sticks, scale), sticks)
+
+
 def locator_data(
     first_seed: int,
     scenes: int,
@@ -187,11 +201,12 @@ def locator_data(
     shaped_scenes: int = 0,
     close_heap_scenes: int = 0,
     mikado_scenes: int = 0,
+    hand_scenes: int = 0,
 ) -> dict[str, np.ndarray]:
     """The cached frames and their targets (vision.sticks.locate.encode_targets): `scenes` over TABLES, then
     `pattern_scenes` more over PATTERN_TRAIN_TABLES, then `crossing_scenes` of the crossing block,
-    `shaped_scenes` of the shaped block, `close_heap_scenes` of the close-heap block and `mikado_scenes` of
-    the mikado block."""
+    `shaped_scenes` of the shaped block, `close_heap_scenes` of the close-heap block, `mikado_scenes` of
+    the mikado block and `hand_scenes` of the hand block."""
     blocks = [render_cached(FRAMES_CACHE, frame_sample, first_seed, scenes)] if scenes else []
     if pattern_scenes:
         blocks.append(render_cached(PATTERN_CACHE, pattern_sample, first_seed + scenes, pattern_scenes))
@@ -204,6 +219,8 @@ def locator_data(
         blocks.append(render_cached(CLOSE_HEAP_CACHE, close_heap_sample, CLOSE_HEAP_SEED, close_heap_scenes))
     if mikado_scenes:
         blocks.append(render_cached(MIKADO_CACHE, mikado_sample, MIKADO_SEED, mikado_scenes))
+    if hand_scenes:
+        blocks.append(render_cached(HAND_CACHE, hand_sample, HAND_SEED, hand_scenes))
     return locator_frames(blocks, encode_targets)
 
 
@@ -214,6 +231,7 @@ def train(
     shaped_scenes: int = typer.Option(0, help="more frames of other shapes than 16:9 (cached)"),
     close_heap_scenes: int = typer.Option(0, help="more frames, mostly heaps seen close (cached)"),
     mikado_scenes: int = typer.Option(0, help="more frames, every stick a thin pointed pick-up stick (cached)"),
+    hand_scenes: int = typer.Option(0, help="more frames, a player's hand reaching in beside the sticks (cached)"),
     threads: int = typer.Option(1, help="torch threads (the machine is shared: one by default)"),
     steps: int = typer.Option(12000, help="training steps of 12 windows"),
     seed: int = typer.Option(0),
@@ -230,7 +248,9 @@ def train(
     import torch
 
     torch.set_num_threads(threads)
-    data = locator_data(1, scenes, pattern_scenes, crossing_scenes, shaped_scenes, close_heap_scenes, mikado_scenes)
+    data = locator_data(
+        1, scenes, pattern_scenes, crossing_scenes, shaped_scenes, close_heap_scenes, mikado_scenes, hand_scenes
+    )
     print(f"{len(data['canvas'])} frames, {int((data['heat'][:, 0] > 0.999).sum())} sticks")
     model, report = fit_locator(
         locator_maker(len(CHANNELS), start),
@@ -251,6 +271,7 @@ def train(
     training = {
         "scenes": scenes, "pattern_scenes": pattern_scenes, "crossing_scenes": crossing_scenes,
         "shaped_scenes": shaped_scenes, "close_heap_scenes": close_heap_scenes, "mikado_scenes": mikado_scenes,
+        "hand_scenes": hand_scenes,
         "seed": seed, "threads": threads,
         "resumed": resume or start is not None,
         "data": "models/synth/sticks.py renders, split=train, at three scales, on the training tables and "
@@ -259,7 +280,8 @@ def train(
                 "(models/synth/scenes.py, split=train) and play-mat views as stick-free frames; shaped_scenes more on "
                 "both in frames of SHAPES (seeds SHAPED_SEED..); close_heap_scenes more, three in five a heap "
                 "of sticks 120-300 px long in 1280x720 (seeds CLOSE_HEAP_SEED..); mikado_scenes more on both, every "
-                "stick of the mikado material, BARE_SEAMED_SHARE of them bare SEAMED_TABLES (seeds MIKADO_SEED..)",
+                "stick of the mikado material, BARE_SEAMED_SHARE of them bare SEAMED_TABLES (seeds MIKADO_SEED..); "
+                "hand_scenes more on both, a player's hand reaching in beside the sticks (seeds HAND_SEED..)",
         **report,
     }  # fmt: skip
     export_locator(model, out, MODEL_PATH, INPUT_SIZE, CHANNELS, STRIDE, training)

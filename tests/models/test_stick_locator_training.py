@@ -1,9 +1,20 @@
 """The stick locator's training frames: those of other shapes than 16:9 keep the sticks' ends where the
-letterboxed frame shows them; the mikado block mixes in bare seamed tables."""
+letterboxed frame shows them; the mikado block mixes in bare seamed tables; the hand block adds a hand and
+takes no stick away."""
 
 import numpy as np
 
-from models.train_sticks import BARE_SEAMED_SHARE, MIKADO_SEED, NO_STICK_SHARE, frame_sample, mikado_sample
+from models.train_sticks import (
+    BARE_SEAMED_SHARE,
+    HAND_SEED,
+    MIKADO_SEED,
+    NO_STICK_SHARE,
+    PATTERN_TRAIN_TABLES,
+    TABLES,
+    frame_sample,
+    hand_sample,
+    mikado_sample,
+)
 from vision.sticks.locate import INPUT_SIZE
 
 SEEDS = range(40, 52)
@@ -32,3 +43,19 @@ def test_the_mikado_block_holds_bare_seamed_tables_among_its_thin_sticks() -> No
         bare += bool(np.isnan(ends).all())
     expected = 60 * (BARE_SEAMED_SHARE + (1 - BARE_SEAMED_SHARE) * NO_STICK_SHARE)
     assert 0.75 * expected <= bare <= 1.25 * expected
+
+
+def test_the_hand_block_is_the_same_frame_with_a_hand_beside_its_sticks() -> None:
+    """The targets are the frame's own sticks, all of them: the hand lies clear of every stick, so a
+    network taught on the block learns the hand is no stick rather than that a covered stick is none."""
+    changed = 0
+    for seed in range(HAND_SEED, HAND_SEED + 12):
+        canvas, ends = hand_sample(seed)
+        plain, plain_ends = frame_sample(seed, TABLES + PATTERN_TRAIN_TABLES)
+        np.testing.assert_array_equal(ends, plain_ends)
+        moved = np.abs(canvas.astype(int) - plain.astype(int)).max(axis=-1)[0] > 40
+        changed += moved.mean() > 0.01  # a hand covers a few percent of the frame or more
+        for stick in ends[0][~np.isnan(ends[0]).any(axis=(1, 2))]:
+            middle = np.round(stick.mean(axis=0)).astype(int)
+            assert not moved[middle[1], middle[0]]  # the stick is seen as it was
+    assert changed >= 10
