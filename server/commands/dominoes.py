@@ -56,8 +56,8 @@ def simulate(
         fail(f"no simulator for {game!r}; choose: seven-pis")
         raise typer.Exit(code=2)
     unknown = [s for s in strategy if s not in STRATEGIES]
-    if unknown or games < 1:
-        fail(f"unknown strategy {unknown[0]!r}; choose: {', '.join(STRATEGIES)}" if unknown else "--games must be >= 1")
+    if unknown:
+        fail(f"unknown strategy {unknown[0]!r}; choose: {', '.join(STRATEGIES)}")
         raise typer.Exit(code=2)
     setup = DOUBLE_NINE if double_nine else DOUBLE_SIX
     summaries = []
@@ -93,9 +93,6 @@ def evaluate_dominoes(
     from models.evaluate_dominoes import evaluate_dominoes as run
     from models.evaluate_dominoes import print_evaluation
 
-    if scenes < 1:
-        fail("--scenes must be >= 1")
-        raise typer.Exit(code=2)
     result = run(scenes, seed, worse=degrade, far=far)
     if as_json:
         typer.echo(json.dumps(result.to_json()))

@@ -230,13 +230,9 @@ def evaluate_table(
 ) -> None:
     """False detections with every kind read (as `recognize` reads): each recogniser's readings on the other
     kinds' held-out frames and on empty tables with coins, pens, paper notes and the Reference card."""
-
     from models.evaluate_table import COUNTED
     from models.evaluate_table import evaluate_table as run
 
-    if frames < 1:
-        fail("--frames must be at least 1")
-        raise typer.Exit(code=2)
     with progress_bar() as progress:
         task = progress.add_task("reading every kind", total=frames * len(COUNTED))
         result = run(frames, on_frame=lambda: progress.advance(task))

@@ -260,6 +260,7 @@ def test_a_broken_video_gets_our_one_line_and_none_of_ffmpegs(tmp_path) -> None:
         ["evaluate", "table", "--frames", "0"],
         ["evaluate", "calibration", "--frames", "-5"],
         ["bench", "--repeat", "0"],
+        ["simulate", "seven-pis", "--games", "0"],
     ],
 )
 def test_a_count_that_cannot_be_run_is_a_usage_error(args) -> None:
