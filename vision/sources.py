@@ -21,6 +21,11 @@ IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mkv", ".mov", ".webm", ".m4v"}
 REOPEN_FIRST_S, REOPEN_WAIT_S = 0.1, 2.0  # a live source that stops is opened again after these waits, doubling
 POLL_S = 0.05  # how often a referee waiting for a frame looks at the clock
+# What a camera is asked to film. Many webcams start at 640x480, where sticks and small cards are read far worse
+# than at the 1280x720 the readers are measured at (models/sticks.md); a camera that cannot film this gives its
+# nearest mode. MJPG, as USB webcams send 720p uncompressed at a few frames a second.
+CAMERA_SIZE = (1280, 720)
+CAMERA_FOURCC = "MJPG"
 
 
 class SourceError(Exception):
@@ -53,11 +58,16 @@ def _cannot_open(source: int | str) -> str:
 
 def _quietly_opened(source: int | str) -> cv2.VideoCapture:
     """The capture, opened without OpenCV's own warnings (V4L2, FFmpeg) on stderr: where it fails, SourceError
-    says what to check in the player's words."""
+    says what to check in the player's words. A camera is asked for CAMERA_SIZE."""
     level = cv2.utils.logging.getLogLevel()
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
     try:
-        return cv2.VideoCapture(source)
+        capture = cv2.VideoCapture(source)
+        if isinstance(source, int) and capture.isOpened():
+            capture.set(cv2.CAP_PROP_FOURCC, cv2.VideoWriter_fourcc(*CAMERA_FOURCC))
+            capture.set(cv2.CAP_PROP_FRAME_WIDTH, CAMERA_SIZE[0])
+            capture.set(cv2.CAP_PROP_FRAME_HEIGHT, CAMERA_SIZE[1])
+        return capture
     finally:
         cv2.utils.logging.setLogLevel(level)
 

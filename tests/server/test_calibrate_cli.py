@@ -148,6 +148,9 @@ class _Camera:
     def release(self):
         pass
 
+    def set(self, prop, value):
+        return False  # a camera that films in one mode only
+
 
 def _calibrate_from(monkeypatch, tmp_path, capsys, camera) -> tuple[int, str]:
     import vision.sources

@@ -108,3 +108,62 @@ def test_a_camera_whose_driver_fails_ends_the_watch_with_a_clear_error() -> None
     said = r"0: the camera's driver failed \(V4L2: the device is gone\); plug it in again"
     with pytest.raises(SourceError, match=said):
         list(live)
+
+
+class ModeAsked(FakeCamera):
+    """A camera that films in the mode it is last asked for; `asked` holds what it was asked, in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[tuple[int, float]] = []
+        self.size = [640, 480]
+
+    def isOpened(self) -> bool:
+        return True
+
+    def set(self, prop: int, value: float) -> bool:
+        self.asked.append((prop, value))
+        if prop in (cv2.CAP_PROP_FRAME_WIDTH, cv2.CAP_PROP_FRAME_HEIGHT):
+            self.size[prop == cv2.CAP_PROP_FRAME_HEIGHT] = int(value)
+        return True
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        ok, _ = super().read()
+        return ok, np.zeros((self.size[1], self.size[0], 3), np.uint8)
+
+
+def test_a_camera_is_asked_for_720p_and_a_video_file_is_not(monkeypatch, tmp_path) -> None:
+    import vision.sources
+
+    camera = ModeAsked()
+    monkeypatch.setattr(vision.sources.cv2, "VideoCapture", lambda source: camera)
+    assert next(frames("0", 1)).shape == (720, 1280, 3)
+    assert camera.asked[0] == (cv2.CAP_PROP_FOURCC, cv2.VideoWriter_fourcc(*"MJPG"))  # before the size, as V4L2 needs
+
+    video = tmp_path / "table.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 5, (64, 48))
+    writer.write(np.zeros((48, 64, 3), np.uint8))
+    writer.release()
+    opened: list[Recorded] = []
+    monkeypatch.setattr(
+        vision.sources.cv2, "VideoCapture", lambda source: opened.append(Recorded(source)) or opened[-1]
+    )
+    assert next(frames(str(video), 1)).shape == (48, 64, 3)
+    assert len(opened) == 1 and not opened[0].asked  # a file is read as it was filmed
+
+
+class Recorded:
+    """OpenCV's own capture, keeping what it was asked to set."""
+
+    def __init__(self, source: str) -> None:
+        self.capture, self.asked = REAL_CAPTURE(source), []
+
+    def set(self, prop: int, value: float) -> bool:
+        self.asked.append((prop, value))
+        return self.capture.set(prop, value)
+
+    def __getattr__(self, name: str):
+        return getattr(self.capture, name)
+
+
+REAL_CAPTURE = cv2.VideoCapture
