@@ -29,6 +29,7 @@ from vision.geometry import (
     points_in_quads,
     quad_iou,
     rectangle_tilt,
+    tilts_kept,
     to_plane,
     turned,
     warped,
@@ -166,16 +167,24 @@ class Candidate:
     refined: bool = False  # read on a frame found by search, not as proposed: yields to any proposed reading
 
 
-def _claims(frames: list[TileFrame]) -> np.ndarray:
-    """claims[i, j]: a half of tile i lies inside tile j's outline shrunk by CLAIM_SHRINK, that is at
-    c + s u + t v with |s|, |t| <= CLAIM_SHRINK in j's own axes."""
-    centers = np.array([f.center for f in frames])
-    halves = np.array([f.halves() for f in frames])
-    bases = np.array([np.column_stack([f.u, f.v]) for f in frames])
-    flat = np.abs(np.linalg.det(bases)) < 1e-6  # a degenerate outline claims nothing
-    bases[flat] = np.eye(2)
-    coords = np.einsum("jab,ijhb->ijha", np.linalg.inv(bases), halves[:, None] - centers[None, :, None])
-    claims = (np.abs(coords) <= CLAIM_SHRINK).all(axis=3).any(axis=2)
+def _claims(frames: list[TileFrame], outlines: list[TileFrame]) -> np.ndarray:
+    """claims[i, j]: a half of frames[i] lies inside outlines[j]'s outline shrunk by CLAIM_SHRINK, that is at
+    c + s u + t v with |s|, |t| <= CLAIM_SHRINK in the outline's own axes."""
+    centers = np.array([f.center for f in frames], np.float64)
+    along = np.array([f.u for f in frames], np.float64)
+    halves = (centers[:, None] + np.array([-0.5, 0.5])[None, :, None] * along[:, None]).astype(np.float32)
+    c = np.array([f.center for f in outlines], np.float64)
+    u = np.array([f.u for f in outlines], np.float64)
+    v = np.array([f.v for f in outlines], np.float64)
+    det = u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0]
+    flat = np.abs(det) < 1e-6  # a degenerate outline claims nothing
+    det[flat] = 1.0
+    # Each half in each outline's axes: [u v]^-1 (half - c), the inverse written out for 2 x 2.
+    dx = halves[:, None, :, 0] - c[None, :, None, 0]
+    dy = halves[:, None, :, 1] - c[None, :, None, 1]
+    s = (v[None, :, None, 1] * dx - v[None, :, None, 0] * dy) / det[None, :, None]
+    t = (u[None, :, None, 0] * dy - u[None, :, None, 1] * dx) / det[None, :, None]
+    claims = ((np.abs(s) <= CLAIM_SHRINK) & (np.abs(t) <= CLAIM_SHRINK)).any(axis=2)
     claims[:, flat] = False
     return claims
 
@@ -209,9 +218,7 @@ def _clash_pairs(frames: list[TileFrame], others: list[TileFrame]) -> np.ndarray
     """clash[i, j]: does frame i claim a half of others[j], or others[j] a half of it?"""
     if not frames or not others:
         return np.zeros((len(frames), len(others)), bool)
-    claims = _claims(frames + others)
-    k = len(frames)
-    return claims[:k, k:] | claims[k:, :k].T
+    return _claims(frames, others) | _claims(others, frames).T
 
 
 def _clashing(frames: list[TileFrame], others: list[TileFrame]) -> np.ndarray:
@@ -226,7 +233,8 @@ def select_tiles(candidates: list[Candidate]) -> list[Candidate]:
     sure = sorted((c for c in candidates if c.confidence >= MIN_CONFIDENCE), key=lambda c: (c.refined, -c.confidence))
     if not sure:
         return []
-    claims = _claims([c.frame for c in sure])
+    frames = [c.frame for c in sure]
+    claims = _claims(frames, frames)
     clash = claims | claims.T
     kept = np.zeros(len(sure), bool)
     for i in range(len(sure)):
@@ -234,16 +242,25 @@ def select_tiles(candidates: list[Candidate]) -> list[Candidate]:
     return [c for c, k in zip(sure, kept, strict=True) if k]
 
 
+# Where neighbours() puts a touching tile's centre, (a, b) in the tile's own axes: end to end or side by side,
+# then across it.
+_END_OR_SIDE = np.array([(2, 0), (-2, 0), (0, 2), (0, -2)], np.float64)
+_ACROSS = np.array(
+    [(0.5, 3), (0.5, -3), (-0.5, 3), (-0.5, -3), (1.5, 0), (-1.5, 0), (1.5, 1), (1.5, -1), (-1.5, 1), (-1.5, -1)],
+    np.float64,
+)
+_NEIGHBOUR_STEPS = np.concatenate([_END_OR_SIDE, _ACROSS])
+
+
 def neighbours(frame: TileFrame) -> list[TileFrame]:
     """Where a tile touching this one would lie: end to end, side by side, and across it as a pi's leg
     hangs from its back or a double crosses a line, in the tile's own axes (u, v)."""
-    u, v, c = frame.u, frame.v, frame.center
-    across_axes = (2 * v, u / 2)
-    out = [TileFrame(c + a * u + b * v, u, v) for a, b in ((2, 0), (-2, 0), (0, 2), (0, -2))]
-    for a, b in ((0.5, 3), (0.5, -3), (-0.5, 3), (-0.5, -3), (1.5, 0), (-1.5, 0), (1.5, 1), (1.5, -1), (-1.5, 1),
-                 (-1.5, -1)):  # fmt: skip
-        out.append(TileFrame(c + a * u + b * v, *across_axes))
-    return out
+    u, v = frame.u, frame.v
+    centers = frame.center + _NEIGHBOUR_STEPS[:, :1] * u + _NEIGHBOUR_STEPS[:, 1:] * v
+    across_u, across_v = 2 * v, u / 2
+    return [TileFrame(c, u, v) for c in centers[: len(_END_OR_SIDE)]] + [
+        TileFrame(c, across_u, across_v) for c in centers[len(_END_OR_SIDE) :]
+    ]
 
 
 def _worth_refining(candidates: list[Candidate], maps: np.ndarray, scale: float) -> list[int]:
@@ -480,18 +497,20 @@ class DominoRecognizer:
         """
         image, factor = working_copy(image)
         ignore = outlines_to_working(ignore, factor)
-        kept, timing = self._upright(image, ignore)
-        t0 = time.perf_counter()
-        size = image.shape[1::-1]
-        turn = _far_side_up(kept, size)
-        if not turn:
-            zoomed = self._zoomed(image, ignore, kept)
-            # Tiles too small for the first look to tell the tilt by can tell it, read from closer.
-            turn = len(zoomed) > len(kept) and _far_side_up(zoomed, size)
-            kept = zoomed
-        t1 = time.perf_counter()
-        if turn:
-            kept = self._half_round(image, ignore)
+        # The tiles' tilt is asked for again where a look adds no tile (`tilts_kept`).
+        with tilts_kept():
+            kept, timing = self._upright(image, ignore)
+            t0 = time.perf_counter()
+            size = image.shape[1::-1]
+            turn = _far_side_up(kept, size)
+            if not turn:
+                zoomed = self._zoomed(image, ignore, kept)
+                # Tiles too small for the first look to tell the tilt by can tell it, read from closer.
+                turn = len(zoomed) > len(kept) and _far_side_up(zoomed, size)
+                kept = zoomed
+            t1 = time.perf_counter()
+            if turn:
+                kept = self._half_round(image, ignore)
         timing["dominoes_zoomed_ms"] = (t1 - t0) * 1000
         timing["dominoes_turned_ms"] = (time.perf_counter() - t1) * 1000
         if factor > 1:
