@@ -23,7 +23,7 @@ from server.commands.sticks import MIRRORED, move_result, move_text, problem_tex
 from server.storage import NotRecorded, Recording, recording
 from server.watching import Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
 from vision.sticks import StickRecognizer
-from vision.sticks.layout import TableLayout, layout_key, table_layout
+from vision.sticks.layout import TableLayout, camera_motion, layout_key, table_layout
 
 if TYPE_CHECKING:
     from rules.sticks import Symmetry
@@ -57,6 +57,7 @@ def watch_game(
     settler: Settler[TableLayout] = Settler(key=layout_key)
     layouts: list[dict[str, Any]] = []
     moves: list[dict[str, Any]] = []
+    settled_frames: list[np.ndarray] = []  # the frame each layout settled in: the camera's move is told by them
 
     def on_frame(seconds: float, frame: np.ndarray) -> None:
         settled = settler.add(seconds, table_layout(*recognizer(frame)))
@@ -77,9 +78,11 @@ def watch_game(
         }
         layouts.append(layout)
         before = settler.settled[-2].reading if len(settler.settled) > 1 else None
+        settled_frames[:] = [*settled_frames[-1:], frame]
         move = None
         if before is not None and before.layout is not None and table.layout is not None:
-            move = {"seconds": layout["seconds"], **move_result(before, table, symmetry)}
+            motion = camera_motion(settled_frames[0], frame, before, table)
+            move = {"seconds": layout["seconds"], **move_result(before, table, symmetry, motion)}
             moves.append(move)
         recording.add(layout["seconds"], {"layout": layout, "move": move})
         on_settled(layout, move)

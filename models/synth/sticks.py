@@ -189,6 +189,8 @@ class StickSceneSpec:
     # Printed DIGIT cards (vision/sticks/artwork.py) laid on the table clear of the sticks, from a stream of
     # their own: the scene is otherwise the same with or without them.
     cards: tuple[int, ...] = ()
+    # Another photograph of the same table: the sensor's grain is drawn anew (0: the scene's own), all else alike.
+    exposure: int = 0
 
 
 def lattice_sticks(
@@ -497,7 +499,8 @@ def render_stick_scene(seed: int, spec: StickSceneSpec = StickSceneSpec()) -> St
         if rng.random() < 0.5:
             stick.ends = stick.ends[::-1].copy()  # match heads point either way
         _draw_stick(image, camera, stick, stick_style, thickness_mm, light, shadow_strength, rng)
-    image = _photograph(rng, nrng, image)
+    grain = nrng if spec.exposure == 0 else np.random.default_rng((seed, spec.exposure))
+    image = _photograph(rng, grain, image)
     truth = [TruthStick(camera.project(s.ends).astype(np.float32), s.edge) for s in sticks]
     on_lattice = spec.kind == "lattice"
     if spec.edges is not None:

@@ -43,14 +43,21 @@ PROBLEMS = {
     "no_stick_moved": "the pattern did not change",
     "several_sticks_moved": "several sticks moved",
 }
+# A verdict on two frames between which the camera moved (vision.alignment) says so, and where every stick seems
+# to have moved on a table too plain to tell, what may be the cause.
+CAMERA_MOVED = " (the camera moved; the sticks are compared where the table shows they lay)"
+CAMERA_UNTOLD = "if the camera moved, keep it still between the pictures: this table shows too little to tell"
 # A five-stick pattern that breaks no rule shows a card, unless mirror images count apart and it is the mirror
 # image of one: the cards print one of each pair.
 MIRRORED = "a card's mirror image, which is no card when mirror images count apart (--rotations-only)"
 
 
-def _read_table(photo: Path, profile: CalibrationProfile | None = None) -> tuple[TableLayout, list[DigitCard]]:
-    """The photo's DIGIT layout and the DIGIT cards lying beside it; a clear error and exit on a bad file, or on
-    a photo the calibration `profile` was not made for. The sticks drawn on a card are no sticks of the layout."""
+def _read_table(
+    photo: Path, profile: CalibrationProfile | None = None
+) -> tuple[TableLayout, list[DigitCard], np.ndarray]:
+    """The photo's DIGIT layout, the DIGIT cards lying beside it and the photo; a clear error and exit on a bad
+    file, or on a photo the calibration `profile` was not made for. The sticks drawn on a card are no sticks of
+    the layout."""
     from vision.sticks import StickRecognizer
     from vision.sticks.cards import read_digit_cards
     from vision.sticks.layout import table_layout
@@ -60,7 +67,7 @@ def _read_table(photo: Path, profile: CalibrationProfile | None = None) -> tuple
         fail(f"{photo}: {problem}")
         raise typer.Exit(code=1)
     cards = read_digit_cards(image)
-    return table_layout(*StickRecognizer()(image, ignore=[card.corners for card in cards])), cards
+    return table_layout(*StickRecognizer()(image, ignore=[card.corners for card in cards])), cards, image
 
 
 def _symmetry(rotations_only: bool):
@@ -151,7 +158,7 @@ def judge_digit(
         raise typer.Exit(code=2) from exc
     symmetry = _symmetry(rotations_only)
     profile = load_calibration(calibration, "hand") if calibration is not None else None
-    table, on_table = _read_table(photo, profile)
+    table, on_table, _ = _read_table(photo, profile)
     centres = np.array([c.corners.mean(axis=0) for c in on_table]).reshape(-1, 2)
     in_hand = in_hand_area(profile, centres)
     held = [c.card for c, h in zip(on_table, in_hand, strict=True) if h]
@@ -222,39 +229,61 @@ def judge_digit_move(
     as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
 ) -> None:
     """Judge one DIGIT turn from two photos: exactly one stick moved, all five still touch in one pattern on
-    the lattice; and the card the new layout shows. The camera must not move between the photos."""
-    (first, _), (second, _) = _read_table(before), _read_table(after)
+    the lattice; and the card the new layout shows. A camera moved between the photos is allowed for where the
+    table shows it (its grain, marks, things lying still); on a plain cloth keep the camera still."""
+    from vision.sticks.layout import camera_motion
+
+    (first, _, first_photo), (second, _, second_photo) = _read_table(before), _read_table(after)
     if first.layout is None or second.layout is None:
         fail(f"{before if first.layout is None else after}: no sticks found")
         raise typer.Exit(code=1)
-    result = move_result(first, second, _symmetry(rotations_only))
+    motion = camera_motion(first_photo, second_photo, first, second)
+    result = move_result(first, second, _symmetry(rotations_only), motion)
     if as_json:
         typer.echo(json.dumps(result))
     else:
         typer.echo(move_text(result))
 
 
-def move_result(first: TableLayout, second: TableLayout, symmetry: Symmetry) -> dict[str, Any]:
+def move_result(
+    first: TableLayout, second: TableLayout, symmetry: Symmetry, motion: np.ndarray | None = None
+) -> dict[str, Any]:
     """The turn from one table to the next (vision.sticks.layout.TableLayout, both with a layout) as the
-    verdict's JSON: the move, whether it is legal and why not, the card the table now shows."""
+    verdict's JSON: the move, whether it is legal and why not, the card the table now shows. `motion`, the
+    camera's move between the frames as the table shows it (`camera_motion`), puts the second table's sticks
+    where the first frame's camera saw them; `camera_moved` is null where the table could not tell."""
     from rules.sticks import card_number
-    from vision.sticks.layout import judged_turn
+    from vision.sticks.layout import camera_moved, judged_turn, seen_from
 
+    moved_camera = None if motion is None else camera_moved(motion, second)
+    if moved_camera:
+        second = seen_from(second, motion)
     verdict, status, moved = judged_turn(first, second)
     names = status_names(status)
     card = card_number(second.layout, symmetry) if not status else None
-    return {**verdict.to_json(), "legal": not status, "status": names, "card": card, "sticks_moved": moved}
+    return {
+        **verdict.to_json(),
+        "legal": not status,
+        "status": names,
+        "card": card,
+        "sticks_moved": moved,
+        "camera_moved": moved_camera,
+    }
 
 
 def move_text(result: dict[str, Any]) -> str:
     """`move_result` in words."""
     from rules.sticks import Edge
 
+    camera = CAMERA_MOVED if result["camera_moved"] else ""
     if result["legal"]:
         removed, added = (Edge.from_json(result[k][0]) for k in ("removed", "added"))
         shows = f"card {result['card']}" if result["card"] is not None else MIRRORED
-        return f"legal move: take the stick at {removed}, lay it at {added}; the table now shows {shows}"
-    return "not a legal move: " + "; ".join(problem_texts(result["status"], result["sticks_moved"]))
+        return f"legal move: take the stick at {removed}, lay it at {added}; the table now shows {shows}{camera}"
+    problems = problem_texts(result["status"], result["sticks_moved"])
+    if result["camera_moved"] is None and "several_sticks_moved" in result["status"] and result["sticks_moved"] >= 4:
+        problems.append(CAMERA_UNTOLD)
+    return "not a legal move: " + "; ".join(problems) + camera
 
 
 @judge_app.command("digit-moves")

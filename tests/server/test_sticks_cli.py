@@ -26,16 +26,26 @@ def tableref(*args: str):
 
 
 def photo(
-    tmp: Path, seed: int, edges: tuple[Edge, ...], turn: float, table: str, origin: tuple[float, float] | None = None
+    tmp: Path,
+    seed: int,
+    edges: tuple[Edge, ...],
+    turn: float,
+    table: str,
+    origin: tuple[float, float] | None = None,
+    camera: np.ndarray | None = None,
 ) -> Path:
     """A held-out render of `edges` laid as they are; one seed and turn give one camera, light and table, and
-    one `origin` (the lattice point laid at the table's middle) keeps the sticks not moved where they lay."""
+    one `origin` (the lattice point laid at the table's middle) keeps the sticks not moved where they lay.
+    With `camera` (2 x 3, px -> px) the camera moved that way, and the photo is another exposure."""
     spec = StickSceneSpec(
-        split="heldout", kind="lattice", edges=edges, turn=turn, table=table, stick_px=(80, 130), origin=origin
-    )
-    scene = render_stick_scene(seed, spec)
-    path = tmp / f"{seed}-{abs(hash(edges))}.png"
-    cv2.imwrite(str(path), scene.image)
+        split="heldout", kind="lattice", edges=edges, turn=turn, table=table, stick_px=(80, 130), origin=origin,
+        exposure=int(camera is not None),
+    )  # fmt: skip
+    image = render_stick_scene(seed, spec).image
+    if camera is not None:
+        image = cv2.warpAffine(image, camera, image.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
+    path = tmp / f"{seed}-{abs(hash(edges))}-{spec.exposure}.png"
+    cv2.imwrite(str(path), image)
     return path
 
 
@@ -159,6 +169,34 @@ def test_judge_digit_move_names_what_went_wrong(tmp_path: Path) -> None:
             else:
                 right += not verdict["legal"] and expected in verdict["status"]
     assert right >= total - 2, f"{right} of {total} moves judged right"
+
+
+def test_a_camera_moved_between_the_photos_is_allowed_for_where_the_table_shows_it(tmp_path: Path) -> None:
+    """Turned 2 degrees and shifted 50 px, further than a stick left in place may move: on a grained table the
+    move is judged as with a still camera, and the verdict says the camera moved. On a plain cloth it cannot
+    be told, and the verdict says what to do."""
+    bumped = cv2.getRotationMatrix2D((640, 360), 2.0, 1.0) + np.float64([[0, 0, 40], [0, 0, -30]])
+    right = total = 0
+    for i, card in enumerate((12, 26, 38)):
+        before = tuple(sorted(shape_for_card(card)))
+        seed, turn, origin = SEED + 60 + i, 0.3 + 0.2 * i, (2.0, 1.0)
+        first = photo(tmp_path, seed, before, turn, "birch", origin)
+        after = moves(before)["legal"]
+        for edges, expected in ((after, "legal"), (before, "no_stick_moved")):
+            moved = photo(tmp_path, seed, edges, turn, "birch", origin, bumped)
+            verdict = json.loads(tableref("judge", "digit-move", str(first), str(moved), "--json").stdout)
+            total += 1
+            if expected == "legal":
+                right += verdict["legal"] and verdict["sticks_moved"] == 1 and verdict["camera_moved"] is True
+            else:
+                right += verdict["status"] == [expected] and verdict["camera_moved"] is True
+    assert right >= total - 1, f"{right} of {total} moves judged right"
+
+    before = tuple(sorted(shape_for_card(12)))
+    first = photo(tmp_path, SEED + 70, before, 0.4, "glossy_black", (2.0, 1.0))
+    moved = photo(tmp_path, SEED + 70, before, 0.4, "glossy_black", (2.0, 1.0), bumped)
+    text = tableref("judge", "digit-move", str(first), str(moved)).stdout
+    assert "several sticks moved" in text and "keep it still between the pictures" in text
 
 
 def test_judge_digit_errors(tmp_path: Path) -> None:

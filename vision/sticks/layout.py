@@ -7,12 +7,14 @@ from the group break the pattern, and the stick count is the frame's, not the gr
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from rules.digit_game import STICKS, Layout, MoveVerdict, Status, judge_move
 from rules.sticks import SYMMETRIES, normalize, transform
+from vision.alignment import table_motion
+from vision.geometry import to_plane
 from vision.sticks.detections import Polystick, Stick
 
 
@@ -56,8 +58,9 @@ def judged_turn(first: TableLayout, second: TableLayout) -> tuple[MoveVerdict, S
     Each frame's lattice frame is taken from its own sticks, and a layout turned near 45 degrees in the
     picture can come back a quarter turn apart. The table itself does not turn: the turn that moves least is
     taken. The lattice cannot see a layout shifted whole, or three sticks moved into the layout shifted by one
-    move: the sticks' places in the picture can, as the camera stays put, and they are counted too. The
-    groups' own stick counts give way to the tables': sticks apart from the group break the pattern.
+    move: the sticks' places in the picture can, and they are counted too (a camera that moved between the
+    frames has its move taken out first, `seen_from`). The groups' own stick counts give way to the tables':
+    sticks apart from the group break the pattern.
     """
     assert first.layout is not None and second.layout is not None
     turned = [Layout(normalize(transform(second.layout, t)), second.layout.on_lattice) for t in SYMMETRIES[:4]]
@@ -79,7 +82,7 @@ def sticks_laid_anew(before: tuple[Stick, ...], after: tuple[Stick, ...]) -> int
     if not before or not after:
         return len(after)
     middles = [np.array([s.ends.mean(axis=0) for s in sticks]) for sticks in (before, after)]
-    length = np.median([np.linalg.norm(s.ends[1] - s.ends[0]) for s in (*before, *after)])
+    length = _median_length((*before, *after))
     apart = np.linalg.norm(middles[0][:, None] - middles[1][None], axis=2)
     kept: set[int] = set()
     stayed: set[int] = set()
@@ -90,6 +93,54 @@ def sticks_laid_anew(before: tuple[Stick, ...], after: tuple[Stick, ...]) -> int
             kept.add(i)
             stayed.add(j)
     return len(after) - len(stayed)
+
+
+# Left out round each stick where the table is matched between two frames (stick lengths beside and beyond it):
+# its shadow, and the table a hand's nudge may have shifted it over.
+HIDDEN_AROUND = 0.2
+# The camera is taken as still where the table's own move shifts no stick end this far (stick lengths).
+CAMERA_STILL = 0.05
+
+
+def camera_motion(
+    first_frame: np.ndarray, second_frame: np.ndarray, first: TableLayout, second: TableLayout
+) -> np.ndarray | None:
+    """The camera's move between two frames of a turn as the table shows it (second frame px -> first's,
+    vision.alignment), every stick of either table left out; None where the table shows too little to tell."""
+    return table_motion(first_frame, second_frame, stick_outlines(first.sticks), stick_outlines(second.sticks))
+
+
+def camera_moved(motion: np.ndarray, table: TableLayout) -> bool:
+    """Whether the camera's `motion` shifts an end of the table's sticks CAMERA_STILL stick lengths or more."""
+    if not table.sticks:
+        return False
+    ends = np.array([s.ends for s in table.sticks], np.float64)
+    shift = np.linalg.norm(to_plane(motion, ends) - ends, axis=-1)
+    return bool(np.nanmax(shift) >= CAMERA_STILL * _median_length(table.sticks))
+
+
+def seen_from(table: TableLayout, motion: np.ndarray) -> TableLayout:
+    """The table with its sticks where the camera `motion` maps them (as the other frame's camera saw them)."""
+    sticks = tuple(replace(s, ends=to_plane(motion, np.asarray(s.ends, np.float64))) for s in table.sticks)
+    return replace(table, sticks=sticks)
+
+
+def stick_outlines(sticks: tuple[Stick, ...]) -> list[np.ndarray]:
+    """Each stick's outline widened by HIDDEN_AROUND stick lengths all round."""
+    if not sticks:
+        return []
+    reach = HIDDEN_AROUND * _median_length(sticks)
+    outlines = []
+    for stick in sticks:
+        a, b = np.asarray(stick.ends, np.float64)
+        along = (b - a) / max(float(np.linalg.norm(b - a)), 1e-9) * reach
+        across = np.array([-along[1], along[0]])
+        outlines.append(np.array([a - along - across, b + along - across, b + along + across, a - along + across]))
+    return outlines
+
+
+def _median_length(sticks: tuple[Stick, ...]) -> float:
+    return float(np.median([np.linalg.norm(s.ends[1] - s.ends[0]) for s in sticks]))
 
 
 def layout_key(table: TableLayout) -> Hashable:
