@@ -101,3 +101,20 @@ def test_two_short_sticks_at_a_corner_are_read_not_cut_to_nothing() -> None:
     found, _ = StickRecognizer()._layout(np.zeros((540, 960, 3), np.uint8), readings, None, [])
     assert sorted(len(s.ends) for s in found) == [2, 2]
     assert all(np.linalg.norm(s.ends[1] - s.ends[0]) >= MIN_STICK_PX for s in found)
+
+
+def test_a_move_that_puts_a_stick_past_the_horizon_is_no_cameras_move(monkeypatch) -> None:
+    """A homography fitted to a few matches can send part of the table behind the camera; the turn is then
+    judged as if the camera stood still rather than on sticks with no place in the picture."""
+    import vision.sticks.layout as layout
+
+    table = table_layout(sticks(5), [Polystick(tuple(range(5)), tuple(sorted(PENTASTICKS[0])), True, True, 1)])
+    frame = np.zeros((720, 1280, 3), np.uint8)
+    horizon = np.array([[1.0, 0, 0], [0, 1, 0], [0.01, 0, 1]])  # w = 0.01 x + 1: x <= -100 is behind the camera
+    monkeypatch.setattr(layout, "table_motion", lambda *args: horizon)
+    assert layout.camera_motion(frame, frame, table, table) is not None
+    far = table_layout(
+        [Stick(s.ends - (200, 0), 0.9) for s in sticks(5)],
+        [Polystick(tuple(range(5)), tuple(sorted(PENTASTICKS[0])), True, True, 1)],
+    )
+    assert layout.camera_motion(frame, frame, table, far) is None

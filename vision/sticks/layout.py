@@ -106,8 +106,13 @@ def camera_motion(
     first_frame: np.ndarray, second_frame: np.ndarray, first: TableLayout, second: TableLayout
 ) -> np.ndarray | None:
     """The camera's move between two frames of a turn as the table shows it (second frame px -> first's,
-    vision.alignment), every stick of either table left out; None where the table shows too little to tell."""
-    return table_motion(first_frame, second_frame, stick_outlines(first.sticks), stick_outlines(second.sticks))
+    vision.alignment), every stick of either table left out; None where the table shows too little to tell, or
+    where the move would put a stick of the second beyond the first camera's horizon (no camera's move)."""
+    motion = table_motion(first_frame, second_frame, stick_outlines(first.sticks), stick_outlines(second.sticks))
+    ends = np.array([s.ends for s in second.sticks], np.float64).reshape(-1, 2)
+    if motion is None or not np.isfinite(to_plane(motion, ends)).all():
+        return None
+    return motion
 
 
 def camera_moved(motion: np.ndarray, table: TableLayout) -> bool:
@@ -116,7 +121,7 @@ def camera_moved(motion: np.ndarray, table: TableLayout) -> bool:
         return False
     ends = np.array([s.ends for s in table.sticks], np.float64)
     shift = np.linalg.norm(to_plane(motion, ends) - ends, axis=-1)
-    return bool(np.nanmax(shift) >= CAMERA_STILL * _median_length(table.sticks))
+    return bool(shift.max() >= CAMERA_STILL * _median_length(table.sticks))
 
 
 def seen_from(table: TableLayout, motion: np.ndarray) -> TableLayout:
