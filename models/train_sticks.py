@@ -83,6 +83,17 @@ BARE_SEAMED_SHARE = 0.2
 HAND_CACHE = "sticks-frames-hands-v1"
 HAND_SEED = 64_000_000
 HAND_STICK_MM = 65.0  # the sticks rendered are 50-80 mm long: the hand's scale
+# The small block: frames of a webcam filming at 640x480 or so are read at their own pixels' scale or near it
+# (vision/locator.py, `reading_size`), where every other block's frames come to the network halved, sharper and
+# less grainy than they were rendered; such frames read far worse (models/sticks.md). These are rendered that
+# small, over every training table, with sticks as long in the network's input as in the other blocks.
+SMALL_CACHE = "sticks-frames-small-v1"
+SMALL_SEED = 66_000_000
+SMALL_SHAPES = ((640, 360), (720, 405), (854, 480))  # read at 1.0, 0.89 and 0.75 of their pixels
+# Sticks that short are often thinner than the renderer draws (MIN_THICKNESS_PX): such a seed is drawn again
+# from here, up to SMALL_TRIES times.
+SMALL_RETRY_SEED = 66_100_000
+SMALL_TRIES = 8
 
 
 def training_frame(
@@ -193,6 +204,18 @@ def hand_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return as_sample(degrade(image, Degradation.hand, seed, sticks, scale), sticks)
 
 
+def small_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """frame_sample over TABLES and PATTERN_TRAIN_TABLES in a frame of one of SMALL_SHAPES."""
+    size = random.Random(seed).choice(SMALL_SHAPES)
+    tries = [seed] + [SMALL_RETRY_SEED + (seed - SMALL_SEED) * SMALL_TRIES + k for k in range(SMALL_TRIES - 1)]
+    for tried in tries[:-1]:
+        try:
+            return frame_sample(tried, TABLES + PATTERN_TRAIN_TABLES, size=size)
+        except RuntimeError:  # no stick of this seed fits that small
+            continue
+    return frame_sample(tries[-1], TABLES + PATTERN_TRAIN_TABLES, size=size)
+
+
 def locator_data(
     first_seed: int,
     scenes: int,
@@ -202,11 +225,12 @@ def locator_data(
     close_heap_scenes: int = 0,
     mikado_scenes: int = 0,
     hand_scenes: int = 0,
+    small_scenes: int = 0,
 ) -> dict[str, np.ndarray]:
     """The cached frames and their targets (vision.sticks.locate.encode_targets): `scenes` over TABLES, then
     `pattern_scenes` more over PATTERN_TRAIN_TABLES, then `crossing_scenes` of the crossing block,
     `shaped_scenes` of the shaped block, `close_heap_scenes` of the close-heap block, `mikado_scenes` of
-    the mikado block and `hand_scenes` of the hand block."""
+    the mikado block, `hand_scenes` of the hand block and `small_scenes` of the small block."""
     blocks = [render_cached(FRAMES_CACHE, frame_sample, first_seed, scenes)] if scenes else []
     if pattern_scenes:
         blocks.append(render_cached(PATTERN_CACHE, pattern_sample, first_seed + scenes, pattern_scenes))
@@ -221,6 +245,8 @@ def locator_data(
         blocks.append(render_cached(MIKADO_CACHE, mikado_sample, MIKADO_SEED, mikado_scenes))
     if hand_scenes:
         blocks.append(render_cached(HAND_CACHE, hand_sample, HAND_SEED, hand_scenes))
+    if small_scenes:
+        blocks.append(render_cached(SMALL_CACHE, small_sample, SMALL_SEED, small_scenes))
     return locator_frames(blocks, encode_targets)
 
 
@@ -232,6 +258,9 @@ def train(
     close_heap_scenes: int = typer.Option(0, help="more frames, mostly heaps seen close (cached)"),
     mikado_scenes: int = typer.Option(0, help="more frames, every stick a thin pointed pick-up stick (cached)"),
     hand_scenes: int = typer.Option(0, help="more frames, a player's hand reaching in beside the sticks (cached)"),
+    small_scenes: int = typer.Option(
+        0, help="more frames as small as a 640x480 webcam's, read at their scale (cached)"
+    ),
     threads: int = typer.Option(1, help="torch threads (the machine is shared: one by default)"),
     steps: int = typer.Option(12000, help="training steps of 12 windows"),
     seed: int = typer.Option(0),
@@ -249,7 +278,15 @@ def train(
 
     torch.set_num_threads(threads)
     data = locator_data(
-        1, scenes, pattern_scenes, crossing_scenes, shaped_scenes, close_heap_scenes, mikado_scenes, hand_scenes
+        1,
+        scenes,
+        pattern_scenes,
+        crossing_scenes,
+        shaped_scenes,
+        close_heap_scenes,
+        mikado_scenes,
+        hand_scenes,
+        small_scenes,
     )
     print(f"{len(data['canvas'])} frames, {int((data['heat'][:, 0] > 0.999).sum())} sticks")
     model, report = fit_locator(
@@ -271,7 +308,7 @@ def train(
     training = {
         "scenes": scenes, "pattern_scenes": pattern_scenes, "crossing_scenes": crossing_scenes,
         "shaped_scenes": shaped_scenes, "close_heap_scenes": close_heap_scenes, "mikado_scenes": mikado_scenes,
-        "hand_scenes": hand_scenes,
+        "hand_scenes": hand_scenes, "small_scenes": small_scenes,
         "seed": seed, "threads": threads,
         "resumed": resume or start is not None,
         "data": "models/synth/sticks.py renders, split=train, at three scales, on the training tables and "
@@ -281,7 +318,9 @@ def train(
                 "both in frames of SHAPES (seeds SHAPED_SEED..); close_heap_scenes more, three in five a heap "
                 "of sticks 120-300 px long in 1280x720 (seeds CLOSE_HEAP_SEED..); mikado_scenes more on both, every "
                 "stick of the mikado material, BARE_SEAMED_SHARE of them bare SEAMED_TABLES (seeds MIKADO_SEED..); "
-                "hand_scenes more on both, a player's hand reaching in beside the sticks (seeds HAND_SEED..)",
+                "hand_scenes more on both, a player's hand reaching in beside the sticks (seeds HAND_SEED..); "
+                "small_scenes more on both in frames of SMALL_SHAPES, read near their own pixels' scale (seeds "
+                "SMALL_SEED..)",
         **report,
     }  # fmt: skip
     export_locator(model, out, MODEL_PATH, INPUT_SIZE, CHANNELS, STRIDE, training)

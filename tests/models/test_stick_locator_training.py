@@ -1,6 +1,8 @@
 """The stick locator's training frames: those of other shapes than 16:9 keep the sticks' ends where the
 letterboxed frame shows them; the mikado block mixes in bare seamed tables; the hand block adds a hand and
-takes no stick away."""
+takes no stick away; the small block's frames come to the network near their own pixels' scale."""
+
+import random
 
 import numpy as np
 
@@ -10,11 +12,15 @@ from models.train_sticks import (
     MIKADO_SEED,
     NO_STICK_SHARE,
     PATTERN_TRAIN_TABLES,
+    SMALL_SEED,
+    SMALL_SHAPES,
     TABLES,
     frame_sample,
     hand_sample,
     mikado_sample,
+    small_sample,
 )
+from vision.locator import letterbox_scale
 from vision.sticks.locate import INPUT_SIZE
 
 SEEDS = range(40, 52)
@@ -59,3 +65,25 @@ def test_the_hand_block_is_the_same_frame_with_a_hand_beside_its_sticks() -> Non
             middle = np.round(stick.mean(axis=0)).astype(int)
             assert not moved[middle[1], middle[0]]  # the stick is seen as it was
     assert changed >= 10
+
+
+def stick_lengths(ends: np.ndarray) -> list[float]:
+    sticks = ends[0][~np.isnan(ends[0]).any(axis=(1, 2))]
+    return list(np.linalg.norm(sticks[:, 1] - sticks[:, 0], axis=1))
+
+
+def test_the_small_block_comes_to_the_network_near_its_own_scale_with_sticks_as_long() -> None:
+    """A webcam's 640x480 frame is read at its own pixels' scale, softer and grainier than the halved frames of
+    every other block: the small block's frames are shown so, and their sticks are as long in the input."""
+    small, usual = [], []
+    for seed in range(SMALL_SEED, SMALL_SEED + 16):
+        canvas, ends = small_sample(seed)
+        size = random.Random(seed).choice(SMALL_SHAPES)
+        scale = letterbox_scale(*size, INPUT_SIZE)
+        assert 0.74 <= scale <= 1.0
+        shown = np.flatnonzero(canvas[0].any(axis=(1, 2)))
+        assert shown.max() + 1 == round(size[1] * scale)  # the frame at that scale, then the black bar
+        small += stick_lengths(ends)
+        usual += stick_lengths(frame_sample(seed, TABLES + PATTERN_TRAIN_TABLES)[1])
+    assert len(small) > 20
+    assert 0.67 <= np.median(small) / np.median(usual) <= 1.5
