@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 
 from models.synth.sticks import StickSceneSpec, render_stick_scene
+from models.synth.tables import HELDOUT_TABLES
 from rules.sticks import shape_for_card
 from vision.alignment import table_motion
 from vision.geometry import to_plane
@@ -17,8 +18,8 @@ TEXTURED = ("birch", "marble", "wood", "granite", "cork", "concrete", "laminate"
 
 def two_photos(seed: int, table: str, move: np.ndarray, card: int = 12) -> tuple[np.ndarray, np.ndarray, list, list]:
     """Two exposures of one layout on `table` (each its own sensor grain), the second seen by a camera moved
-    by `move` (2 x 3, first frame px -> second's), and each photo's stick outlines."""
-    split = "heldout" if table in ("birch", "marble", "red_felt", "glossy_black", "checkered") else "train"
+    by `move` (2 x 3, first frame px -> second's), and each photo's stick ends."""
+    split = "heldout" if table in HELDOUT_TABLES else "train"
     spec = StickSceneSpec(split=split, kind="lattice", edges=tuple(sorted(shape_for_card(card))), turn=0.3, table=table)
     first = render_stick_scene(seed, spec)
     second = render_stick_scene(seed, replace(spec, exposure=1))
