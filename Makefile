@@ -84,6 +84,7 @@ train: $(STAMP) fonts
 		--checkpoint data/sticks_locate-heaps.pt --out models/sticks_locate_heaps.onnx
 	$(BIN)/python -m models.train_sticks --scenes 1200 --pattern-scenes 600 --shaped-scenes 2400 --mikado-scenes 1200 \
 		--start models/sticks_locate.onnx --steps 4000 --lr 5e-4 --seed 10 --checkpoint data/sticks_locate-mikado.pt
+	$(BIN)/python -m models.train_stick_pairs
 	$(BIN)/python -m models.quantize
 
 evaluate: $(STAMP) fonts

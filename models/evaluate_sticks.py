@@ -13,16 +13,10 @@ import numpy as np
 from models.synth.degrade import Degradation, degrade, moved, px_per_mm
 from models.synth.sticks import StickScene, StickSceneSpec, render_stick_scene
 from vision.sticks.detections import Polystick, Stick
+from vision.sticks.lattice import end_distance
 from vision.sticks.recognize import StickRecognizer
 
 CARDS = 55
-
-
-def end_error(found: np.ndarray, truth: np.ndarray) -> float:
-    """The worse of the two end distances, taking the ends in whichever order fits."""
-    straight = max(np.linalg.norm(found[0] - truth[0]), np.linalg.norm(found[1] - truth[1]))
-    crossed = max(np.linalg.norm(found[0] - truth[1]), np.linalg.norm(found[1] - truth[0]))
-    return float(min(straight, crossed))
 
 
 def match_sticks(scene: StickScene, sticks: list[Stick]) -> dict[int, int]:
@@ -31,7 +25,7 @@ def match_sticks(scene: StickScene, sticks: list[Stick]) -> dict[int, int]:
     for t, truth in enumerate(scene.sticks):
         tolerance = max(8.0, 0.15 * float(np.linalg.norm(truth.ends[1] - truth.ends[0])))
         for f, stick in enumerate(sticks):
-            error = end_error(stick.ends, truth.ends)
+            error = end_distance(stick.ends, truth.ends)
             if error <= tolerance:
                 pairs.append((error, t, f))
     matched: dict[int, int] = {}

@@ -30,6 +30,13 @@ CROSS_MARGIN = 0.12  # sticks that meet at a corner may overlap this much (of th
 RESIDUAL = 0.27  # of a stick length: how far a junction may sit from the fitted lattice
 
 
+def end_distance(a: np.ndarray, b: np.ndarray) -> float:
+    """How far apart two sticks' ends (2x2 each) are: the farther pair, the ends matched in whichever order fits."""
+    straight = max(np.linalg.norm(a[0] - b[0]), np.linalg.norm(a[1] - b[1]))
+    crossed = max(np.linalg.norm(a[0] - b[1]), np.linalg.norm(a[1] - b[0]))
+    return float(min(straight, crossed))
+
+
 def segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     """Distance from p to segment ab, and where along it (0 at a, 1 at b) the nearest point is."""
     ab = b - a

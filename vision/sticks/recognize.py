@@ -20,8 +20,9 @@
 - mirrored: where no card is read at sure peaks stick by stick, and the sticks are no heap, all of that again on
   the frame's mirror images, which vote on the cards (vision/sticks/mirrored.py);
 - heap: where many sticks but no card are read, the locator and lattice stages again on a window round them, at
-  twice the scale, with the network trained on heaps seen so (vision/sticks/heaps.py); its reading replaces
-  the sticks in the window;
+  twice the scale, with the network trained on heaps seen so (vision/sticks/heaps.py), and pairs of its end
+  peaks a second network believes to be one stick's ends taken with the sticks it read (vision/sticks/pairs.py);
+  that reading replaces the sticks in the window;
 - ends: a stick off the lattice read far longer or shorter than the frame's others has its ends found again
   along its axis, where its body ends in the picture (vision/sticks/ends.py).
 """
@@ -49,6 +50,7 @@ from vision.sticks.heaps import HEAP_MODEL_PATH, HEAP_STICKS, heap_window
 from vision.sticks.lattice import group, nearest_on_segments, segment_distance, snap, touch_matrix
 from vision.sticks.locate import BLURRED_MODEL_PATH, PEAK_THRESHOLD, LocatorReadings, StickLocator, part_step
 from vision.sticks.mirrored import MIRRORS, mirrored_homography, mirrored_streak, most_agreed
+from vision.sticks.pairs import PairCheck, assembled
 from vision.sticks.plane import split_runs, table_plane, turned_stick
 from vision.sticks.reread import reread_group
 from vision.sticks.seams import is_seam, row_line
@@ -554,10 +556,12 @@ class StickRecognizer:
         focus: FocusGauge | None = None,
         blurred_locator: StickLocator | None = None,
         heap_locator: StickLocator | None = None,
+        pairs: bool = True,
     ) -> None:
         self.locator = locator or StickLocator()
         self.blurred_locator = blurred_locator or StickLocator(BLURRED_MODEL_PATH)
         self.heap_locator = heap_locator or StickLocator(HEAP_MODEL_PATH)
+        self.pair_check = PairCheck() if pairs else None
         self.focus = focus or FocusGauge()
         self.equaliser = cv2.createCLAHE(clipLimit=EQUALISE_CLIP, tileGridSize=(8, 8))
 
@@ -767,7 +771,10 @@ class StickRecognizer:
         size = image.shape[1::-1]
         window = heap_window(np.array([s.ends for s in sticks]), size)
         crop, window_homography, window_ignore = _in_window(image, window, homography, ignore)
-        more, _ = self._layout(crop, self._read(crop, self.heap_locator), window_homography, window_ignore)
+        readings = self._read(crop, self.heap_locator)
+        more, _ = self._layout(crop, readings, window_homography, window_ignore)
+        if self.pair_check is not None:
+            more = assembled(crop, more, readings, self.pair_check)
         sticks = _replaced_in_window(sticks, more, window)
         return sticks, self._snapped(sticks, size, homography)
 
