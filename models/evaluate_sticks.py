@@ -19,11 +19,16 @@ from vision.sticks.recognize import StickRecognizer
 CARDS = 55
 
 
+def end_tolerance(truth: np.ndarray) -> float:
+    """How far (px) a found stick's ends may lie from a true stick's (ends 2x2) to count as it: 8 px or 15 %."""
+    return max(8.0, 0.15 * float(np.linalg.norm(truth[1] - truth[0])))
+
+
 def match_sticks(scene: StickScene, sticks: list[Stick]) -> dict[int, int]:
-    """Truth index -> found index, one to one, where both ends lie within max(8 px, 15 %) of the truth."""
+    """Truth index -> found index, one to one, where both ends lie within `end_tolerance` of the truth."""
     pairs = []
     for t, truth in enumerate(scene.sticks):
-        tolerance = max(8.0, 0.15 * float(np.linalg.norm(truth.ends[1] - truth.ends[0])))
+        tolerance = end_tolerance(truth.ends)
         for f, stick in enumerate(sticks):
             error = end_distance(stick.ends, truth.ends)
             if error <= tolerance:

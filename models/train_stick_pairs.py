@@ -8,7 +8,7 @@ each is read by the stick recogniser as shipped without the pair network. The sa
 along what the network will be asked about: the sticks read, every pair of the heap network's end peaks a
 stick's span apart (`candidate_pairs`), and the true sticks with their ends nudged.
 A strip is a stick where both its ends lie within the evaluation's tolerance of one true stick's
-(models/evaluate_sticks.py: max(8 px, 15 % of the stick)). Wrong pairs outnumber right ones ten to one; at
+(`end_tolerance`: 8 px or 15 % of the stick). Wrong pairs outnumber right ones ten to one; at
 most NEGATIVES_PER_POSITIVE of them are kept a scene. Validation is on held-out heaps (stick styles and tables
 training never saw). Needs the `train` extra (torch, onnx).
 """
@@ -25,6 +25,7 @@ import numpy as np
 import typer
 
 from models.datasets import render_cached
+from models.evaluate_sticks import end_tolerance
 from models.synth.sticks import StickSceneSpec, render_stick_scene
 from models.training import export_onnx, fit_epochs
 from vision.crops import to_tensor
@@ -50,7 +51,7 @@ def _recognizer():
 
 def is_stick(segment: np.ndarray, truth: np.ndarray) -> bool:
     """Whether both ends of `segment` lie within the evaluation's tolerance of one true stick's (truth n x 2 x 2)."""
-    return any(end_distance(segment, t) <= max(8.0, 0.15 * float(np.linalg.norm(t[1] - t[0]))) for t in truth)
+    return any(end_distance(segment, t) <= end_tolerance(t) for t in truth)
 
 
 def pair_samples(seed: int, split: str = "train", kind: str = "pickup") -> tuple[np.ndarray, np.ndarray]:

@@ -102,9 +102,9 @@ def assembled(image: np.ndarray, sticks: list[Stick], readings: LocatorReadings,
     median_length = float(np.median(np.linalg.norm(ends[:, 1] - ends[:, 0], axis=1)))
     peaks, scores = readings.end_points, readings.end_scores
     pairs, segments = candidate_pairs(peaks, scores, median_length)
-    sure = check(image, np.concatenate([ends, segments]))
-    held = np.concatenate([held_peaks(ends, peaks, NEAR_PEAK * median_length), pairs]).astype(int)
     everything = np.concatenate([ends, segments])
+    sure = check(image, everything)
+    held = np.concatenate([held_peaks(ends, peaks, NEAR_PEAK * median_length), pairs]).astype(int)
     taken: set[int] = set()
     kept: list[int] = []
     for k in np.argsort(-sure, kind="stable"):
