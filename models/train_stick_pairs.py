@@ -29,6 +29,8 @@ from models.evaluate_sticks import end_tolerance
 from models.synth.sticks import StickSceneSpec, render_stick_scene
 from models.training import export_onnx, fit_epochs
 from vision.crops import to_tensor
+from vision.geometry import window_part
+from vision.sticks.detections import median_length
 from vision.sticks.heaps import heap_window
 from vision.sticks.lattice import end_distance
 from vision.sticks.pairs import MODEL_PATH, STRIP, candidate_pairs, strips
@@ -68,13 +70,13 @@ def pair_samples(seed: int, split: str = "train", kind: str = "pickup") -> tuple
     if len(sticks) < 2:
         return empty
     found = np.array([s.ends for s in sticks], np.float64)
-    x0, y0, w, h = heap_window(found, scene.image.shape[1::-1])
-    crop = np.ascontiguousarray(scene.image[y0 : y0 + h, x0 : x0 + w])
-    offset = np.array([x0, y0], np.float64)
+    window = heap_window(found, scene.image.shape[1::-1])
+    crop = window_part(scene.image, window)
+    offset = np.array(window[:2], np.float64)
     readings = recognizer.heap_locator.read(crop)
     found -= offset
     truth = np.array([s.ends for s in scene.sticks], np.float64) - offset
-    median = float(np.median(np.linalg.norm(found[:, 1] - found[:, 0], axis=1)))
+    median = median_length(sticks)
     _, pairs = candidate_pairs(readings.end_points, readings.end_scores, median)
     nprng = np.random.default_rng(seed)
     lengths = np.linalg.norm(truth[:, 1] - truth[:, 0], axis=1)

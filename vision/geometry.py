@@ -97,6 +97,12 @@ def quad_aspect(quad: np.ndarray) -> float:
     return max(a, b) / max(min(a, b), 1e-6)
 
 
+def window_part(image: np.ndarray, window: tuple[int, int, int, int]) -> np.ndarray:
+    """The part of a frame in `window` (x, y, width, height), in memory of its own as the networks read it."""
+    x0, y0, w, h = window
+    return np.ascontiguousarray(image[y0 : y0 + h, x0 : x0 + w])
+
+
 def warp_quad(image: np.ndarray, quad: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """Warp the quad (top-left, top-right, bottom-right, bottom-left) to an upright `size` (w, h) crop."""
     w, h = size

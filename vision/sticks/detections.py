@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,3 +89,8 @@ class Polystick:
             "on_lattice": self.on_lattice,
             "card": self.card,
         }
+
+
+def median_length(sticks: Iterable[Stick]) -> float:
+    """The median of the sticks' lengths (image px)."""
+    return float(np.median([s.length for s in sticks]))

@@ -18,6 +18,12 @@ HEAP_MODEL_PATH = MODEL_PATH.with_name("sticks_locate_heaps.onnx")
 # A frame with this many sticks read and no card holds more than a layout and two stray readings: a heap. At 6
 # a broken layout read with a stray stick was read again too, and 3 of 110 on a held-out set lost their flag.
 HEAP_STICKS = 7
+# From this many, a frame with no card and no five sticks touching is read again in the heap look too, kept only
+# where that look reads as many sticks or more, at the median no shorter than SHORTER_HEAP times those read: the
+# heap network reads a broken layout's sticks, which meet end to end, as fewer and longer ones or cut short, and a
+# small heap's as they lie (models/sticks.md, eighty-seventh session).
+SMALL_HEAP_STICKS = 3
+SHORTER_HEAP = 0.8
 HEAP_MARGIN = 0.3  # of the median stick, round the sticks read
 HEAP_ZOOM = 2.0  # the window is read at this many times the first look's scale, or nearer where the heap is larger
 

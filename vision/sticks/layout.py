@@ -15,7 +15,7 @@ from rules.digit_game import STICKS, Layout, MoveVerdict, Status, judge_move
 from rules.sticks import SYMMETRIES, normalize, transform
 from vision.alignment import table_motion
 from vision.geometry import to_plane
-from vision.sticks.detections import Polystick, Stick
+from vision.sticks.detections import Polystick, Stick, median_length
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ def sticks_laid_anew(before: tuple[Stick, ...], after: tuple[Stick, ...]) -> int
     if not before or not after:
         return len(after)
     middles = [np.array([s.ends.mean(axis=0) for s in sticks]) for sticks in (before, after)]
-    length = _median_length((*before, *after))
+    length = median_length((*before, *after))
     apart = np.linalg.norm(middles[0][:, None] - middles[1][None], axis=2)
     kept: set[int] = set()
     stayed: set[int] = set()
@@ -121,7 +121,7 @@ def camera_moved(motion: np.ndarray, table: TableLayout) -> bool:
         return False
     ends = np.array([s.ends for s in table.sticks], np.float64)
     shift = np.linalg.norm(to_plane(motion, ends) - ends, axis=-1)
-    return bool(shift.max() >= CAMERA_STILL * _median_length(table.sticks))
+    return bool(shift.max() >= CAMERA_STILL * median_length(table.sticks))
 
 
 def seen_from(table: TableLayout, motion: np.ndarray) -> TableLayout:
@@ -134,7 +134,7 @@ def stick_outlines(sticks: tuple[Stick, ...]) -> list[np.ndarray]:
     """Each stick's outline widened by HIDDEN_AROUND stick lengths all round."""
     if not sticks:
         return []
-    reach = HIDDEN_AROUND * _median_length(sticks)
+    reach = HIDDEN_AROUND * median_length(sticks)
     outlines = []
     for stick in sticks:
         a, b = np.asarray(stick.ends, np.float64)
@@ -142,10 +142,6 @@ def stick_outlines(sticks: tuple[Stick, ...]) -> list[np.ndarray]:
         across = np.array([-along[1], along[0]])
         outlines.append(np.array([a - along - across, b + along - across, b + along + across, a - along + across]))
     return outlines
-
-
-def _median_length(sticks: tuple[Stick, ...]) -> float:
-    return float(np.median([np.linalg.norm(s.ends[1] - s.ends[0]) for s in sticks]))
 
 
 def layout_key(table: TableLayout) -> Hashable:

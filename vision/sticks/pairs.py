@@ -18,7 +18,7 @@ import numpy as np
 
 from vision.crops import to_tensor
 from vision.onnx_session import load_session
-from vision.sticks.detections import Stick
+from vision.sticks.detections import Stick, median_length
 from vision.sticks.lattice import end_distance
 from vision.sticks.locate import LocatorReadings
 
@@ -57,7 +57,7 @@ def strips(image: np.ndarray, segments: np.ndarray) -> np.ndarray:
     return out.reshape(len(segments), height, width, 3)
 
 
-def candidate_pairs(peaks: np.ndarray, scores: np.ndarray, median_length: float) -> tuple[np.ndarray, np.ndarray]:
+def candidate_pairs(peaks: np.ndarray, scores: np.ndarray, stick_length: float) -> tuple[np.ndarray, np.ndarray]:
     """Pairs of end peaks (the MAX_PEAKS surest of PAIR_END or more) a stick's span apart: their indices into
     `peaks` (m x 2) and their segments (m x 2 x 2)."""
     order = np.argsort(-scores)
@@ -66,7 +66,7 @@ def candidate_pairs(peaks: np.ndarray, scores: np.ndarray, median_length: float)
         return np.zeros((0, 2), int), np.zeros((0, 2, 2))
     pairs = np.array(list(itertools.combinations(kept, 2)))
     spans = np.linalg.norm(peaks[pairs[:, 0]] - peaks[pairs[:, 1]], axis=1)
-    pairs = pairs[(spans >= PAIR_SPAN[0] * median_length) & (spans <= PAIR_SPAN[1] * median_length)]
+    pairs = pairs[(spans >= PAIR_SPAN[0] * stick_length) & (spans <= PAIR_SPAN[1] * stick_length)]
     return pairs, peaks[pairs]
 
 
@@ -99,12 +99,12 @@ def assembled(image: np.ndarray, sticks: list[Stick], readings: LocatorReadings,
     if len(sticks) < 2:
         return sticks
     ends = np.array([s.ends for s in sticks], np.float64)
-    median_length = float(np.median(np.linalg.norm(ends[:, 1] - ends[:, 0], axis=1)))
+    length = median_length(sticks)
     peaks, scores = readings.end_points, readings.end_scores
-    pairs, segments = candidate_pairs(peaks, scores, median_length)
+    pairs, segments = candidate_pairs(peaks, scores, length)
     everything = np.concatenate([ends, segments])
     sure = check(image, everything)
-    held = np.concatenate([held_peaks(ends, peaks, NEAR_PEAK * median_length), pairs]).astype(int)
+    held = np.concatenate([held_peaks(ends, peaks, NEAR_PEAK * length), pairs]).astype(int)
     taken: set[int] = set()
     kept: list[int] = []
     for k in np.argsort(-sure, kind="stable"):
@@ -114,7 +114,7 @@ def assembled(image: np.ndarray, sticks: list[Stick], readings: LocatorReadings,
         own = {int(h) for h in held[k] if h >= 0}
         if own & taken:
             continue
-        if not read and any(end_distance(everything[k], everything[j]) <= NEAR_PEAK * median_length for j in kept):
+        if not read and any(end_distance(everything[k], everything[j]) <= NEAR_PEAK * length for j in kept):
             continue
         taken |= own
         kept.append(int(k))

@@ -19,10 +19,11 @@
 - blurred: where sticks but no card are read, every look again with the network trained on blurred frames;
 - mirrored: where no card is read at sure peaks stick by stick, and the sticks are no heap, all of that again on
   the frame's mirror images, which vote on the cards (vision/sticks/mirrored.py);
-- heap: where many sticks but no card are read, the locator and lattice stages again on a window round them, at
-  twice the scale, with the network trained on heaps seen so (vision/sticks/heaps.py), and pairs of its end
-  peaks a second network believes to be one stick's ends taken with the sticks it read (vision/sticks/pairs.py);
-  that reading replaces the sticks in the window;
+- heap: where three or more sticks but no card are read, the locator and lattice stages again on a window round
+  them, at twice the scale, with the network trained on heaps seen so (vision/sticks/heaps.py), and pairs of its
+  end peaks a second network believes to be one stick's ends taken with the sticks it read
+  (vision/sticks/pairs.py); that reading replaces the sticks in the window where seven or more were read, or
+  where fewer, none five together, were read and it reads as many or more, as long;
 - ends: a stick off the lattice read far longer or shorter than the frame's others has its ends found again
   along its axis, where its body ends in the picture (vision/sticks/ends.py).
 """
@@ -40,13 +41,13 @@ import numpy as np
 
 from rules.sticks import PENTASTICKS
 from vision.deblur import MotionBlur, clear_streak, deblurred
-from vision.geometry import mirrored, mirrored_points, scaled_outline, to_plane
+from vision.geometry import mirrored, mirrored_points, scaled_outline, to_plane, window_part
 from vision.locator import CLOSER, closer_window, flat_gain
 from vision.sharpen import FocusGauge
 from vision.sticks.bodies import body_gauge, with_bodies
-from vision.sticks.detections import Polystick, Stick
+from vision.sticks.detections import Polystick, Stick, median_length
 from vision.sticks.ends import refined_ends
-from vision.sticks.heaps import HEAP_MODEL_PATH, HEAP_STICKS, heap_window
+from vision.sticks.heaps import HEAP_MODEL_PATH, HEAP_STICKS, SHORTER_HEAP, SMALL_HEAP_STICKS, heap_window
 from vision.sticks.lattice import group, nearest_on_segments, segment_distance, snap, touch_matrix
 from vision.sticks.locate import BLURRED_MODEL_PATH, PEAK_THRESHOLD, LocatorReadings, StickLocator, part_step
 from vision.sticks.mirrored import MIRRORS, mirrored_homography, mirrored_streak, most_agreed
@@ -455,15 +456,28 @@ def _heap(polysticks: list[Polystick]) -> bool:
     return any(len(p.sticks) > HEAP_FROM for p in polysticks)
 
 
+def _maybe_small_heap(sticks: list[Stick], polysticks: list[Polystick]) -> bool:
+    """Whether too few sticks are read to be sure of a heap (SMALL_HEAP_STICKS or more), and no layout's worth
+    of them touch in one group: those are read as a layout, whole or broken."""
+    return len(sticks) >= SMALL_HEAP_STICKS and all(len(p.sticks) < CARD_STICKS for p in polysticks)
+
+
+def _kept_whole(sticks: list[Stick], more: list[Stick]) -> bool:
+    """Whether the heap look's reading `more` of a frame with few `sticks` read keeps them whole: no fewer
+    sticks, and at the median no shorter than SHORTER_HEAP times theirs. The heap network reads a broken
+    layout's sticks, which meet end to end, as fewer and longer ones or cut short; a small heap's as they lie."""
+    return len(more) >= len(sticks) and median_length(more) >= SHORTER_HEAP * median_length(sticks)
+
+
 def _in_window(
     image: np.ndarray, window: tuple[int, int, int, int], homography: np.ndarray | None, ignore: list[np.ndarray]
 ) -> tuple[np.ndarray, np.ndarray | None, list[np.ndarray]]:
     """The part of a frame in `window` (x, y, width, height), with the calibration and the outlines to ignore
     moved into its pixels."""
-    x0, y0, w, h = window
+    x0, y0 = window[:2]
     shift = np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)  # window px -> frame px
     return (
-        np.ascontiguousarray(image[y0 : y0 + h, x0 : x0 + w]),
+        window_part(image, window),
         None if homography is None else np.asarray(homography, np.float64) @ shift,
         [np.asarray(quad) - [x0, y0] for quad in ignore],
     )
@@ -605,8 +619,13 @@ class StickRecognizer:
             sticks, polysticks = self._mirrored(image, homography, ignore, sticks, polysticks, streak)
         timing["mirrored_ms"] = (time.perf_counter() - t0) * 1000
         t0 = time.perf_counter()
-        if len(sticks) >= HEAP_STICKS and not any(p.card is not None for p in polysticks):
+        no_card = not any(p.card is not None for p in polysticks)
+        if no_card and len(sticks) >= HEAP_STICKS:
             sticks, polysticks = self._heap_closer(image, homography, ignore, sticks)
+        elif no_card and _maybe_small_heap(sticks, polysticks):
+            more, more_polysticks = self._heap_closer(image, homography, ignore, sticks)
+            if _kept_whole(sticks, more):
+                sticks, polysticks = more, more_polysticks
         timing["heap_ms"] = (time.perf_counter() - t0) * 1000
         t0 = time.perf_counter()
         sticks, polysticks = self._without_seams(image, homography, sticks, polysticks)
@@ -812,8 +831,8 @@ class StickRecognizer:
         height) read at the whole frame's scale, in frame px."""
         if window is None:
             return self._read(cv2.LUT(image, BRIGHTER), locator)
-        x0, y0, w, h = window
-        part = cv2.LUT(image[y0 : y0 + h, x0 : x0 + w], BRIGHTER)
+        x0, y0 = window[:2]
+        part = cv2.LUT(window_part(image, window), BRIGHTER)
         readings = locator.read_part(part, (x0, y0), image.shape[1::-1])
         origin = np.array([x0, y0], np.float64)
         moved = [(score, ends - origin, other - origin) for score, ends, other in readings.crossed]
