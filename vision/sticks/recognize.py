@@ -831,8 +831,8 @@ class StickRecognizer:
         height) read at the whole frame's scale, in frame px."""
         if window is None:
             return self._read(cv2.LUT(image, BRIGHTER), locator)
-        x0, y0 = window[:2]
-        part = cv2.LUT(window_part(image, window), BRIGHTER)
+        x0, y0, w, h = window
+        part = cv2.LUT(image[y0 : y0 + h, x0 : x0 + w], BRIGHTER)  # the lookup writes a new array: no copy first
         readings = locator.read_part(part, (x0, y0), image.shape[1::-1])
         origin = np.array([x0, y0], np.float64)
         moved = [(score, ends - origin, other - origin) for score, ends, other in readings.crossed]
