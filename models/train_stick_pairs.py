@@ -1,6 +1,6 @@
 """Train the stick-pair network (vision/sticks/pairs.py) on synthetic heaps and export it to ONNX.
 
-    python -m models.train_stick_pairs [--scenes 1500] [--broken-scenes 800] [--val-scenes 200] [--epochs 10]
+    python -m models.train_stick_pairs [--scenes 1500] [--broken-scenes 800] [--val-scenes 200] [--epochs 20]
 
 Each training scene is a heap of pick-up sticks (models/synth/sticks.py, split=train, a quarter of them every
 stick of the thin mikado material) or, in a second block, a broken DIGIT layout, whose sticks meet end to end;
@@ -108,13 +108,13 @@ def make_model():
     # Where along the strip a body stops matters (a stick ends at both ends, not before), so the last map is
     # flattened rather than pooled.
     return nn.Sequential(
-        block(3, 16),  # 8 x 32
-        block(16, 32),  # 4 x 16
-        block(32, 48),  # 2 x 8
+        block(3, 24),  # 8 x 32
+        block(24, 48),  # 4 x 16
+        block(48, 64),  # 2 x 8
         nn.Flatten(),
-        nn.Linear(48 * (STRIP[1] // 8) * (STRIP[0] // 8), 64),
+        nn.Linear(64 * (STRIP[1] // 8) * (STRIP[0] // 8), 96),
         nn.ReLU(),
-        nn.Linear(64, 1),
+        nn.Linear(96, 1),
     )
 
 
@@ -144,7 +144,7 @@ def main(
     scenes: int = typer.Option(1500, help="training heaps to render and read"),
     broken_scenes: int = typer.Option(800, help="training broken DIGIT layouts to render and read"),
     val_scenes: int = typer.Option(200, help="held-out heaps to validate on"),
-    epochs: int = typer.Option(10),
+    epochs: int = typer.Option(20),
     max_lr: float = typer.Option(2e-3),
     seed: int = typer.Option(0),
     out: Path = typer.Option(MODEL_PATH, help="where to write the ONNX model"),
