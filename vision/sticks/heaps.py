@@ -24,6 +24,11 @@ HEAP_STICKS = 7
 # small heap's as they lie (models/sticks.md, eighty-seventh session).
 SMALL_HEAP_STICKS = 3
 SHORTER_HEAP = 0.8
+# Where that look is not kept, the sticks it reads that lie along those read for less than this share of their
+# length, and are no shorter than SHORTER_HEAP times those at the median, are added to them: a broken layout's
+# stick crossed near its middle is often read as part of the stick across it, and the heap network, which learnt
+# crossings, reads it (models/sticks.md, eighty-eighth session).
+NEW_ACROSS = 0.5
 HEAP_MARGIN = 0.3  # of the median stick, round the sticks read
 HEAP_ZOOM = 2.0  # the window is read at this many times the first look's scale, or nearer where the heap is larger
 

@@ -23,7 +23,8 @@
   them, at twice the scale, with the network trained on heaps seen so (vision/sticks/heaps.py), and pairs of its
   end peaks a second network believes to be one stick's ends taken with the sticks it read
   (vision/sticks/pairs.py); that reading replaces the sticks in the window where seven or more were read, or
-  where fewer, none five together, were read and it reads as many or more, as long;
+  where fewer, none five together, were read and it reads as many or more, as long; else its whole sticks
+  lying where none was read (a stick crossed) are added;
 - ends: a stick off the lattice read far longer or shorter than the frame's others has its ends found again
   along its axis, where its body ends in the picture (vision/sticks/ends.py).
 """
@@ -35,6 +36,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from functools import cache, partial
+from typing import TypeVar
 
 import cv2
 import numpy as np
@@ -47,7 +49,14 @@ from vision.sharpen import FocusGauge
 from vision.sticks.bodies import body_gauge, with_bodies
 from vision.sticks.detections import Polystick, Stick, median_length
 from vision.sticks.ends import refined_ends
-from vision.sticks.heaps import HEAP_MODEL_PATH, HEAP_STICKS, SHORTER_HEAP, SMALL_HEAP_STICKS, heap_window
+from vision.sticks.heaps import (
+    HEAP_MODEL_PATH,
+    HEAP_STICKS,
+    NEW_ACROSS,
+    SHORTER_HEAP,
+    SMALL_HEAP_STICKS,
+    heap_window,
+)
 from vision.sticks.lattice import group, nearest_on_segments, segment_distance, snap, touch_matrix
 from vision.sticks.locate import BLURRED_MODEL_PATH, PEAK_THRESHOLD, LocatorReadings, StickLocator, part_step
 from vision.sticks.mirrored import MIRRORS, mirrored_homography, mirrored_streak, most_agreed
@@ -56,6 +65,8 @@ from vision.sticks.plane import split_runs, table_plane, turned_stick
 from vision.sticks.reread import reread_group
 from vision.sticks.seams import is_seam, row_line
 from vision.working_size import outlines_to_working, to_picture, working_copy, working_homography
+
+T = TypeVar("T")  # what a candidate carries beside its ends
 
 MIN_STICK_PX = 20.0  # a stick shorter than this in the picture is not read
 COVERED = 0.7  # a reading lying this much of its length along better ones reads nothing new
@@ -144,9 +155,9 @@ def _distinct(
     return kept
 
 
-def _outside(candidates: list[tuple[float, np.ndarray]], ignore: list[np.ndarray]) -> list[tuple[float, np.ndarray]]:
-    """The candidates whose centre lies outside every outline to ignore (`under_outlines`) and that lie along
-    none of their rims (`along_rims`)."""
+def _outside(candidates: list[tuple[T, np.ndarray]], ignore: list[np.ndarray]) -> list[tuple[T, np.ndarray]]:
+    """The candidates (each a score or a stick, and its ends) whose centre lies outside every outline to ignore
+    (`under_outlines`) and that lie along none of their rims (`along_rims`)."""
     ends = np.array([ends for _, ends in candidates], np.float64).reshape(-1, 2, 2)
     hidden = under_outlines(ends.mean(axis=1), ignore).any(axis=1)
     hidden[~hidden] = along_rims(ends[~hidden], ignore)
@@ -469,6 +480,17 @@ def _kept_whole(sticks: list[Stick], more: list[Stick]) -> bool:
     return len(more) >= len(sticks) and median_length(more) >= SHORTER_HEAP * median_length(sticks)
 
 
+def _read_anew(sticks: list[Stick], more: list[Stick]) -> list[Stick]:
+    """The sticks of the heap look's reading `more` that lie along `sticks` for under NEW_ACROSS of their length,
+    no shorter than SHORTER_HEAP times those read at the median: a piece of a stick read is no stick of its own."""
+    if not more:
+        return []
+    ends = np.array([s.ends for s in more])
+    shares = _covered_shares(ends, np.array([s.ends for s in sticks]))
+    long_enough = np.linalg.norm(ends[:, 1] - ends[:, 0], axis=1) >= SHORTER_HEAP * median_length(sticks)
+    return [stick for stick, new in zip(more, (shares < NEW_ACROSS) & long_enough, strict=True) if new]
+
+
 def _in_window(
     image: np.ndarray, window: tuple[int, int, int, int], homography: np.ndarray | None, ignore: list[np.ndarray]
 ) -> tuple[np.ndarray, np.ndarray | None, list[np.ndarray]]:
@@ -626,6 +648,9 @@ class StickRecognizer:
             more, more_polysticks = self._heap_closer(image, homography, ignore, sticks)
             if _kept_whole(sticks, more):
                 sticks, polysticks = more, more_polysticks
+            elif added := _read_anew(sticks, more):
+                sticks = sticks + added
+                polysticks = self._snapped(sticks, image.shape[1::-1], homography)
         timing["heap_ms"] = (time.perf_counter() - t0) * 1000
         t0 = time.perf_counter()
         sticks, polysticks = self._without_seams(image, homography, sticks, polysticks)
@@ -793,7 +818,9 @@ class StickRecognizer:
         readings = self._read(crop, self.heap_locator)
         more, _ = self._layout(crop, readings, window_homography, window_ignore)
         if self.pair_check is not None:
+            # Its pairs come from end peaks, which know nothing of the outlines to ignore.
             more = assembled(crop, more, readings, self.pair_check)
+            more = [stick for stick, _ in _outside([(stick, stick.ends) for stick in more], window_ignore)]
         sticks = _replaced_in_window(sticks, more, window)
         return sticks, self._snapped(sticks, size, homography)
 
