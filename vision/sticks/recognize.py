@@ -485,9 +485,8 @@ def _read_anew(sticks: list[Stick], more: list[Stick]) -> list[Stick]:
     no shorter than SHORTER_HEAP times those read at the median: a piece of a stick read is no stick of its own."""
     if not more:
         return []
-    ends = np.array([s.ends for s in more])
-    shares = _covered_shares(ends, np.array([s.ends for s in sticks]))
-    long_enough = np.linalg.norm(ends[:, 1] - ends[:, 0], axis=1) >= SHORTER_HEAP * median_length(sticks)
+    shares = _covered_shares(np.array([s.ends for s in more]), np.array([s.ends for s in sticks]))
+    long_enough = np.array([s.length for s in more]) >= SHORTER_HEAP * median_length(sticks)
     return [stick for stick, new in zip(more, (shares < NEW_ACROSS) & long_enough, strict=True) if new]
 
 
