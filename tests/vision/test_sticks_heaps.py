@@ -143,7 +143,10 @@ def test_only_whole_sticks_lying_across_those_read_are_read_anew(
     same = stick(centre + jitter, angle + jitter * 0.01)
     across = stick(centre, angle + turn)
     piece = stick(centre + 0.5 * length * np.array([np.cos(angle + turn), np.sin(angle + turn)]), angle + turn, 0.6)
-    assert recognize._read_anew(read, [same, across, piece]) == [across]
+    # The stick read, moved aside by more than lying along it allows (3 px or 6 % of its length) but its ends no
+    # farther than SAME_ENDS of its length.
+    aside = stick(centre + 0.09 * length * np.array([-np.sin(angle), np.cos(angle)]), angle)
+    assert recognize._read_anew(read, [same, across, piece, aside]) == [across]
 
 
 @pytest.fixture(scope="module")

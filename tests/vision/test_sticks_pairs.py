@@ -1,6 +1,8 @@
 """A heap's sticks told from pairs of end peaks: the strips the pair network sees, the pairs it is asked about,
 how its answers become sticks, and what it adds on rendered held-out heaps."""
 
+import itertools
+
 import cv2
 import numpy as np
 import pytest
@@ -18,6 +20,8 @@ from vision.sticks.pairs import (
     NEAR_PEAK,
     PAIR_END,
     PAIR_SPAN,
+    SHARED_SURE,
+    SHARED_TURN,
     STRIP,
     STRIP_PAST,
     assembled,
@@ -116,23 +120,70 @@ def test_a_believed_pair_takes_the_ends_of_a_stick_read_wrong_and_a_doubted_read
     assert any(s is right for s in kept)  # read right, and no pair added on top of it
 
 
+def test_two_sure_sticks_meeting_at_an_end_share_its_peak_but_not_the_same_stick_again() -> None:
+    image = np.zeros((400, 400, 3), np.uint8)
+    corner = [100, 100]
+    peaks = np.array([corner, [200, 100], [160, 180], [195, 125], [100, 250]], np.float64)
+
+    def sureness(segment: np.ndarray) -> float:
+        if near(segment, [corner, [200, 100]]):
+            return 0.99
+        if near(segment, [corner, [160, 180]]):  # a V with the first, 53 degrees apart: a stick of its own
+            return SHARED_SURE + 0.02
+        if near(segment, [corner, [195, 125]]):  # 15 degrees off the first: the same stick again, or none
+            return SHARED_SURE + 0.05
+        return 0.0
+
+    kept = assembled(image, [], readings_with(peaks), Believes(sureness))
+    assert kept == []  # fewer than two sticks read: nothing to measure a stick's length by
+    read = [Stick(np.array([corner, [201, 101]]), 0.8), Stick(np.array([[100, 151], [100, 249]]), 0.8)]
+    kept = assembled(image, read, readings_with(peaks), Believes(lambda s: sureness(s) or 0.5))
+    assert any(near(s.ends, [corner, [200, 100]]) for s in kept)
+    assert any(near(s.ends, [corner, [160, 180]]) for s in kept)
+    assert not any(near(s.ends, [corner, [195, 125]]) for s in kept)
+
+
+def test_a_pair_short_of_sure_does_not_share_an_end_peak() -> None:
+    image = np.zeros((400, 400, 3), np.uint8)
+    corner = [100, 100]
+    peaks = np.array([corner, [200, 100], [160, 180], [300, 300], [300, 200]], np.float64)
+    read = [Stick(np.array([corner, [200, 100]]), 0.8), Stick(np.array([[300, 300], [300, 200]]), 0.8)]
+
+    def sureness(segment: np.ndarray) -> float:
+        return SHARED_SURE - 0.05 if near(segment, [corner, [160, 180]]) else 0.95
+
+    kept = assembled(image, read, readings_with(peaks), Believes(sureness))
+    assert not any(near(s.ends, [corner, [160, 180]]) for s in kept)
+
+
+def turn(a: np.ndarray, b: np.ndarray) -> float:
+    u, v = a[1] - a[0], b[1] - b[0]
+    return float(np.arccos(min(1.0, abs(u @ v) / (np.linalg.norm(u) * np.linalg.norm(v)))))
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.integers(0, 2**32 - 1))
-def test_each_end_peak_serves_one_stick_and_every_new_stick_is_believed(seed: int) -> None:
+def test_an_end_peak_serves_one_stick_or_sure_ones_turned_apart_and_every_new_stick_is_believed(seed: int) -> None:
     rng = np.random.default_rng(seed)
     peaks = rng.uniform(0, 300, (rng.integers(2, 16), 2))
     read = [Stick(peaks[rng.choice(len(peaks), 2, replace=False)] + rng.normal(0, 2, (2, 2)), 0.7) for _ in range(3)]
     table = {}
 
-    def sureness(segment: np.ndarray) -> float:
-        return table.setdefault(segment.tobytes(), float(rng.uniform()))
+    def sureness(segment: np.ndarray) -> float:  # keyed as a Stick keeps its ends, so that kept sticks look it up
+        return table.setdefault(np.asarray(segment, np.float32).tobytes(), float(rng.uniform()))
 
     kept = assembled(np.zeros((300, 300, 3), np.uint8), read, readings_with(peaks), Believes(sureness))
     ends = np.array([s.ends for s in read], np.float64)
     median = float(np.median(np.linalg.norm(ends[:, 1] - ends[:, 0], axis=1)))
     held = held_peaks(np.array([s.ends for s in kept]).reshape(-1, 2, 2), peaks, NEAR_PEAK * median)
-    served = [h for h in held.reshape(-1) if h >= 0]
-    assert len(served) == len(set(served))
+    asked = len(table)
+    for i, j in itertools.combinations(range(len(kept)), 2):
+        shared = {int(h) for h in held[i] if h >= 0} & {int(h) for h in held[j] if h >= 0}
+        if shared:
+            assert len(shared) == 1
+            assert min(sureness(kept[i].ends), sureness(kept[j].ends)) >= SHARED_SURE
+            assert turn(kept[i].ends, kept[j].ends) >= SHARED_TURN - 1e-9
+    assert len(table) == asked  # each kept stick's sureness above was the one `assembled` was given
     assert all(s.confidence >= HOLDS for s in kept if not any(s is r for r in read))
 
 

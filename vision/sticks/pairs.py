@@ -33,6 +33,11 @@ HOLDS = 0.5  # a pair the network is this sure of is a stick
 # A read stick the network is less sure of than this is left out. Chosen with HOLDS on the held-out heaps of seeds
 # 1000.. (models/sticks.md, "Heaps told from pairs of end peaks").
 DOUBTED = 0.1
+# Two sticks whose ends touch share one end peak. A stick the network is this sure of may take one end peak a
+# stick already holds, where it runs at least SHARED_TURN off each stick holding it: the same peak and direction
+# would be that stick again (models/sticks.md, eighty-ninth session).
+SHARED_SURE = 0.9
+SHARED_TURN = np.radians(20.0)
 
 
 def strips(image: np.ndarray, segments: np.ndarray) -> np.ndarray:
@@ -92,10 +97,18 @@ def held_peaks(ends: np.ndarray, peaks: np.ndarray, reach: float) -> np.ndarray:
     return np.where(distances.min(axis=-1) <= reach, nearest, -1)
 
 
+def _turn(a: np.ndarray, b: np.ndarray) -> float:
+    """The angle (radians, 0..pi/2) between two segments (2x2 each), whichever way each runs."""
+    u, v = a[1] - a[0], b[1] - b[0]
+    cosine = abs(float(u @ v)) / max(float(np.linalg.norm(u) * np.linalg.norm(v)), 1e-9)
+    return float(np.arccos(min(cosine, 1.0)))
+
+
 def assembled(image: np.ndarray, sticks: list[Stick], readings: LocatorReadings, check: PairCheck) -> list[Stick]:
     """The heap's sticks: the sticks read and the pairs of end peaks `check` believes (HOLDS), taken surest first,
-    each end peak serving one stick and no stick taken twice; a read stick is left out where the network doubts
-    it (under DOUBTED) or a surer stick took one of its end peaks."""
+    each end peak serving one stick (or, for a stick the network is sure of, SHARED_SURE, one peak shared with
+    sticks running SHARED_TURN off it) and no stick taken twice; a read stick is left out where the network
+    doubts it (under DOUBTED) or a surer stick took one of its end peaks."""
     if len(sticks) < 2:
         return sticks
     ends = np.array([s.ends for s in sticks], np.float64)
@@ -105,17 +118,23 @@ def assembled(image: np.ndarray, sticks: list[Stick], readings: LocatorReadings,
     everything = np.concatenate([ends, segments])
     sure = check(image, everything)
     held = np.concatenate([held_peaks(ends, peaks, NEAR_PEAK * length), pairs]).astype(int)
-    taken: set[int] = set()
+    holders: dict[int, list[int]] = {}  # end peak -> the sticks kept that hold it
     kept: list[int] = []
     for k in np.argsort(-sure, kind="stable"):
         read = k < len(ends)
         if sure[k] < (DOUBTED if read else HOLDS):
             continue
         own = {int(h) for h in held[k] if h >= 0}
-        if own & taken:
+        shared = [peak for peak in own if peak in holders]
+        if shared and (
+            sure[k] < SHARED_SURE
+            or len(shared) > 1
+            or any(_turn(everything[k], everything[j]) < SHARED_TURN for j in holders[shared[0]])
+        ):
             continue
         if not read and any(end_distance(everything[k], everything[j]) <= NEAR_PEAK * length for j in kept):
             continue
-        taken |= own
+        for peak in own:
+            holders.setdefault(peak, []).append(int(k))
         kept.append(int(k))
     return [sticks[k] if k < len(ends) else Stick(everything[k], float(min(1.0, sure[k]))) for k in sorted(kept)]

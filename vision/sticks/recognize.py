@@ -53,11 +53,12 @@ from vision.sticks.heaps import (
     HEAP_MODEL_PATH,
     HEAP_STICKS,
     NEW_ACROSS,
+    SAME_ENDS,
     SHORTER_HEAP,
     SMALL_HEAP_STICKS,
     heap_window,
 )
-from vision.sticks.lattice import group, nearest_on_segments, segment_distance, snap, touch_matrix
+from vision.sticks.lattice import end_distance, group, nearest_on_segments, segment_distance, snap, touch_matrix
 from vision.sticks.locate import BLURRED_MODEL_PATH, PEAK_THRESHOLD, LocatorReadings, StickLocator, part_step
 from vision.sticks.mirrored import MIRRORS, mirrored_homography, mirrored_streak, most_agreed
 from vision.sticks.pairs import PairCheck, assembled
@@ -482,12 +483,15 @@ def _kept_whole(sticks: list[Stick], more: list[Stick]) -> bool:
 
 def _read_anew(sticks: list[Stick], more: list[Stick]) -> list[Stick]:
     """The sticks of the heap look's reading `more` that lie along `sticks` for under NEW_ACROSS of their length,
-    no shorter than SHORTER_HEAP times those read at the median: a piece of a stick read is no stick of its own."""
+    no shorter than SHORTER_HEAP times those read at the median, and with their ends apart from each stick read's
+    (SAME_ENDS): a piece of a stick read, or that stick a little aside, is no stick of its own."""
     if not more:
         return []
     shares = _covered_shares(np.array([s.ends for s in more]), np.array([s.ends for s in sticks]))
-    long_enough = np.array([s.length for s in more]) >= SHORTER_HEAP * median_length(sticks)
-    return [stick for stick, new in zip(more, (shares < NEW_ACROSS) & long_enough, strict=True) if new]
+    median = median_length(sticks)
+    long_enough = np.array([s.length for s in more]) >= SHORTER_HEAP * median
+    apart = [all(end_distance(s.ends, read.ends) > SAME_ENDS * median for read in sticks) for s in more]
+    return [stick for stick, new in zip(more, (shares < NEW_ACROSS) & long_enough & apart, strict=True) if new]
 
 
 def _in_window(
