@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from models.evaluate_sticks import StickScore, match_sticks, score_scene
 from models.synth.sticks import StickSceneSpec, render_stick_scene
+from tests.vision.stick_readers import WithoutHeapLook
 from vision.locator import reading_scale
 from vision.sticks import recognize
 from vision.sticks.detections import Stick
@@ -16,13 +17,6 @@ from vision.sticks.locate import INPUT_SIZE
 from vision.sticks.recognize import StickRecognizer
 
 HEAPS = 24
-
-
-class WithoutHeapLook(StickRecognizer):
-    """The reader with every other look it takes, but not the heap's closer one."""
-
-    def _heap_closer(self, image, homography, ignore, sticks):
-        return sticks, self._snapped(sticks, image.shape[1::-1], homography)
 
 
 frames = st.sampled_from([(1280, 720), (640, 480), (1920, 1080), (720, 1280), (1600, 1200)])

@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from models.synth.sticks import StickSceneSpec, render_stick_scene
+from tests.vision.stick_readers import WithoutHeapLook
 from vision.deblur import MAX_LENGTH, MIN_LENGTH, MotionBlur, motion_blur
 from vision.geometry import mirrored, mirrored_points, tilt_plane, to_plane
 from vision.sticks.detections import Stick
@@ -113,7 +114,7 @@ def test_the_vote_goes_to_the_first_of_the_most_shared_cards(cards) -> None:
         assert cards[0] and not winner and max(counts) < len(cards) - 1
 
 
-class Scripted(StickRecognizer):
+class Scripted(WithoutHeapLook):
     """A reader whose networks read what a script says for the frame and each of its mirror images: the true
     sticks of a rendered layout, each as it lies in the picture read, some left out. The heap look, which would
     read the picture itself, sees nothing more."""
@@ -129,9 +130,6 @@ class Scripted(StickRecognizer):
         keep, score = self.plan[mirror]
         sticks = [Stick(mirrored_points(e, size, mirror), score + 0.01 * i) for i, e in enumerate(self.truth[:keep])]
         return sticks, self.polysticks(sticks, self.plane(np.array([s.ends for s in sticks]), size, None), True), {}
-
-    def _heap_closer(self, image, homography, ignore, sticks):
-        return sticks, self._snapped(sticks, image.shape[1::-1], homography)
 
 
 @pytest.fixture(scope="module")
