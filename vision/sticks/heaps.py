@@ -29,8 +29,8 @@ SHORTER_HEAP = 0.8
 # stick crossed near its middle is often read as part of the stick across it, and the heap network, which learnt
 # crossings, reads it (models/sticks.md, eighty-eighth session).
 NEW_ACROSS = 0.5
-# Nor is a stick added whose ends both lie within this share of the median length of those read from a stick
-# read's ends: the same stick again, a few pixels aside (too far to lie along it by NEW_ACROSS's measure).
+# Nor is a stick added whose ends lie within this share of their median length of a stick read's ends: that
+# stick again, a few pixels aside (too far to lie along it by NEW_ACROSS's measure).
 SAME_ENDS = 0.12
 HEAP_MARGIN = 0.3  # of the median stick, round the sticks read
 HEAP_ZOOM = 2.0  # the window is read at this many times the first look's scale, or nearer where the heap is larger

@@ -37,6 +37,12 @@ def end_distance(a: np.ndarray, b: np.ndarray) -> float:
     return float(min(straight, crossed))
 
 
+def line_turn(a: np.ndarray, b: np.ndarray) -> float:
+    """The angle between two segments' lines (ends 2x2 each, of some length), 0 to pi/2."""
+    u, v = a[1] - a[0], b[1] - b[0]
+    return float(np.arccos(min(1.0, abs(float(u @ v)) / (np.linalg.norm(u) * np.linalg.norm(v)))))
+
+
 def segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     """Distance from p to segment ab, and where along it (0 at a, 1 at b) the nearest point is."""
     ab = b - a

@@ -30,7 +30,7 @@ from vision.locator import (
     scaled_canvas,
     undoubled,
 )
-from vision.sticks.lattice import crossing_params, segment_distance
+from vision.sticks.lattice import crossing_params, line_turn, segment_distance
 
 INPUT_SIZE = (640, 368)  # width, height; a multiple of 16 for the network's four halvings
 STRIDE = 4
@@ -277,7 +277,7 @@ def _facing_pairs(
     for score, ends in sorted(pairs, key=lambda p: -p[0]):
         if len(read) + len(kept) >= 2:
             break
-        if all(_turn(ends, other) >= CROSS_TURN for other in read + [k for _, k in kept]):
+        if all(line_turn(ends, other) >= CROSS_TURN for other in read + [k for _, k in kept]):
             kept.append((score, ends))
     return kept
 
@@ -286,12 +286,6 @@ def _same_ends(a: np.ndarray, b: np.ndarray) -> bool:
     """Whether two readings (ends 2x2, input px) have the same ends, in either order, to a cell and a half."""
     reach = 1.5 * STRIDE
     return bool(np.linalg.norm(a - b, axis=1).max() <= reach or np.linalg.norm(a - b[::-1], axis=1).max() <= reach)
-
-
-def _turn(a: np.ndarray, b: np.ndarray) -> float:
-    """The angle between two segments' lines (ends 2x2 each), 0 to pi/2."""
-    u, v = a[1] - a[0], b[1] - b[0]
-    return float(np.arccos(min(1.0, abs(float(u @ v)) / (np.linalg.norm(u) * np.linalg.norm(v)))))
 
 
 @dataclass(frozen=True)

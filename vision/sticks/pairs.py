@@ -19,7 +19,7 @@ import numpy as np
 from vision.crops import to_tensor
 from vision.onnx_session import load_session
 from vision.sticks.detections import Stick, median_length
-from vision.sticks.lattice import end_distance
+from vision.sticks.lattice import end_distance, line_turn
 from vision.sticks.locate import LocatorReadings
 
 MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "sticks_pairs.onnx"
@@ -97,13 +97,6 @@ def held_peaks(ends: np.ndarray, peaks: np.ndarray, reach: float) -> np.ndarray:
     return np.where(distances.min(axis=-1) <= reach, nearest, -1)
 
 
-def _turn(a: np.ndarray, b: np.ndarray) -> float:
-    """The angle (radians, 0..pi/2) between two segments (2x2 each), whichever way each runs."""
-    u, v = a[1] - a[0], b[1] - b[0]
-    cosine = abs(float(u @ v)) / max(float(np.linalg.norm(u) * np.linalg.norm(v)), 1e-9)
-    return float(np.arccos(min(cosine, 1.0)))
-
-
 def assembled(image: np.ndarray, sticks: list[Stick], readings: LocatorReadings, check: PairCheck) -> list[Stick]:
     """The heap's sticks: the sticks read and the pairs of end peaks `check` believes (HOLDS), taken surest first,
     each end peak serving one stick (or, for a stick the network is sure of, SHARED_SURE, one peak shared with
@@ -129,7 +122,7 @@ def assembled(image: np.ndarray, sticks: list[Stick], readings: LocatorReadings,
         if shared and (
             sure[k] < SHARED_SURE
             or len(shared) > 1
-            or any(_turn(everything[k], everything[j]) < SHARED_TURN for j in holders[shared[0]])
+            or any(line_turn(everything[k], everything[j]) < SHARED_TURN for j in holders[shared[0]])
         ):
             continue
         if not read and any(end_distance(everything[k], everything[j]) <= NEAR_PEAK * length for j in kept):
