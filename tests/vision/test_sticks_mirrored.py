@@ -101,17 +101,31 @@ def test_a_mirror_image_shows_the_frame_s_streak_mirrored() -> None:
             assert abs(seen.prominence - expected.prominence) < 0.05 * expected.prominence
 
 
-@given(st.lists(st.lists(st.integers(1, 4), max_size=2).map(lambda c: tuple(sorted(c))), min_size=1, max_size=4))
-def test_the_vote_goes_to_the_first_of_the_most_shared_cards(cards) -> None:
-    chosen = most_agreed(cards)
+@given(
+    st.lists(st.lists(st.integers(1, 4), max_size=2).map(lambda c: tuple(sorted(c))), min_size=1, max_size=4),
+    st.sets(st.integers(0, 3)),
+)
+def test_the_vote_goes_to_the_first_of_the_most_shared_cards(cards, firm) -> None:
+    firm = {i for i in firm if i < len(cards)}
+    chosen = most_agreed(cards, firm)
     counts = [cards.count(c) for c in cards]
     overturned_to_none = cards[0] and not cards[chosen]
     assert not (overturned_to_none and any(cards[1:])), "a card gives way to none only if no mirror reads one"
-    if chosen:
+    firm_ties = [i for i in firm if cards[i] and counts[i] == max(counts) >= 2]
+    none_leads = not cards[counts.index(max(counts))]
+    if none_leads and firm_ties and not (cards[0] and max(counts) < len(cards) - 1):
+        assert chosen == min(firm_ties), "a firm card as shared as none, by two readings or more, wins the tie"
+    elif chosen:
         assert counts[chosen] == max(counts) and all(counts[i] < counts[chosen] for i in range(chosen))
     elif counts[0] < max(counts):
         winner = cards[counts.index(max(counts))]
-        assert cards[0] and not winner and max(counts) < len(cards) - 1
+        assert cards[0] and not winner and max(counts) < len(cards) - 1, "outvoted, the frame keeps only a card"
+
+
+def test_a_tie_between_no_card_and_a_card_goes_to_a_firm_reading_of_the_card() -> None:
+    assert most_agreed([(), (40,), (40,), ()], firm=[2]) == 2
+    assert most_agreed([(), (40,), (40,), ()]) == 0
+    assert most_agreed([(), (1,), (40,), (19,)], firm=[1, 2, 3]) == 0, "a card one mirror image alone reads is no tie"
 
 
 class Scripted(WithoutHeapLook):
@@ -156,11 +170,13 @@ def test_mirror_images_outvote_a_frame_read_short(layout) -> None:
     assert times["mirrored_ms"] > 0
 
 
-def test_a_tie_keeps_the_frame_s_own_reading(layout) -> None:
+def test_a_tie_between_a_frame_short_of_a_stick_and_its_card_goes_to_the_card(layout) -> None:
     reader, scene = layout
     truth = [t.ends for t in scene.sticks]
     plan = {(False, False): (4, 0.6), MIRRORS[0]: (5, 0.6), MIRRORS[1]: (5, 0.6), MIRRORS[2]: (4, 0.6)}
-    assert all(p.card is None for p in Scripted(reader, scene.image, truth, plan)(scene.image)[1])
+    assert [p.card for p in Scripted(reader, scene.image, truth, plan)(scene.image)[1]] == [23]
+    one_mirror = {**plan, MIRRORS[1]: (4, 0.6)}
+    assert all(p.card is None for p in Scripted(reader, scene.image, truth, one_mirror)(scene.image)[1])
 
 
 def test_a_settled_frame_is_not_mirrored_and_an_agreeing_mirror_ends_the_vote(layout) -> None:

@@ -10,6 +10,7 @@ snapped again in the frame itself.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 
 import numpy as np
@@ -39,14 +40,18 @@ def mirrored_streak(blur: MotionBlur | None, mirror: tuple[bool, bool]) -> Motio
     return replace(blur, degrees=(180.0 - blur.degrees) % 180.0)
 
 
-def most_agreed(cards: list[tuple[int, ...]]) -> int:
+def most_agreed(cards: list[tuple[int, ...]], firm: Collection[int] = ()) -> int:
     """The index of the reading whose cards (sorted card numbers) the most readings share, of equals the first.
-    But the frame's own reading (the first) that reads a card gives way to one that reads none only where every
-    mirror image reads none: a look that misses one stick of five reads no card, so no card is the weaker
-    evidence. On the training-split validation renders (seeds 5200000.. and 5600000..), the plain vote turned
-    3 layouts read right into no card and 5 broken layouts read as a card into none; with this rule 1 and 4."""
+    But no card is the weaker evidence: a look that misses one stick of five reads none. So the frame's own
+    reading (the first) that reads a card gives way to one that reads none only where every mirror image reads
+    none; and a card that as many readings share as share none, two at least, wins that tie where one of them
+    is `firm` (indices the caller vouches for). On the training-split validation renders (seeds 5200000.. and
+    5600000..), the plain vote turned 3 layouts read right into no card and 5 broken layouts read as a card into
+    none; with the first rule 1 and 4."""
     counts = [cards.count(c) for c in cards]
     best = counts.index(max(counts))
     if cards[0] and not cards[best] and counts[best] < len(cards) - 1:
         return 0
+    if not cards[best] and counts[best] >= 2:
+        return min((i for i in firm if cards[i] and counts[i] == counts[best]), default=best)
     return best

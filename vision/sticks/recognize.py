@@ -450,11 +450,12 @@ def read_stick_by_stick(polystick: Polystick, sticks: list[Stick]) -> bool:
     return polystick.card is not None and 2 * sure > len(scores) and len(set(scores)) >= len(scores) - 1
 
 
-def _settled(sticks: list[Stick], polysticks: list[Polystick]) -> bool:
+def _settled(sticks: list[Stick], polysticks: list[Polystick], own_peaks: bool = True) -> bool:
     """Whether a reading needs no mirrored look: it reads a card, and every card it reads has each of its sticks
-    at a sure centre peak of its own. On the two 330-layout held-out sets no such reading was wrong."""
+    at a sure centre peak (of its own, with `own_peaks`: the pieces of a run cut at the common length share its
+    score). On the two 330-layout held-out sets no such reading was wrong."""
     scores = [_scores(p, sticks) for p in polysticks if p.card is not None]
-    return bool(scores) and all(min(s) >= PEAK_THRESHOLD and len(set(s)) == len(s) for s in scores)
+    return bool(scores) and all(min(s) >= PEAK_THRESHOLD and (len(set(s)) == len(s) or not own_peaks) for s in scores)
 
 
 def _scores(polystick: Polystick, sticks: list[Stick]) -> list[float]:
@@ -741,7 +742,11 @@ class StickRecognizer:
             readings.append((back, self._snapped(back, size, homography)))
             if len(readings) == 2 and _cards(readings[1][1]) == _cards(polysticks):
                 break
-        return readings[most_agreed([_cards(p) for _, p in readings])]
+        # A tie between the frame's no card and a card goes to a card read at sure peaks (look-alikes on a bare
+        # table are read faintly), unless the frame read a group off the lattice, as a crossing gives.
+        broken_seen = any(not p.on_lattice for p in polysticks)
+        firm = [] if broken_seen else [i for i, (s, p) in enumerate(readings) if _settled(s, p, own_peaks=False)]
+        return readings[most_agreed([_cards(p) for _, p in readings], firm)]
 
     def _looks(
         self, image: np.ndarray, homography: np.ndarray | None, ignore: list[np.ndarray], locator: StickLocator
