@@ -179,6 +179,19 @@ def test_a_tie_between_a_frame_short_of_a_stick_and_its_card_goes_to_the_card(la
     assert all(p.card is None for p in Scripted(reader, scene.image, truth, one_mirror)(scene.image)[1])
 
 
+def test_mirror_images_that_could_tie_are_read_where_the_first_agrees_on_no_card(layout) -> None:
+    reader, scene = layout
+    truth = [t.ends for t in scene.sticks]
+    plan = {(False, False): (4, 0.6), MIRRORS[0]: (4, 0.6), MIRRORS[1]: (5, 0.6), MIRRORS[2]: (5, 0.6)}
+    short = Scripted(reader, scene.image, truth, plan)
+    assert [p.card for p in short(scene.image)[1]] == [23]
+    assert short.read == [(False, False), *MIRRORS]
+    # Two sticks read: no layout read short by a stick, and the vote ends where the first mirror image agrees.
+    few = Scripted(reader, scene.image, truth, {**plan, (False, False): (2, 0.6), MIRRORS[0]: (2, 0.6)})
+    assert all(p.card is None for p in few(scene.image)[1])
+    assert few.read == [(False, False), MIRRORS[0]]
+
+
 def test_a_settled_frame_is_not_mirrored_and_an_agreeing_mirror_ends_the_vote(layout) -> None:
     reader, scene = layout
     truth = [t.ends for t in scene.sticks]

@@ -101,6 +101,10 @@ STRONG_END = 0.5
 LEFT_OUT_NEAR = 0.5  # of the sticks' median length, and so below
 LEFT_OUT_OFF = 0.3
 HEAP_FROM = 7  # sticks in one touching group: more are a heap (see _heap)
+# Sticks a frame reading no card must read for its last two mirror images to be read where the first agrees on
+# no card, as they could tie with it (`most_agreed`): a layout read short holds three or more, and on empty
+# tables the frames reading one or two (a pen, a note's rim) would pay for both looks.
+TIE_FROM = 3
 RESTORED_MORE = 3  # sticks a frame restored from motion blur may read beyond the blurred frame's
 CARD_STICKS = len(PENTASTICKS[0])
 CLOSER_SHARES = (CLOSER, 0.5)  # windows (shares of each side of the frame) a closer look reads, in turn
@@ -727,9 +731,13 @@ class StickRecognizer:
         streak: Callable[[], MotionBlur | None],
     ) -> tuple[list[Stick], list[Polystick]]:
         """The frame's reading, or where its mirror images outvote it on the cards, theirs
-        (vision/sticks/mirrored.py). Read mirrored left to right first: where that agrees, the others are
-        not read."""
+        (vision/sticks/mirrored.py). Read mirrored left to right first: where that agrees on a card, the others
+        are not read; nor where it agrees on none, unless two mirror images could tie with that (`TIE_FROM`).
+        A tie between the frame's no card and a card goes to a card read at sure peaks (look-alikes on a bare
+        table are read faintly), unless the frame read a group off the lattice, as a crossing gives."""
         size = image.shape[1::-1]
+        broken_seen = any(not p.on_lattice for p in polysticks)
+        could_tie = not broken_seen and len(sticks) >= TIE_FROM
         readings = [(sticks, polysticks)]
         for mirror in MIRRORS:
             more, _, _ = self._both_networks(
@@ -740,11 +748,9 @@ class StickRecognizer:
             )
             back = [Stick(mirrored_points(s.ends, size, mirror), s.confidence) for s in more]
             readings.append((back, self._snapped(back, size, homography)))
-            if len(readings) == 2 and _cards(readings[1][1]) == _cards(polysticks):
+            agreed = len(readings) == 2 and _cards(readings[1][1]) == _cards(polysticks)
+            if agreed and (_cards(polysticks) or not could_tie):
                 break
-        # A tie between the frame's no card and a card goes to a card read at sure peaks (look-alikes on a bare
-        # table are read faintly), unless the frame read a group off the lattice, as a crossing gives.
-        broken_seen = any(not p.on_lattice for p in polysticks)
         firm = [] if broken_seen else [i for i, (s, p) in enumerate(readings) if _settled(s, p, own_peaks=False)]
         return readings[most_agreed([_cards(p) for _, p in readings], firm)]
 
