@@ -3,9 +3,9 @@
 The stick locator answers a frame and its mirror images a little differently where its marks are faint or
 doubtful: on a held-out checked cloth or veined stone a stick it misses in the frame it often finds mirrored,
 and a vein it takes for a stick it often drops. A mirrored layout is the same free pentastick, so readings of
-the mirror images can vote on the cards. Where they agree, the frame's own reading stands; where they do not,
-the cards most readings agree on win (`most_agreed`), and the winning reading's sticks, mapped back, are
-snapped again in the frame itself.
+the mirror images can vote on the cards. Where they agree on a card, the frame's own reading stands; otherwise
+the cards most readings agree on win (`most_agreed`, where no card is the weaker evidence), and the winning
+reading's sticks, mapped back, are snapped again in the frame itself.
 """
 
 from __future__ import annotations
