@@ -13,6 +13,7 @@ from models.evaluate_sticks import match_sticks
 from models.synth.sticks import StickSceneSpec, render_stick_scene
 from vision.sticks import pairs
 from vision.sticks.detections import Stick
+from vision.sticks.lattice import line_turn
 from vision.sticks.locate import LocatorReadings
 from vision.sticks.pairs import (
     DOUBTED,
@@ -157,11 +158,6 @@ def test_a_pair_short_of_sure_does_not_share_an_end_peak() -> None:
     assert not any(near(s.ends, [corner, [160, 180]]) for s in kept)
 
 
-def turn(a: np.ndarray, b: np.ndarray) -> float:
-    u, v = a[1] - a[0], b[1] - b[0]
-    return float(np.arccos(min(1.0, abs(u @ v) / (np.linalg.norm(u) * np.linalg.norm(v)))))
-
-
 @settings(max_examples=100, deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_an_end_peak_serves_one_stick_or_sure_ones_turned_apart_and_every_new_stick_is_believed(seed: int) -> None:
@@ -183,7 +179,7 @@ def test_an_end_peak_serves_one_stick_or_sure_ones_turned_apart_and_every_new_st
         if shared:
             assert len(shared) == 1
             assert min(sureness(kept[i].ends), sureness(kept[j].ends)) >= SHARED_SURE
-            assert turn(kept[i].ends, kept[j].ends) >= SHARED_TURN - 1e-9
+            assert line_turn(kept[i].ends, kept[j].ends) >= SHARED_TURN - 1e-9
     assert len(table) == asked  # each kept stick's sureness above was the one `assembled` was given
     assert all(s.confidence >= HOLDS for s in kept if not any(s is r for r in read))
 
