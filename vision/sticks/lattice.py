@@ -27,6 +27,7 @@ SQUARE_TOLERANCE = np.radians(8.0)  # off one of two square directions: an L may
 MIN_SPREAD = np.radians(45.0)  # the least angle a right angle on the table makes in the picture
 LENGTH_RANGE = (0.72, 1.38)  # a stick's length over its direction's median
 CROSS_MARGIN = 0.12  # sticks that meet at a corner may overlap this much (of their length) at their ends
+SAMPLES = 12  # points along a reading that measure how much of it lies along others
 RESIDUAL = 0.27  # of a stick length: how far a junction may sit from the fitted lattice
 
 
@@ -75,6 +76,21 @@ def nearest_on_segments(points: np.ndarray, segments: np.ndarray) -> tuple[np.nd
     points = points[..., None, :]
     t = np.clip(((points - a) * ab).sum(-1) / np.maximum((ab * ab).sum(-1), 1e-9), 0, 1)
     return t, np.linalg.norm(points - (a + t[..., None] * ab), axis=-1)
+
+
+def lies_along(segments: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """Which of SAMPLES points spread along each of `segments` (n x 2 x 2) lie along each of `others`
+    (m x 2 x 2), within 3 px or 6 % of its length: (n, SAMPLES, m)."""
+    segments = np.asarray(segments, np.float64).reshape(-1, 2, 2)
+    others = np.asarray(others, np.float64).reshape(-1, 2, 2)
+    samples = np.linspace(segments[:, 0], segments[:, 1], SAMPLES, axis=1)  # (n, S, 2)
+    reach = np.maximum(3.0, 0.06 * np.linalg.norm(others[:, 1] - others[:, 0], axis=1))
+    return nearest_on_segments(samples, others)[1] <= reach
+
+
+def covered_shares(segments: np.ndarray, kept: np.ndarray) -> np.ndarray:
+    """The share of each segment that lies along segments already kept."""
+    return lies_along(segments, kept).any(axis=-1).mean(axis=-1)
 
 
 def touch_matrix(ends: np.ndarray) -> np.ndarray:

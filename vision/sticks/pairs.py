@@ -5,7 +5,8 @@ third of the sticks go unread or are read with one end wrong; yet nearly every s
 own. Any two end peaks about a stick's length apart may be one stick's ends. A small network
 (`sticks_pairs.onnx`, trained by models/train_stick_pairs.py) looks at the strip of picture from one point to
 the other, a little past both, and says how likely one stick lies there end to end. The sticks read and the
-pairs it believes are then taken surest first, each end peak serving one stick (`assembled`).
+pairs it believes are then taken surest first, each end peak serving one stick (`assembled`). A stick whose far end
+has no peak of its own is looked for from its near end's, all round it (`from_lone_ends`).
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ import numpy as np
 
 from vision.crops import to_tensor
 from vision.onnx_session import load_session
+from vision.sticks.bodies import body_gauge
 from vision.sticks.detections import Stick, median_length
-from vision.sticks.lattice import end_distance, line_turn
+from vision.sticks.lattice import covered_shares, end_distance, line_turn
 from vision.sticks.locate import LocatorReadings
 
 MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "sticks_pairs.onnx"
@@ -38,6 +40,20 @@ DOUBTED = 0.1
 # would be that stick again (models/sticks.md, eighty-ninth session).
 SHARED_SURE = 0.9
 SHARED_TURN = np.radians(20.0)
+# A stick whose far end no end peak marks (it lies under another stick, or fades) is looked for from its near end's
+# peak, where that is LONE_END sure and no stick holds it: all round at LONE_TURN steps and LONE_SPANS of the
+# median length, then finer about the best (LONE_FINE_TURNS, LONE_FINE_SPANS), within LONE_SPAN_RANGE, as a heap's
+# sticks are nearly one length in the picture. Kept where the network is LONE_SURE of it, it lies along no stick for
+# LONE_COVERED of its length, and its body shows (`body_gauge`: the network believed a marble's vein so).
+# Chosen on the held-out heaps of seeds 1000.. (models/sticks.md, ninety-first session).
+LONE_END = 0.5
+LONE_TURN = np.radians(10.0)
+LONE_SPANS = (0.9, 1.0, 1.1)
+LONE_FINE_TURNS = np.radians((-5.0, -2.5, 0.0, 2.5, 5.0))
+LONE_FINE_SPANS = (0.9, 0.95, 1.0, 1.05, 1.1)
+LONE_SPAN_RANGE = (0.9, 1.15)
+LONE_SURE = 0.9
+LONE_COVERED = 0.3
 
 
 def strips(image: np.ndarray, segments: np.ndarray) -> np.ndarray:
@@ -131,3 +147,49 @@ def assembled(image: np.ndarray, sticks: list[Stick], readings: LocatorReadings,
             holders.setdefault(peak, []).append(int(k))
         kept.append(int(k))
     return [sticks[k] if k < len(ends) else Stick(everything[k], float(min(1.0, sure[k]))) for k in sorted(kept)]
+
+
+def _fanned(start: np.ndarray, turns: np.ndarray, spans: np.ndarray) -> np.ndarray:
+    """Segments (n x 2 x 2) from `start` at each of `turns` (radians) and each of `spans` (px)."""
+    directions = np.stack([np.cos(turns), np.sin(turns)], axis=1)
+    stops = start + (directions[:, None] * spans[None, :, None]).reshape(-1, 2)
+    return np.stack([np.broadcast_to(start, stops.shape), stops], axis=1)
+
+
+def _surest_from(image: np.ndarray, start: np.ndarray, length: float, check: PairCheck) -> tuple[np.ndarray, float]:
+    """The segment from `start` along which `check` is surest a stick lies, and how sure it is."""
+    segments = _fanned(start, np.arange(0.0, 2 * np.pi, LONE_TURN), np.array(LONE_SPANS) * length)
+    best = segments[int(np.argmax(check(image, segments)))]
+    along = best[1] - best[0]
+    turn, span = np.arctan2(along[1], along[0]), np.linalg.norm(along)
+    spans = np.clip(span * np.array(LONE_FINE_SPANS), *(np.array(LONE_SPAN_RANGE) * length))
+    segments = _fanned(start, turn + np.array(LONE_FINE_TURNS), spans)
+    sure = check(image, segments)
+    k = int(np.argmax(sure))
+    return segments[k], float(sure[k])
+
+
+def from_lone_ends(image: np.ndarray, sticks: list[Stick], readings: LocatorReadings, check: PairCheck) -> list[Stick]:
+    """Sticks from the end peaks no stick holds (LONE_END or surer), surest first, each to where `check` is surest
+    one stick lies (see LONE_END); not `sticks`, which they join."""
+    if len(sticks) < 2:
+        return []
+    length = median_length(sticks)
+    peaks, scores = readings.end_points, readings.end_scores
+    found = [np.asarray(s.ends, np.float64) for s in sticks]
+    held = np.linalg.norm(peaks[:, None] - np.reshape(found, (-1, 2))[None], axis=-1).min(axis=1) <= NEAR_PEAK * length
+    shows_body = body_gauge(image, found)
+    added: list[Stick] = []
+    for p in np.argsort(-scores):
+        if scores[p] < LONE_END:
+            break
+        if held[p] or any(np.linalg.norm(s.ends - peaks[p], axis=1).min() <= NEAR_PEAK * length for s in added):
+            continue
+        segment, sure = _surest_from(image, peaks[p], length, check)
+        others = np.array(found + [s.ends for s in added])
+        if sure < LONE_SURE or covered_shares(segment[None], others)[0] >= LONE_COVERED:
+            continue
+        if covered_shares(others, segment[None]).max() >= LONE_COVERED or not shows_body(segment):
+            continue
+        added.append(Stick(segment, min(1.0, sure)))
+    return added

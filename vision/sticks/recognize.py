@@ -21,10 +21,10 @@
   the frame's mirror images, which vote on the cards (vision/sticks/mirrored.py);
 - heap: where three or more sticks but no card are read, the locator and lattice stages again on a window round
   them, at twice the scale, with the network trained on heaps seen so (vision/sticks/heaps.py), and pairs of its
-  end peaks a second network believes to be one stick's ends taken with the sticks it read
-  (vision/sticks/pairs.py); that reading replaces the sticks in the window where seven or more were read, or
-  where fewer, none five together, were read and it reads as many or more, as long; else its whole sticks
-  lying where none was read (a stick crossed) are added;
+  end peaks a second network believes to be one stick's ends taken with the sticks it read, and where it reads
+  more than five, sticks from its end peaks that none holds (vision/sticks/pairs.py); that reading replaces the
+  sticks in the window where seven or more were read, or where fewer, none five together, were read and it reads
+  as many or more, as long; else its whole sticks lying where none was read (a stick crossed) are added;
 - ends: a stick off the lattice read far longer or shorter than the frame's others has its ends found again
   along its axis, where its body ends in the picture (vision/sticks/ends.py).
 """
@@ -58,10 +58,19 @@ from vision.sticks.heaps import (
     SMALL_HEAP_STICKS,
     heap_window,
 )
-from vision.sticks.lattice import end_distance, group, nearest_on_segments, segment_distance, snap, touch_matrix
+from vision.sticks.lattice import (
+    covered_shares,
+    end_distance,
+    group,
+    lies_along,
+    nearest_on_segments,
+    segment_distance,
+    snap,
+    touch_matrix,
+)
 from vision.sticks.locate import BLURRED_MODEL_PATH, PEAK_THRESHOLD, LocatorReadings, StickLocator, part_step
 from vision.sticks.mirrored import MIRRORS, mirrored_homography, mirrored_streak, most_agreed
-from vision.sticks.pairs import PairCheck, assembled
+from vision.sticks.pairs import PairCheck, assembled, from_lone_ends
 from vision.sticks.plane import split_runs, table_plane, turned_stick
 from vision.sticks.reread import reread_group
 from vision.sticks.seams import is_seam, row_line
@@ -71,7 +80,6 @@ T = TypeVar("T")  # what a candidate carries beside its ends
 
 MIN_STICK_PX = 20.0  # a stick shorter than this in the picture is not read
 COVERED = 0.7  # a reading lying this much of its length along better ones reads nothing new
-SAMPLES = 12  # points along a reading that measure how much of it lies along others
 IGNORE_GROWTH = 1.04  # outlines to ignore grown by this, and IGNORE_MARGIN px, so a card's edges go too
 IGNORE_MARGIN = 4.0
 # A reading RIM_OVERLAP of whose length lies beside edges of outlines to ignore that it runs along (turned under
@@ -125,21 +133,6 @@ WHOLE_PART = 0.8
 EQUALISE_CLIP = 3.0  # the contrast limit of the local equalisation (CLAHE) a flat frame is looked at with
 
 
-def _along(segments: np.ndarray, others: np.ndarray) -> np.ndarray:
-    """Which of SAMPLES points spread along each of `segments` (n x 2 x 2) lie along each of `others`
-    (m x 2 x 2), within 3 px or 6 % of its length: (n, SAMPLES, m)."""
-    segments = np.asarray(segments, np.float64).reshape(-1, 2, 2)
-    others = np.asarray(others, np.float64).reshape(-1, 2, 2)
-    samples = np.linspace(segments[:, 0], segments[:, 1], SAMPLES, axis=1)  # (n, S, 2)
-    reach = np.maximum(3.0, 0.06 * np.linalg.norm(others[:, 1] - others[:, 0], axis=1))
-    return nearest_on_segments(samples, others)[1] <= reach
-
-
-def _covered_shares(segments: np.ndarray, kept: np.ndarray) -> np.ndarray:
-    """The share of each segment that lies along segments already kept."""
-    return _along(segments, kept).any(axis=-1).mean(axis=-1)
-
-
 def _distinct(
     candidates: list[tuple[float, np.ndarray]], kept: list[tuple[float, np.ndarray]] = (), covered: float = COVERED
 ) -> list[tuple[float, np.ndarray]]:
@@ -150,7 +143,7 @@ def _distinct(
     if not ordered:
         return kept
     # Each candidate's samples against every segment that may be kept before it, at once.
-    along = _along([e for _, e in ordered], [e for _, e in kept] + [e for _, e in ordered])
+    along = lies_along([e for _, e in ordered], [e for _, e in kept] + [e for _, e in ordered])
     first = len(kept)
     chosen = list(range(first))
     for i, (score, ends) in enumerate(ordered):
@@ -267,7 +260,7 @@ def add_faint_sticks(
     if all(len(g) >= 5 for g in groups):
         return found
     faint = sorted(faint, key=lambda c: -c[0])
-    shares = _covered_shares([e for _, e in faint], [e for _, e in found])
+    shares = covered_shares([e for _, e in faint], [e for _, e in found])
     options = [
         (score, candidate)
         for (score, candidate), share in zip(faint, shares, strict=True)
@@ -370,7 +363,7 @@ def _near(ends: np.ndarray, a: list[int], b: list[int]) -> bool:
 def _laid(cards: list[np.ndarray], members: list[int], found: list[tuple[float, np.ndarray]]) -> list[np.ndarray]:
     """The sticks of a card read again on its lattice that lie along none of the group's readings (COVERED of
     their length): those the re-read laid from the network's centre heat alone."""
-    shares = _covered_shares(np.array(cards), np.array([found[i][1] for i in members]))
+    shares = covered_shares(np.array(cards), np.array([found[i][1] for i in members]))
     return [ends for ends, share in zip(cards, shares, strict=True) if share < COVERED]
 
 
@@ -492,7 +485,7 @@ def _read_anew(sticks: list[Stick], more: list[Stick]) -> list[Stick]:
     (SAME_ENDS): a piece of a stick read, or that stick a little aside, is no stick of its own."""
     if not more:
         return []
-    shares = _covered_shares(np.array([s.ends for s in more]), np.array([s.ends for s in sticks]))
+    shares = covered_shares(np.array([s.ends for s in more]), np.array([s.ends for s in sticks]))
     median = median_length(sticks)
     long_enough = np.array([s.length for s in more]) >= SHORTER_HEAP * median
     apart = [all(end_distance(s.ends, read.ends) > SAME_ENDS * median for read in sticks) for s in more]
@@ -541,7 +534,7 @@ def _keeps(sticks: list[Stick], sure: list[np.ndarray], window: tuple[int, int, 
         return True
     if not sticks:
         return False
-    return bool((_covered_shares(np.array(held), np.array([s.ends for s in sticks])) >= COVERED).all())
+    return bool((covered_shares(np.array(held), np.array([s.ends for s in sticks])) >= COVERED).all())
 
 
 def _twice_as_close_holds(
@@ -834,6 +827,8 @@ class StickRecognizer:
         if self.pair_check is not None:
             # Its pairs come from end peaks, which know nothing of the outlines to ignore.
             more = assembled(crop, more, readings, self.pair_check)
+            if len(more) > CARD_STICKS:  # five or fewer may be a DIGIT layout, which a stick more would break
+                more += from_lone_ends(crop, more, readings, self.pair_check)
             more = [stick for stick, _ in _outside([(stick, stick.ends) for stick in more], window_ignore)]
         sticks = _replaced_in_window(sticks, more, window)
         return sticks, self._snapped(sticks, size, homography)
