@@ -11,6 +11,7 @@ from models.synth.sticks import StickSceneSpec, render_stick_scene
 from rules.sticks import Edge
 from tests.vision.small_sticks import SMALL_STICKS, marble_layout
 from vision.sticks import Polystick, Stick
+from vision.sticks.lattice import covered_shares
 from vision.sticks.recognize import StickRecognizer, _could_be_a_layout, _keeps, read_stick_by_stick
 
 BUSY_TABLES = ("checkered", "marble")  # held-out tables, where the locator marks small sticks faintly
@@ -178,7 +179,7 @@ def test_a_closer_look_that_loses_a_sure_reading_in_its_window_does_not_keep_the
     lost = data.draw(st.integers(0, len(sure) - 1))
     others = [e for i, e in enumerate(sure) if i != lost]
     # A lost reading goes unnoticed only where it lies mostly along the others.
-    shares = recognize._covered_shares(np.array([sure[lost]]), np.array(others))
+    shares = covered_shares(np.array([sure[lost]]), np.array(others))
     kept = [Stick(e, 0.9) for e in others]
     assert _keeps(kept, sure, WINDOW) == (shares[0] >= recognize.COVERED)
     far = [np.asarray(e) + 1000.0 for e in sure]  # centres outside the window: nothing there to keep

@@ -9,12 +9,11 @@ from hypothesis import strategies as st
 from models.synth.scenes import Camera
 from models.synth.sticks import lattice_sticks
 from vision.sticks.detections import Stick
-from vision.sticks.lattice import segment_distance
+from vision.sticks.lattice import SAMPLES, segment_distance
 from vision.sticks.plane import table_plane
 from vision.sticks.recognize import (
     COVERED,
     MIN_STICK_PX,
-    SAMPLES,
     StickRecognizer,
     _distinct,
     add_faint_sticks,
