@@ -494,6 +494,7 @@ def test_steep_views_are_read_better_from_above(recognizer: CardRecognizer, monk
     assert with_above.false_detections <= without.false_detections + 2
 
 
+@pytest.mark.slow
 def test_steep_views_with_the_far_side_at_the_top_read_as_the_renders_do(
     recognizer: CardRecognizer, monkeypatch
 ) -> None:

@@ -87,6 +87,7 @@ def test_a_view_of_the_unread_holds_them_at_the_read_tiles_scale_or_smaller(tilt
     assert above.view_of_unread(_tiles(seed, above.STEEP - 6)[:5], unread, SIZE) is None
 
 
+@pytest.mark.slow
 def test_steep_views_are_read_better_from_above(monkeypatch: pytest.MonkeyPatch) -> None:
     """Held-out scenes seen 50-62 degrees from straight down (steeper than any training view), read with the
     second look, without the view of what it leaves unread, and without either. Measured on these 16 scenes

@@ -47,6 +47,7 @@ def _scenes(kind: str, n: int) -> list:
     return scenes
 
 
+@pytest.mark.slow
 def test_small_layouts_on_busy_tables_are_read_closer(readers: tuple[StickRecognizer, StickRecognizer]) -> None:
     """80 held-out layouts of small sticks on checks and veined stone: 70 read right with the closer look,
     64 without, none lost (when written)."""

@@ -97,6 +97,7 @@ def small_scores() -> dict[str, StickScore]:
     return scores
 
 
+@pytest.mark.slow
 def test_small_heaps_read_closer_are_found_whole_more_often(small_scores: dict[str, StickScore]) -> None:
     """16 held-out heaps of 3-6 sticks: 9 found whole, 133 of 156 sticks (the broken layouts' too) found and 12
     false readings with the small-heap look; 6, 122 and 21 without (when written)."""
@@ -106,6 +107,7 @@ def test_small_heaps_read_closer_are_found_whole_more_often(small_scores: dict[s
     assert with_look.false_detections <= without.false_detections
 
 
+@pytest.mark.slow
 def test_broken_layouts_keep_their_flag_where_small_heaps_are_read_closer(small_scores: dict[str, StickScore]) -> None:
     """16 held-out broken layouts: 12 flagged with the small-heap look, 10 without, none read as a card (when
     written)."""
@@ -158,6 +160,7 @@ def crossed_scores() -> dict[str, StickScore]:
     return scores
 
 
+@pytest.mark.slow
 def test_a_stick_crossed_is_found_by_the_heap_look(crossed_scores: dict[str, StickScore]) -> None:
     """40 held-out layouts broken by a crossing: 32 flagged, 167 sticks found and 19 false readings with the sticks
     read anew added; 30, 164 and 19 without (when written)."""

@@ -234,6 +234,7 @@ def _busy_table_readings(kind: str, n: int, seed: int) -> list[tuple[object, lis
     return readings
 
 
+@pytest.mark.slow
 def test_the_vote_loses_at_most_one_held_out_layout_on_busy_tables() -> None:
     """110 layouts: 104 read right after the vote and 104 before, one gained and one lost, when written. Since
     the look from twice as close (forty-ninth session), the layout the vote gained is read before it, and

@@ -305,6 +305,7 @@ def shared_counts() -> dict[str, np.ndarray]:
     )
 
 
+@pytest.mark.slow
 def test_sticks_whose_ends_touch_are_found_by_sharing_an_end_peak(shared_counts: dict[str, np.ndarray]) -> None:
     """16 held-out heaps of 8-15 sticks: 134 sticks found and 11 false readings with shared end peaks, 129 and 12
     with each peak serving one stick (when written)."""
@@ -319,6 +320,7 @@ def lone_end_counts() -> dict[str, np.ndarray]:
     return heap_counts_with("LONE_END", {"lone ends": LONE_END, "pairs only": np.inf}, 7_800_000)
 
 
+@pytest.mark.slow
 def test_sticks_whose_far_end_shows_no_peak_are_found_from_the_near_one(lone_end_counts: dict[str, np.ndarray]) -> None:
     """16 held-out heaps of 8-15 sticks: 123 sticks found and 44 false readings with sticks looked for from lone
     end peaks, 120 and 44 without (when written)."""
