@@ -38,6 +38,7 @@ def _read_all(recognizer: CardRecognizer, scenes: list[Scene]) -> CardScore:
     return total
 
 
+@pytest.mark.slow
 def test_steep_views_are_read_better_from_above(recognizer: CardRecognizer, monkeypatch) -> None:
     """Held-out scenes seen 45-65 degrees from straight down (training stops at 50), read with and without
     the second look from above."""
@@ -84,6 +85,7 @@ def test_steep_views_with_the_far_side_at_the_top_read_as_the_renders_do(
     assert both_ways.false_detections <= one_way.false_detections
 
 
+@pytest.mark.slow
 def test_small_cards_on_busy_cloths_are_found_by_a_closer_look(recognizer: CardRecognizer, monkeypatch) -> None:
     """Held-out scenes of small cards (58-85 px at the frame's centre) on the held-out checkered cloth and
     marble, read with and without the closer look at ZOOM times the locator's scale."""

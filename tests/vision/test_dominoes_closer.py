@@ -38,6 +38,7 @@ class WithoutCloserLook(DominoRecognizer):
         return []
 
 
+@pytest.mark.slow
 def test_the_closer_look_reads_more_tiles_and_no_more_false_ones() -> None:
     cv2.setNumThreads(1)
     reader = DominoRecognizer(threads=1)

@@ -60,6 +60,7 @@ def test_small_layouts_on_busy_tables_are_read_closer(readers: tuple[StickRecogn
     assert sum(f and not c for c, f in zip(closer, first, strict=True)) <= 1
 
 
+@pytest.mark.slow
 def test_layouts_read_with_no_sure_stick_are_read_closer(
     readers: tuple[StickRecognizer, StickRecognizer], monkeypatch: pytest.MonkeyPatch
 ) -> None:
