@@ -24,6 +24,10 @@ HEAP_STICKS = 7
 # small heap's as they lie (models/sticks.md, eighty-seventh session).
 SMALL_HEAP_STICKS = 3
 SHORTER_HEAP = 0.8
+# A frame with no card, fewer than HEAP_STICKS sticks read and a layout's worth of them touching (a broken layout,
+# or the part of a heap the first look sees) is read in the heap look too, kept only where that look reads a heap,
+# this many sticks or more, whole as above (models/sticks.md, ninety-fourth session).
+GROUPED_HEAP_STICKS = HEAP_STICKS
 # Where that look is not kept, the sticks it reads that lie along those read for less than this share of their
 # length, and are no shorter than SHORTER_HEAP times those at the median, are added to them: a broken layout's
 # stick crossed near its middle is often read as part of the stick across it, and the heap network, which learnt

@@ -50,6 +50,7 @@ from vision.sticks.bodies import body_gauge, with_bodies
 from vision.sticks.detections import Polystick, Stick, median_length
 from vision.sticks.ends import refined_ends
 from vision.sticks.heaps import (
+    GROUPED_HEAP_STICKS,
     HEAP_MODEL_PATH,
     HEAP_STICKS,
     NEW_ACROSS,
@@ -652,6 +653,10 @@ class StickRecognizer:
             elif added := _read_anew(sticks, more):
                 sticks = sticks + added
                 polysticks = self._snapped(sticks, image.shape[1::-1], homography)
+        elif no_card and len(sticks) >= CARD_STICKS:  # a group of five or six touch: `_maybe_small_heap` said no
+            more, more_polysticks = self._heap_closer(image, homography, ignore, sticks)
+            if len(more) >= GROUPED_HEAP_STICKS and _kept_whole(sticks, more):
+                sticks, polysticks = more, more_polysticks
         timing["heap_ms"] = (time.perf_counter() - t0) * 1000
         t0 = time.perf_counter()
         sticks, polysticks = self._without_seams(image, homography, sticks, polysticks)
