@@ -1,5 +1,6 @@
 """A group that is no card, read again on its lattice from centre heat: cards come whole, broken layouts stay."""
 
+import itertools
 import random
 
 import numpy as np
@@ -191,3 +192,47 @@ def test_a_card_whose_laid_stick_shows_no_body_is_not_taken(card: int, missing: 
     assert len(reread_layouts(found, polysticks, plane, stick_heat, shows_body=laid_shows)) == 5
     assert len(asked) == 1 and np.linalg.norm(asked[0].mean(axis=0) - sticks[missing].mean(axis=0)) < 0.2 * length
     assert reread_layouts(found, polysticks, plane, stick_heat, shows_body=lambda ends: False) is found
+
+
+def _row_joints(seed: int) -> np.ndarray:
+    """The I card's six joints in order along its row, as a webcam sees them (picture px, 6 x 2)."""
+    points = np.array(_layout(1, seed)).reshape(-1, 2)
+    along = np.linalg.svd(points - points.mean(axis=0))[2][0]
+    points = points[np.argsort(points @ along)]
+    return np.array([points[0], *((points[1:-1:2] + points[2:-1:2]) / 2), points[-1]])
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.integers(0, 10_000))
+def test_a_row_read_as_overlapping_runs_is_read_as_five_sticks_where_end_peaks_mark_its_joints(seed: int) -> None:
+    """The I card read as runs of one and a half sticks and one stick: the end peaks at its joints say where
+    its sticks lie, and it is read only with them, with one reading a stick long, and with heat on every stick."""
+    joints = _row_joints(seed)
+    runs = [np.array([joints[a], (joints[a + 1] + joints[a + 2]) / 2]) for a in range(4)]
+    read = [(0.8, s) for s in [*runs, joints[[4, 5]]]]
+    plane = table_plane(np.array([e for _, e in read]), (1280, 720))
+    hot = _heat((joints[:-1] + joints[1:]) / 2, 5.0)
+    result = reread_group(read, plane, hot, joints)
+    assert result is not None and _card(result, plane) == 1
+    for piece in itertools.pairwise(joints):  # each stick comes back where it lies, within a fifth of a stick
+        off = [min(np.abs(e - piece).max(), np.abs(e[::-1] - piece).max()) for _, e in result]
+        assert min(off) < 0.2 * np.linalg.norm(joints[1] - joints[0])
+    assert reread_group(read, plane, hot) is None  # no end peaks given
+    assert reread_group(read, plane, hot, joints[[0, 1, 2, 5]]) is None  # two joints unmarked
+    assert reread_group(read, plane, _heat([]), joints) is None  # no stick's heat there
+    runs_only = [(0.8, s) for s in [*runs, joints[[3, 5]]]]
+    assert reread_group(runs_only, plane, hot, joints) is None  # no reading a stick long: the peaks alone
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.integers(0, 10_000), st.sampled_from([36, 37, 38]))
+def test_a_row_of_four_is_not_read_as_five_even_with_its_joints_marked(seed: int, card: int) -> None:
+    """Four sticks in a row, their joints marked, every edge hot: cut in five, no joint of the cut is marked."""
+    sticks = _layout(card, seed)
+    ends = np.array(sticks).reshape(-1, 2)
+    units = [(s[1] - s[0]) / np.linalg.norm(s[1] - s[0]) for s in sticks]
+    row = [s for s, u in zip(sticks, units, strict=True) if sum(abs(float(u @ v)) > 0.9 for v in units) == 4]
+    assume(len(row) == 4)
+    plane = table_plane(np.array(sticks), (1280, 720))
+    everywhere = lambda starts, stops: np.full(len(starts), 0.5)  # noqa: E731
+    assert reread_group([(0.8, s) for s in row], plane, everywhere, ends) is None

@@ -109,6 +109,7 @@ FAINT_APART = 0.3  # the most of one such reading that may lie along another
 STRONG_END = 0.5
 LEFT_OUT_NEAR = 0.5  # of the sticks' median length, and so below
 LEFT_OUT_OFF = 0.3
+IN_ROW = 0.12  # of a stick's length: how far off a row's line a reading of the row may lie (_in_row)
 HEAP_FROM = 7  # sticks in one touching group: more are a heap (see _heap)
 # Sticks a frame reading no card must read for its last two mirror images to be read where the first agrees on
 # no card, as they could tie with it (`most_agreed`): a layout read short holds three or more, and on empty
@@ -376,6 +377,7 @@ def reread_layouts(
     ignore: list[np.ndarray] = (),
     strong_ends: np.ndarray | None = None,
     shows_body: Callable[[np.ndarray], bool] | None = None,
+    end_points: np.ndarray | None = None,
 ) -> list[tuple[float, np.ndarray]]:
     """`found` with each of its touching groups (`polysticks`) that is no card, or two such groups near each
     other (a stick read short leaves a gap), read again on its lattice where that makes one
@@ -391,7 +393,7 @@ def reread_layouts(
     for members in open_groups + pairs:
         if used & set(members):
             continue
-        cards = reread_group([found[i] for i in members], plane, stick_heat)
+        cards = reread_group([found[i] for i in members], plane, stick_heat, end_points)
         if cards is None or len(_outside(cards, ignore)) < len(cards):
             continue
         if strong_ends is not None and _stick_left_out([e for _, e in cards], strong_ends):
@@ -399,12 +401,25 @@ def reread_layouts(
         if shows_body is not None and not all(map(shows_body, _laid([e for _, e in cards], members, found))):
             continue
         others = [r for r in result if all(r is not found[i] for i in members)]
+        others = [r for r, inside in zip(others, _in_row([e for _, e in others], cards), strict=True) if not inside]
         both = to_plane(plane, np.array([e for _, e in cards + others], np.float64))
         # A card read this way that now touches other sticks would make a larger group: no card after all.
         if np.isfinite(both).all() and not touch_matrix(both)[:5, 5:].any():
             result = others + cards
             used |= set(members)
     return result
+
+
+def _in_row(readings: list[np.ndarray], card: list[tuple[float, np.ndarray]]) -> list[bool]:
+    """Which readings (ends 2x2, image px) lie in the line of `card` where its sticks lie in one row (the I
+    card), both ends within IN_ROW of a stick's length of it: that row read in pieces or runs, which a reading
+    of the row stick by stick replaces. None do where the card is no row."""
+    row = row_line(np.array([e for _, e in card])) if readings else None
+    if row is None:
+        return [False] * len(readings)
+    (a, b), _, length = row
+    _, off = nearest_on_segments(np.array(readings, np.float64), np.array([[a, b]]))
+    return (off[..., 0] <= IN_ROW * length).all(axis=-1).tolist()
 
 
 def _worth_a_brighter_look(polysticks: list[Polystick], marked: bool) -> bool:
@@ -912,7 +927,9 @@ class StickRecognizer:
         reread = (
             found
             if plane is None
-            else reread_layouts(found, polysticks, plane, readings.stick_heat, ignore, strong_ends, shows_body)
+            else reread_layouts(
+                found, polysticks, plane, readings.stick_heat, ignore, strong_ends, shows_body, readings.end_points
+            )
         )
         if reread is not found:
             sticks = [Stick(e, min(1.0, score)) for score, e in reread]
@@ -933,7 +950,9 @@ class StickRecognizer:
         known = {p.card for p in polysticks if p.card is not None}
         for new in (p for p in more_polysticks if p.card is not None and p.card not in known):
             card = [(more[i].confidence, more[i].ends) for i in new.sticks]
-            merged = [Stick(e, score) for score, e in _distinct([(s.confidence, s.ends) for s in sticks], card)]
+            rowed = _in_row([s.ends for s in sticks], card)
+            first = [(s.confidence, s.ends) for s, inside in zip(sticks, rowed, strict=True) if not inside]
+            merged = [Stick(e, score) for score, e in _distinct(first, card)]
             merged_polysticks = self._snapped(merged, size, homography)
             if any(p.card == new.card for p in merged_polysticks):
                 sticks, polysticks = merged, merged_polysticks
