@@ -227,12 +227,14 @@ def test_a_row_read_as_overlapping_runs_is_read_as_five_sticks_where_end_peaks_m
 @settings(max_examples=60, deadline=None, derandomize=True)
 @given(st.integers(0, 10_000), st.sampled_from([36, 37, 38]))
 def test_a_row_of_four_is_not_read_as_five_even_with_its_joints_marked(seed: int, card: int) -> None:
-    """Four sticks in a row, their joints marked, every edge hot: cut in five, no joint of the cut is marked."""
+    """Four sticks in a row and a piece of one a fifth of the row long, every joint marked and every edge hot:
+    no cut in five, however foreshortened, puts its joints on the end peaks."""
     sticks = _layout(card, seed)
     ends = np.array(sticks).reshape(-1, 2)
     units = [(s[1] - s[0]) / np.linalg.norm(s[1] - s[0]) for s in sticks]
     row = [s for s, u in zip(sticks, units, strict=True) if sum(abs(float(u @ v)) > 0.9 for v in units) == 4]
     assume(len(row) == 4)
+    piece = np.array([row[0][0], row[0][0] + 0.8 * (row[0][1] - row[0][0])])
     plane = table_plane(np.array(sticks), (1280, 720))
     everywhere = lambda starts, stops: np.full(len(starts), 0.5)  # noqa: E731
-    assert reread_group([(0.8, s) for s in row], plane, everywhere, ends) is None
+    assert reread_group([(0.8, s) for s in [*row, piece]], plane, everywhere, ends) is None
