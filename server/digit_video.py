@@ -21,7 +21,7 @@ from rules.settling import Settler
 from server.app import counted
 from server.commands.sticks import MIRRORED, move_result, move_text, problem_texts, status_names
 from server.storage import NotRecorded, Recording, recording
-from server.watching import Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
+from server.watching import Look, Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
 from vision.sticks import StickRecognizer
 from vision.sticks.layout import TableLayout, camera_motion, layout_key, table_layout
 
@@ -42,18 +42,21 @@ def watch_game(
     symmetry: Symmetry,
     on_settled: Callable[[dict[str, Any], dict[str, Any] | None], None] = lambda layout, move: None,
     recording: Recording | NotRecorded | None = None,
+    look: Look | None = None,
+    recognizer: StickRecognizer | None = None,
 ) -> WatchedGame:
     """The game on `source` (a video file, a camera index or a stream URL), read frame by frame until the
     watch ends; `on_settled` hears of each layout as it settles, with the turn that made it (None for the
-    first layout, or where either table holds no layout), and `recording` keeps them. The printed DIGIT cards
-    on the table are read in the frame where a layout settles (not in every frame: they cost as much again as
-    the sticks), and the layout matched against them (variant 4, cards on the table)."""
+    first layout, or where either table holds no layout), `recording` keeps them, and `look` sees every
+    frame. The printed DIGIT cards on the table are read in the frame where a layout settles (not in every
+    frame: they cost as much again as the sticks), and the layout matched against them (variant 4, cards on
+    the table)."""
     from rules.digit_game import matching_cards
     from rules.sticks import card_number
     from vision.sticks.cards import read_digit_cards
 
     recording = recording or NotRecorded()
-    recognizer = StickRecognizer()
+    recognizer = recognizer or StickRecognizer()
     settler: Settler[TableLayout] = Settler(key=layout_key)
     layouts: list[dict[str, Any]] = []
     moves: list[dict[str, Any]] = []
@@ -87,8 +90,22 @@ def watch_game(
         recording.add(layout["seconds"], {"layout": layout, "move": move})
         on_settled(layout, move)
 
-    watched = watch(source, on_frame, recording)
+    watched = watch(source, on_frame, recording, look=look)
     return WatchedGame(layouts, moves, watched)
+
+
+def settled_text(layout: dict[str, Any], move: dict[str, Any] | None) -> str:
+    """What a layout that settled says, with the turn that made it: one line for the terminal or the page."""
+    if move is not None:
+        said = move_text(move)
+    elif layout["card"] is not None:
+        said = f"the table shows card {layout['card']}"
+    else:
+        problems = problem_texts(layout["status"]) or [MIRRORED]
+        said = f"{counted(layout['sticks'], 'stick')}, no card: " + "; ".join(problems)
+    if layout["matches"]:
+        said += f"; it matches card {layout['matches'][0]} on the table"
+    return said
 
 
 def run_digit_moves(source: str, symmetry: Symmetry, as_json: bool, record: Path | None = None) -> None:
@@ -96,18 +113,8 @@ def run_digit_moves(source: str, symmetry: Symmetry, as_json: bool, record: Path
     moves in all. Exit code 1 where no layout was seen, or where the camera stopped mid-game."""
 
     def show(layout: dict[str, Any], move: dict[str, Any] | None) -> None:
-        if as_json:
-            return
-        if move is not None:
-            said = move_text(move)
-        elif layout["card"] is not None:
-            said = f"the table shows card {layout['card']}"
-        else:
-            problems = problem_texts(layout["status"]) or [MIRRORED]
-            said = f"{counted(layout['sticks'], 'stick')}, no card: " + "; ".join(problems)
-        if layout["matches"]:
-            said += f"; it matches card {layout['matches'][0]} on the table"
-        typer.echo(f"{layout['seconds']:7.2f} s  {said}")
+        if not as_json:
+            typer.echo(f"{layout['seconds']:7.2f} s  {settled_text(layout, move)}")
 
     kept = recording(record, "digit", source)
     game = watched_or_exit(lambda: watch_game(source, symmetry, on_settled=show, recording=kept))

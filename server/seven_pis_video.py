@@ -52,7 +52,7 @@ from rules.seven_pis_turns import Draws, TurnEnds
 from server.app import counted
 from server.commands.dominoes import chosen_setup, dominoes_in_hand
 from server.storage import NotRecorded, Recording, recording
-from server.watching import Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
+from server.watching import Look, Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
 from vision.dominoes import Domino, DominoRecognizer
 from vision.dominoes.pis import PiGroup, read_pis
 from vision.dominoes.tracking import TableChange, TileTracker
@@ -113,13 +113,16 @@ def watch_pis(
     recording: Recording | NotRecorded | None = None,
     profile: CalibrationProfile | None = None,
     on_turn: Callable[[dict[str, Any]], None] = lambda turn: None,
+    look: Look | None = None,
+    recognizer: DominoRecognizer | None = None,
 ) -> WatchedPis:
     """The game on `source` (a video file, a camera index or a stream URL), read frame by frame until the
     watch ends; `on_table` hears of each table as it changes, and `recording` keeps it. `set_name`: six, nine,
     or auto (the tiles say). With a `profile`, the tiles in its hand area are the hand, and each turn is judged
-    (`on_turn` hears of it, `recording` keeps it); a frame of another size than the profile's ends the watch."""
+    (`on_turn` hears of it, `recording` keeps it); a frame of another size than the profile's ends the watch.
+    `look` sees every frame (server/watching.py)."""
     recording = recording or NotRecorded()
-    recognizer = DominoRecognizer()
+    recognizer = recognizer or DominoRecognizer()
     tracker = TileTracker(replaceable=lambda domino: bool(dominoes_in_hand(profile, [domino])[0]))
     ends = TurnEnds() if profile is not None else None
     placed: dict[int, Placement] = {}  # each tile's placement at the last change, by tile id
@@ -179,7 +182,7 @@ def watch_pis(
             judge_turn()
 
     size_problem = profile.size_problem if profile is not None else lambda size: None
-    watched = watch(source, on_frame, recording, at_end=close_turn, size_problem=size_problem)
+    watched = watch(source, on_frame, recording, at_end=close_turn, size_problem=size_problem, look=look)
     return WatchedPis(tables, watched, turns, ends is not None and ends.mid_turn)
 
 
@@ -236,7 +239,8 @@ def _where(p: dict[str, Any]) -> str:
     return f"{p['ends'][0]}|{p['ends'][1]} (pi {p['pi']} {p['slot']})"
 
 
-def _table_line(table: dict[str, Any]) -> str:
+def table_text(table: dict[str, Any]) -> str:
+    """What a table that changed says: the tiles laid, gone or read again, the pis' progress, the score."""
     said = []
     if table["laid"]:
         said.append("laid " + ", ".join(map(_where, table["laid"])))
@@ -246,21 +250,27 @@ def _table_line(table: dict[str, Any]) -> str:
         said.append("read again as " + ", ".join(map(_where, table["reread"])))
     said = said or ["nothing laid yet"]
     status = _status(table["problems"])
-    return f"{table['seconds']:7.2f} s  {'; '.join(said)}: {_progress(table)}, score {table['score']} ({status})"
+    return f"{'; '.join(said)}: {_progress(table)}, score {table['score']} ({status})"
 
 
-def _turn_line(turn: dict[str, Any]) -> str:
+def turn_text(turn: dict[str, Any]) -> str:
+    """What a turn judged says: the tiles played, the hand, the problems; a second line where the game ends."""
     hand = " ".join(turn["hand"]) or "empty"
     if turn["turn"] == 0:
         said = f"turn 0, the game as the film starts it: hand {hand}"
     else:
         said = f"turn {turn['turn']}: played {', '.join(map(_where, turn['played'])) or 'nothing'}; hand {hand}"
-    line = f"{turn['seconds']:7.2f} s  {said} ({_status(turn['problems'])})"
+    line = f"{said} ({_status(turn['problems'])})"
     if turn["went_out"]:
-        return line + "\n           the game went out: every tile is placed"
+        return line + "\nthe game went out: every tile is placed"
     if turn["over"]:
-        return line + f"\n           game over: no tile in the hand can be laid; score {turn['score']}"
+        return line + f"\ngame over: no tile in the hand can be laid; score {turn['score']}"
     return line
+
+
+def _timed(seconds: float, text: str) -> str:
+    """A line for the terminal: the seconds, then the text, its later lines under the first."""
+    return f"{seconds:7.2f} s  " + text.replace("\n", "\n" + " " * 11)
 
 
 def _status(problems: list[dict[str, Any]]) -> str:
@@ -286,11 +296,11 @@ def run_pis_watch(
 
     def show(table: dict[str, Any]) -> None:
         if not as_json:
-            typer.echo(_table_line(table))
+            typer.echo(_timed(table["seconds"], table_text(table)))
 
     def show_turn(turn: dict[str, Any]) -> None:
         if not as_json:
-            typer.echo(_turn_line(turn))
+            typer.echo(_timed(turn["seconds"], turn_text(turn)))
 
     kept = recording(record, "seven-pis", source)
     game = watched_or_exit(lambda: watch_pis(source, set_name, scoring, show, kept, profile=profile, on_turn=show_turn))

@@ -25,6 +25,9 @@ T = TypeVar("T")
 
 MOST_FRAMES = 1_000_000  # over nine hours at 30 fps
 
+# Sees each frame and its seconds before the game judges it; a reason returned ends the watch.
+Look = Callable[[float, np.ndarray], str | None]
+
 
 @dataclass(frozen=True)
 class Watched:
@@ -44,12 +47,14 @@ def watch(
     recording: Recording | NotRecorded | None = None,
     at_end: Callable[[], None] = lambda: None,
     size_problem: Callable[[tuple[int, int]], str | None] = lambda size: None,
+    look: Look | None = None,
 ) -> Watched:
     """Each frame of `source` given to `on_frame` with its seconds since the first frame, until it returns a
     reason to stop or the watch ends otherwise; then `at_end` (which may still record), and the recording
     (server/storage.py) is told how it ended. A frame whose (width, height) has a `size_problem` ends the watch
-    unjudged (a calibration maps one camera size only). A source that gives no frame at all raises SourceError
-    (the recording ends with no frames)."""
+    unjudged (a calibration maps one camera size only). `look` sees each frame before it is judged (the
+    dashboard shows it) and may end the watch by returning a reason. A source that gives no frame at all raises
+    SourceError (the recording ends with no frames)."""
     total = None if is_live(source) else _frame_count(source)
     frames, ended_by, why, started = 0, "film", "", None
     with progress_bar() as progress:
@@ -62,7 +67,8 @@ def watch(
                 started = seconds if started is None else started
                 frames += 1
                 progress.advance(task)
-                reason = on_frame(seconds - started, frame)
+                reason = look(seconds - started, frame) if look is not None else None
+                reason = reason or on_frame(seconds - started, frame)
                 if reason is not None:
                     ended_by = reason
                     break

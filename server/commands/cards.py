@@ -25,18 +25,24 @@ from server.app import (
 from vision.sources import is_film
 
 
-def print_verdict(verdict: TempusVerdict, options: TempusOptions) -> None:
+def verdict_lines(verdict: TempusVerdict, options: TempusOptions) -> list[str]:
+    """The verdict as the terminal and the dashboard say it: the line read, the count, the first error."""
     cards = "".join(str(d) for d in verdict.cards)
-    typer.echo(f"3.{cards or ''}")
-    typer.echo(f"consecutive correct: {verdict.consecutive_correct} of {options.digits}")
+    lines = [f"3.{cards or ''}", f"consecutive correct: {verdict.consecutive_correct} of {options.digits}"]
     if verdict.first_error:
         e = verdict.first_error
         expected = "no card (the deck ends there)" if e.expected is None else str(e.expected)
-        typer.echo(f"first error: card {e.index + 1} after the Starter is {e.got}, expected {expected}")
+        lines.append(f"first error: card {e.index + 1} after the Starter is {e.got}, expected {expected}")
     elif verdict.complete:
-        typer.echo("complete: every digit in order")
+        lines.append("complete: every digit in order")
     else:
-        typer.echo("no error so far; the deck is not finished")
+        lines.append("no error so far; the deck is not finished")
+    return lines
+
+
+def print_verdict(verdict: TempusVerdict, options: TempusOptions) -> None:
+    for line in verdict_lines(verdict, options):
+        typer.echo(line)
 
 
 @judge_app.command("tempus")

@@ -70,7 +70,8 @@ def _read_table(
     return table_layout(*StickRecognizer()(image, ignore=[card.corners for card in cards])), cards, image
 
 
-def _symmetry(rotations_only: bool):
+def symmetry_of(rotations_only: bool) -> Symmetry:
+    """The symmetry the `--rotations-only` flag asks for."""
     from rules.sticks import Symmetry
 
     return Symmetry.ROTATIONS_ONLY if rotations_only else Symmetry.ALL_EIGHT
@@ -156,7 +157,7 @@ def judge_digit(
     except NoSuchCardError as exc:
         fail(str(exc))
         raise typer.Exit(code=2) from exc
-    symmetry = _symmetry(rotations_only)
+    symmetry = symmetry_of(rotations_only)
     profile = load_calibration(calibration, "hand") if calibration is not None else None
     table, on_table, _ = _read_table(photo, profile)
     centres = np.array([c.corners.mean(axis=0) for c in on_table]).reshape(-1, 2)
@@ -238,7 +239,7 @@ def judge_digit_move(
         fail(f"{before if first.layout is None else after}: no sticks found")
         raise typer.Exit(code=1)
     motion = camera_motion(first_photo, second_photo, first, second)
-    result = move_result(first, second, _symmetry(rotations_only), motion)
+    result = move_result(first, second, symmetry_of(rotations_only), motion)
     if as_json:
         typer.echo(json.dumps(result))
     else:
@@ -297,7 +298,7 @@ def judge_digit_moves(
     turn between two layouts judged as `digit-move` judges two photos. Ctrl-C ends a live watch."""
     from server.digit_video import run_digit_moves
 
-    run_digit_moves(source, _symmetry(rotations_only), as_json, record)
+    run_digit_moves(source, symmetry_of(rotations_only), as_json, record)
 
 
 @kit_app.command("sticks")

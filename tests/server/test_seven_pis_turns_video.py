@@ -22,7 +22,7 @@ from rules.dominoes import Domino
 from rules.seven_pis import DOUBLE_SIX, LegalPlacements, Placement, TableState
 from rules.seven_pis_play import play_game
 from server.app import app
-from server.seven_pis_video import _Boundary, _turn, _turn_line
+from server.seven_pis_video import _Boundary, _turn, turn_text
 from server.storage import recorded
 from vision.sources import timed_frames
 
@@ -216,6 +216,6 @@ def test_the_last_turn_of_a_game_that_goes_out_says_so() -> None:
 
     last = _turn(len(states) - 1, 60.0, DOUBLE_SIX, boundary(states[-2]), boundary(states[-1]))
     assert last["ok"] and last["went_out"] and last["over"] and last["score"] == 0 and last["hand"] == []
-    assert "the game went out" in _turn_line(last)
+    assert "the game went out" in turn_text(last)
     before = _turn(len(states) - 2, 50.0, DOUBLE_SIX, boundary(states[-3]), boundary(states[-2]))
-    assert before["ok"] and not before["over"] and "went out" not in _turn_line(before)
+    assert before["ok"] and not before["over"] and "went out" not in turn_text(before)
