@@ -8,13 +8,12 @@ import typer
 from typer.testing import CliRunner
 
 import server.cli  # noqa: F401  (registers the commands)
-import server.watching as watching
 from models.synth.samples import CLIP_FPS, FRAMES_PER_STEP, digit_game_layouts, filmed, write_clip
 from models.synth.sticks import StickSceneSpec, render_stick_scene
 from rules.sticks import Symmetry, card_number
 from server.app import app
 from server.digit_video import run_digit_moves
-from vision.sources import SourceError, timed_frames
+from tests.server.sources import unplug_after
 
 GAME = str(Path(__file__).resolve().parents[2] / "samples" / "digit-game.mp4")
 TURN = FRAMES_PER_STEP  # frames each layout of the sample game is filmed for
@@ -54,13 +53,7 @@ def test_a_settled_layout_is_matched_against_the_cards_on_the_table(tmp_path: Pa
 
 
 def test_a_camera_that_stops_mid_game_leaves_the_turns_judged(monkeypatch, capsys) -> None:
-    def stops_in_the_second_turn(source: str, count: int):
-        for n, frame in enumerate(timed_frames(source, count)):
-            if n == TURN * 2 - 1:
-                raise SourceError("camera 0: no frame for 10 s; the camera or stream stopped")
-            yield frame
-
-    monkeypatch.setattr(watching, "timed_frames", stops_in_the_second_turn)
+    unplug_after(monkeypatch, TURN * 2 - 1)
     with pytest.raises(typer.Exit) as ended:
         run_digit_moves(GAME, Symmetry.ALL_EIGHT, as_json=False)
     assert ended.value.exit_code == 1

@@ -12,13 +12,12 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import server.cli  # noqa: F401  (registers the commands)
-import server.watching as watching
 from models.synth.samples import CLIP_FPS, FRAMES_PER_STEP, seven_pis_game
 from rules.seven_pis import Scoring
 from server.app import app
 from server.seven_pis_video import run_pis_watch, stable_labels
+from tests.server.sources import unplug_after
 from vision.dominoes.pis import PiGroup
-from vision.sources import SourceError, timed_frames
 
 GAME = str(Path(__file__).resolve().parents[2] / "samples" / "seven-pis.mp4")
 TURN = FRAMES_PER_STEP  # frames each turn of the sample game is filmed for
@@ -59,13 +58,7 @@ def test_the_sample_game_is_scored_turn_by_turn() -> None:
 
 
 def test_a_camera_that_stops_mid_game_leaves_the_tables_judged(monkeypatch, capsys) -> None:
-    def stops_in_the_third_turn(source: str, count: int):
-        for n, frame in enumerate(timed_frames(source, count)):
-            if n == TURN * 2 + 1:
-                raise SourceError("camera 0: no frame for 10 s; the camera or stream stopped")
-            yield frame
-
-    monkeypatch.setattr(watching, "timed_frames", stops_in_the_third_turn)
+    unplug_after(monkeypatch, TURN * 2 + 1)
     with pytest.raises(typer.Exit) as ended:
         run_pis_watch(GAME, "six", Scoring.TILES, as_json=False)
     assert ended.value.exit_code == 1

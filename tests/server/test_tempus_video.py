@@ -8,12 +8,12 @@ import pytest
 import typer
 
 import server.tempus_video as tempus_video
-import server.watching as watching
 from models.synth.samples import CLIP_FPS, FRAMES_PER_STEP, SAMPLE_SCENES, write_clip
 from models.synth.scenes import render_scene
 from rules.pi import PI_DECIMALS
 from rules.tempus import TempusOptions
-from vision.sources import SourceError, frames, timed_frames
+from tests.server.sources import unplug_after
+from vision.sources import frames
 
 RACE = str(Path(__file__).resolve().parents[2] / "samples" / "tempus-race.mp4")
 CARD_TURN = FRAMES_PER_STEP / CLIP_FPS  # seconds between cards laid in the sample race
@@ -41,13 +41,7 @@ def test_a_camera_that_stops_mid_race_leaves_the_verdict_on_what_was_read(monkey
     """The source gives out after 30 frames: the sixth digit settled at 3.0 s, the seventh, seen in two frames
     only, not. The lines settled are judged, and then the user is told the camera stopped."""
 
-    def stops_after_half(source: str, count: int):
-        for n, frame in enumerate(timed_frames(source, count)):
-            if n == 30:
-                raise SourceError("camera 0: no frame for 10 s; the camera or stream stopped")
-            yield frame
-
-    monkeypatch.setattr(watching, "timed_frames", stops_after_half)
+    unplug_after(monkeypatch, 30)
     with pytest.raises(typer.Exit) as ended:
         tempus_video.run_video_race(RACE, TempusOptions(), as_json=False)
     assert ended.value.exit_code == 1
