@@ -20,14 +20,15 @@ def annotate_cards(image: np.ndarray, cards: list[Card], order: list[Card] | Non
         pts = np.round(card.corners).astype(np.int32)
         cv2.polylines(out, [pts], True, CARD_COLOUR, max(1, round(2 * scale)), cv2.LINE_AA)
         cv2.line(out, tuple(pts[0]), tuple(pts[1]), CARD_COLOUR, max(2, round(5 * scale)), cv2.LINE_AA)
-        _label(out, f"{card.face.label} {card.confidence:.2f}", card.center, scale * 0.8, (0, 0, 0))
+        label(out, f"{card.face.label} {card.confidence:.2f}", card.center, scale * 0.8, (0, 0, 0))
     for place, card in enumerate(order or []):
         corner = card.corners[0] + (card.center - card.corners[0]) * 0.18
-        _label(out, str(place), corner, scale * 0.8, ORDER_COLOUR)
+        label(out, str(place), corner, scale * 0.8, ORDER_COLOUR)
     return out
 
 
-def _label(image: np.ndarray, text: str, at: np.ndarray, scale: float, background: tuple[int, int, int]) -> None:
+def label(image: np.ndarray, text: str, at: np.ndarray, scale: float, background: tuple[int, int, int]) -> None:
+    """`text` in white on a `background` box centred on `at`, drawn into `image`."""
     font, size, thick = cv2.FONT_HERSHEY_SIMPLEX, 0.55 * scale, max(1, round(1.6 * scale))
     (tw, th), _ = cv2.getTextSize(text, font, size, thick)
     x, y = int(at[0] - tw / 2), int(at[1] + th / 2)
