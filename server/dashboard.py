@@ -1,0 +1,104 @@
+"""The dashboard: a FastAPI app over one live table (server/live.py) and its results file.
+
+Everything that changes the table's watch (start, stop) needs the access token. Viewing needs it too where
+the server is opened to the network; on the machine itself (127.0.0.1) anyone at the keyboard may look.
+The token is taken from an `Authorization: Bearer` header or, for links and pictures, a `token` query.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from importlib.resources import files
+from typing import Any
+
+from fastapi import Depends, FastAPI, HTTPException, Request, Response
+from fastapi.responses import HTMLResponse
+
+from server.live import LiveTable
+from server.storage import StorageError, recorded
+
+NO_TOKEN = "this needs the access token that `tableref serve` printed: open the link it gave, token included"
+
+
+def dashboard_app(live: LiveTable, token: str, viewing_needs_token: bool, start_watching: bool = True) -> FastAPI:
+    """The web app for `live`; `start_watching` begins the first watch as the server starts."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if start_watching:
+            live.start()
+        yield
+        live.stop()
+
+    def has_token(request: Request) -> bool:
+        given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+        given = given or request.query_params.get("token", "")
+        return secrets.compare_digest(given.encode(), token.encode())
+
+    def viewer(request: Request) -> None:
+        if viewing_needs_token and not has_token(request):
+            raise HTTPException(status_code=401, detail=NO_TOKEN)
+
+    def controller(request: Request) -> None:
+        if not has_token(request):
+            raise HTTPException(status_code=401, detail=NO_TOKEN)
+
+    app = FastAPI(title="tableref", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    page = files("server").joinpath("pages/dashboard.html").read_text(encoding="utf-8")
+
+    @app.get("/", response_class=HTMLResponse)
+    def dashboard_page() -> str:
+        return page  # the page holds no results: it asks for them, token in hand
+
+    @app.get("/api/state", dependencies=[Depends(viewer)])
+    def state() -> dict[str, Any]:
+        return live.state()
+
+    @app.get("/api/frame.jpg", dependencies=[Depends(viewer)])
+    def frame() -> Response:
+        picture = live.frame_jpeg()
+        if picture is None:
+            raise HTTPException(status_code=404, detail="no frame yet: the watch has not read one")
+        return Response(picture, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+
+    @app.post("/api/watch/start", dependencies=[Depends(controller)])
+    def start() -> dict[str, Any]:
+        if not live.start():
+            raise HTTPException(status_code=409, detail="a watch is running: stop it first")
+        return live.state()
+
+    @app.post("/api/watch/stop", dependencies=[Depends(controller)])
+    def stop() -> dict[str, Any]:
+        if not live.stop():
+            raise HTTPException(status_code=409, detail="no watch is running")
+        return live.state()
+
+    @app.get("/api/watches", dependencies=[Depends(viewer)])
+    def watches() -> list[dict[str, Any]]:
+        """Every watch in the results file, newest first, without its events."""
+        summaries = []
+        for watch in reversed(_recorded(live)):
+            summary = watch.to_json()
+            summary["events"] = len(watch.events)
+            summaries.append(summary)
+        return summaries
+
+    @app.get("/api/watches/{watch_id}", dependencies=[Depends(viewer)])
+    def watch(watch_id: int) -> dict[str, Any]:
+        for recorded_watch in _recorded(live):
+            if recorded_watch.id == watch_id:
+                return recorded_watch.to_json()
+        raise HTTPException(status_code=404, detail=f"no watch {watch_id} in {live.results}")
+
+    return app
+
+
+def _recorded(live: LiveTable) -> list:
+    if not live.results.is_file():
+        return []
+    try:
+        return recorded(live.results)
+    except StorageError as exc:
+        raise HTTPException(status_code=500, detail=str(exc)) from exc

@@ -1,0 +1,256 @@
+"""A table watched live for the dashboard: one game's watch (server/watching.py) run in its own thread over a
+camera, a stream or a film, its verdicts kept as they settle and recorded in the results file.
+
+The web app (server/dashboard.py) only asks: the state, the newest frame, start and stop. A film is played at
+its own pace, so that a race on it is watched as it was laid; a camera or a stream gives its newest frame.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from server.storage import Recording
+from server.watching import Look, Watched
+from vision.sources import SourceError, is_live
+
+PAGE_WIDTH = 960  # frames are sent to the page no wider than this: a dashboard tile, not a print
+FPS_WINDOW = 30  # frames over which the judging rate is measured
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    """The game watched and its options, as `tableref serve` takes them."""
+
+    game: str = "tempus"
+    beginner: int = 50  # Tempus Digit: the digits in play
+    tile_set: str = "auto"  # Seven Pis: six, nine or auto
+    pips: bool = False  # Seven Pis: score the pips left, not the tiles
+    rotations_only: bool = False  # DIGIT: a mirror image is another card
+
+
+# Tells the live table of a verdict: its seconds, the lines the page shows, the verdict's JSON.
+Said = Callable[[float, list[str], dict[str, Any]], None]
+
+
+class Seeing:
+    """A game's recogniser that keeps the last frame it read and what it read there: the page's picture."""
+
+    def __init__(self, recognizer: Any) -> None:
+        self._recognizer = recognizer
+        self.seen: tuple[np.ndarray, Any] | None = None
+
+    def __call__(self, frame: np.ndarray, *args: Any, **kwargs: Any) -> Any:
+        reading = self._recognizer(frame, *args, **kwargs)
+        self.seen = (frame, reading)
+        return reading
+
+    def __getattr__(self, name: str) -> Any:  # the recogniser's own parts (a card reader's classifier)
+        return getattr(self._recognizer, name)
+
+
+@dataclass(frozen=True)
+class Game:
+    """How the live table watches one game: its recogniser (made once, as the server starts), how a reading
+    is drawn on its frame, and the watch (source, setup, recogniser, said, recording, look -> how it ended)."""
+
+    recognizer: Callable[[], Any]
+    draw: Callable[[np.ndarray, Any], np.ndarray]
+    run: Callable[[str, GameSetup, Any, Said, Recording, Look], Watched]
+
+
+def _card_reader() -> Any:
+    from vision.cards.recognize import CardRecognizer
+
+    return CardRecognizer()
+
+
+def _draw_cards(frame: np.ndarray, cards: Any) -> np.ndarray:
+    from vision.annotate import annotate_cards
+
+    return annotate_cards(frame, cards)
+
+
+def _watch_tempus(source: str, setup: GameSetup, reader: Any, said: Said, kept: Recording, look: Look) -> Watched:
+    from rules.tempus import LineChange, TempusOptions, judge
+    from server.commands.cards import verdict_lines
+    from server.tempus_video import watch_race
+
+    options = TempusOptions(digits=setup.beginner)
+
+    def on_change(change: LineChange) -> None:
+        verdict = judge(change.cards, options)
+        said(change.seconds, verdict_lines(verdict, options), verdict.to_json())
+
+    return watch_race(source, options, reader, on_change, kept, look).watched
+
+
+def _stick_reader() -> Any:
+    from vision.sticks import StickRecognizer
+
+    return StickRecognizer()
+
+
+def _draw_sticks(frame: np.ndarray, reading: Any) -> np.ndarray:
+    from vision.sticks.annotate import annotate_sticks
+
+    return annotate_sticks(frame, *reading)
+
+
+def _watch_digit(source: str, setup: GameSetup, reader: Any, said: Said, kept: Recording, look: Look) -> Watched:
+    from server.commands.sticks import symmetry_of
+    from server.digit_video import settled_text, watch_game
+
+    def on_settled(layout: dict[str, Any], move: dict[str, Any] | None) -> None:
+        said(layout["seconds"], [settled_text(layout, move)], {"layout": layout, "move": move})
+
+    symmetry = symmetry_of(setup.rotations_only)
+    return watch_game(source, symmetry, on_settled, kept, look=look, recognizer=reader).watched
+
+
+def _domino_reader() -> Any:
+    from vision.dominoes.recognize import DominoRecognizer
+
+    return DominoRecognizer()
+
+
+def _draw_dominoes(frame: np.ndarray, dominoes: Any) -> np.ndarray:
+    from vision.dominoes.annotate import annotate_dominoes
+
+    return annotate_dominoes(frame, dominoes)
+
+
+def _watch_seven_pis(source: str, setup: GameSetup, reader: Any, said: Said, kept: Recording, look: Look) -> Watched:
+    from rules.seven_pis import Scoring
+    from server.seven_pis_video import table_text, watch_pis
+
+    scoring = Scoring.PIPS if setup.pips else Scoring.TILES
+
+    def on_table(table: dict[str, Any]) -> None:
+        said(table["seconds"], [table_text(table)], table)
+
+    return watch_pis(source, setup.tile_set, scoring, on_table, kept, look=look, recognizer=reader).watched
+
+
+GAMES: dict[str, Game] = {
+    "tempus": Game(_card_reader, _draw_cards, _watch_tempus),
+    "digit": Game(_stick_reader, _draw_sticks, _watch_digit),
+    "seven-pis": Game(_domino_reader, _draw_dominoes, _watch_seven_pis),
+}
+
+
+class LiveTable:
+    """One source watched for one game, a watch at a time; every watch is recorded in `results`."""
+
+    def __init__(self, source: str, setup: GameSetup, results: Path, pace: bool = True) -> None:
+        self.source, self.setup, self.results = source, setup, results
+        self._game = GAMES[setup.game]
+        self._reader = Seeing(self._game.recognizer())
+        self.pace = pace and not is_live(source)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._frame: np.ndarray | None = None
+        self._watch: dict[str, Any] | None = None  # the running or last watch, as the page shows it
+        self._events: list[dict[str, Any]] = []
+        self._judged_at: deque[float] = deque(maxlen=FPS_WINDOW)
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self) -> bool:
+        """Begin a new watch (a new race, a new game); False where one is running."""
+        with self._lock:
+            if self.running:
+                return False
+            self._stop.clear()
+            self._events, self._frame, self._reader.seen = [], None, None
+            self._judged_at.clear()
+            started = datetime.now(UTC).isoformat(timespec="seconds")
+            self._watch = {"id": None, "started": started, "frames": 0, "ended_by": None, "why": ""}
+            self._thread = threading.Thread(target=self._run, name="tableref-watch", daemon=True)
+            self._thread.start()
+            return True
+
+    def stop(self, wait_s: float = 10.0) -> bool:
+        """End the running watch (what it judged stands); False where none runs."""
+        thread = self._thread
+        if thread is None or not thread.is_alive():
+            return False
+        self._stop.set()
+        thread.join(wait_s)
+        return True
+
+    def state(self) -> dict[str, Any]:
+        """What the page shows: the game, the source, the watch and every verdict it has said."""
+        with self._lock:
+            fps = 0.0
+            if len(self._judged_at) > 1:
+                fps = (len(self._judged_at) - 1) / max(self._judged_at[-1] - self._judged_at[0], 1e-6)
+            watch = dict(self._watch) if self._watch else None
+            if watch is not None:
+                watch["fps"] = round(fps, 1)
+            return {
+                "game": self.setup.game,
+                "source": self.source,
+                "running": self.running,
+                "watch": watch,
+                "events": list(self._events),
+            }
+
+    def frame_jpeg(self) -> bytes | None:
+        """The frame last read with what was read drawn on it (before the first reading, the newest frame), as
+        a JPEG no wider than PAGE_WIDTH; None before the first frame."""
+        seen, frame = self._reader.seen, self._frame
+        if seen is not None:
+            frame = self._game.draw(*seen)
+        if frame is None:
+            return None
+        if frame.shape[1] > PAGE_WIDTH:
+            height = round(frame.shape[0] * PAGE_WIDTH / frame.shape[1])
+            frame = cv2.resize(frame, (PAGE_WIDTH, height), interpolation=cv2.INTER_AREA)
+        ok, encoded = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        return encoded.tobytes() if ok else None
+
+    def _run(self) -> None:
+        clock_start = time.monotonic()
+
+        def look(seconds: float, frame: np.ndarray) -> str | None:
+            if self.pace:  # a film at its own pace; stopping cuts the wait short
+                self._stop.wait(max(0.0, clock_start + seconds - time.monotonic()))
+            with self._lock:
+                self._frame = frame
+                self._judged_at.append(time.monotonic())
+                assert self._watch is not None
+                self._watch["frames"] += 1
+            return "stopped" if self._stop.is_set() else None
+
+        def said(seconds: float, lines: list[str], verdict: dict[str, Any]) -> None:
+            with self._lock:
+                self._events.append({"seconds": round(seconds, 3), "lines": lines, "verdict": verdict})
+
+        ended: dict[str, Any]
+        try:
+            # Made in this thread: a SQLite connection stays with the thread that opened it.
+            kept = Recording(self.results, self.setup.game, self.source)
+            with self._lock:
+                assert self._watch is not None
+                self._watch["id"] = kept.id
+            ended = self._game.run(self.source, self.setup, self._reader, said, kept, look).to_json()
+        except SourceError as exc:
+            ended = {"ended_by": "no frames", "why": str(exc)}
+        except Exception as exc:  # the server stays up and the page says what broke; the recording stands
+            ended = {"ended_by": "error", "why": f"{type(exc).__name__}: {exc}"}
+        with self._lock:
+            assert self._watch is not None
+            self._watch.update(ended_by=ended["ended_by"], why=ended.get("why", ""))
