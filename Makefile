@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: demo test test-full lint train evaluate bench clean fonts
+.PHONY: demo test test-full lint train evaluate bench clean system-packages
 
 $(STAMP): pyproject.toml
 	@scripts/ensure-venv-support.sh $(PYTHON)
@@ -17,18 +17,18 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/tableref judge tempus samples/tempus-row.jpg
 
-# The renders that tests, training and evaluation read are drawn in these Debian font families: without
-# them a fresh machine renders other cards, and the figures differ (a corner test failed on one).
-fonts:
+# Debian packages: the font families that tests, training and evaluation render cards in (without them a fresh
+# machine renders other cards, and the figures differ), and chromium for the dashboard's page tests.
+system-packages:
 	@scripts/system-packages.sh
 
-test: $(STAMP) fonts
+test: $(STAMP) system-packages
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/pytest
 
 # Everything, including the long accuracy runs over the held-out render set.
-test-full: $(STAMP) fonts
+test-full: $(STAMP) system-packages
 	$(BIN)/pytest -m ''
 
 lint: $(STAMP)
@@ -36,7 +36,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format .
 
 # Reproduces the committed ONNX models on the CPU (needs the `train` extra: torch, onnx).
-train: $(STAMP) fonts
+train: $(STAMP) system-packages
 	$(BIN)/python -m pip install --quiet -e '.[dev,train]'
 	$(BIN)/python -m models.train_card_locator
 	$(BIN)/python -m models.train_card_locator --scenes 1200 --pattern-scenes 600 --free-scenes 400 --mat-scenes 300 \
@@ -87,7 +87,7 @@ train: $(STAMP) fonts
 	$(BIN)/python -m models.train_stick_pairs
 	$(BIN)/python -m models.quantize
 
-evaluate: $(STAMP) fonts
+evaluate: $(STAMP) system-packages
 	$(BIN)/tableref evaluate cards
 	$(BIN)/tableref evaluate dominoes
 	$(BIN)/tableref evaluate sticks

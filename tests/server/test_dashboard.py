@@ -1,0 +1,223 @@
+"""The dashboard's web app, served by a real uvicorn: a watch judged and recorded as it settles, the token that
+guards control (and viewing, off this machine), and what the page is told when a source fails or stops."""
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+import server.cli  # noqa: F401  (registers the commands)
+from rules.pi import PI_DECIMALS
+from server.app import app
+from server.live import GameSetup, LiveTable
+from server.storage import recorded
+from tests.server.serving import TOKEN, call, served, until
+from tests.server.sources import unplug_after
+from vision.sources import timed_frames
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+RACE = str(SAMPLES / "tempus-race.mp4")
+
+
+def _ended(base: str) -> dict:
+    return until(lambda: (s := call(f"{base}/api/state")[1])["watch"]["ended_by"] and s, "the watch to end")
+
+
+def test_a_race_is_judged_as_each_line_settles_and_recorded_as_it_is_judged(tmp_path) -> None:
+    """A beginners' race of four digits: the page hears of each line as it grows a card, the race ends when
+    the line is complete, and the results file holds the same verdicts."""
+    results = tmp_path / "results.sqlite"
+    with served(LiveTable(RACE, GameSetup("tempus", beginner=4), results, pace=False)) as base:
+        state = _ended(base)
+        assert state["watch"]["ended_by"] == "complete" and not state["running"]
+        verdicts = [event["verdict"] for event in state["events"]]
+        assert [v["cards"] for v in verdicts] == [list(PI_DECIMALS[:n]) for n in range(5)]
+        assert verdicts[-1]["consecutive_correct"] == 4 and verdicts[-1]["complete"]
+        assert state["events"][-1]["lines"][1] == "consecutive correct: 4 of 4"
+        status, listed = call(f"{base}/api/watches")
+        assert status == 200 and [(w["id"], w["events"], w["ended_by"]) for w in listed] == [(1, 5, "complete")]
+        status, picture = call(f"{base}/api/frame.jpg")
+        frame = cv2.imdecode(np.frombuffer(picture, np.uint8), cv2.IMREAD_COLOR)
+        assert status == 200 and frame.shape == (540, 960, 3)  # 1280x720 sent no wider than the page needs
+    (watch,) = recorded(results)
+    assert [e["cards"] for e in watch.events] == [v["cards"] for v in verdicts]
+    assert [e["seconds"] for e in watch.events] == [e["seconds"] for e in state["events"]]
+
+
+def test_starting_and_stopping_need_the_token_and_looking_from_this_machine_does_not(tmp_path) -> None:
+    live = LiveTable(RACE, GameSetup("tempus"), tmp_path / "results.sqlite")  # at the film's pace
+    with served(live, start_watching=False) as base:
+        assert call(f"{base}/api/state")[1]["watch"] is None
+        for token in (None, "wrong", ""):
+            status, body = call(f"{base}/api/watch/start", "POST", token)
+            assert status == 401 and "access token" in body["detail"]
+        assert call(f"{base}/api/state")[1]["watch"] is None
+        status, state = call(f"{base}/api/watch/start", "POST", TOKEN)
+        assert status == 200 and state["running"]
+        assert call(f"{base}/api/watch/start", "POST", TOKEN)[0] == 409  # one watch at a time
+        until(lambda: len(call(f"{base}/api/state")[1]["events"]) >= 3, "three lines to settle")
+        assert call(f"{base}/api/watch/stop", "POST")[0] == 401
+        status, state = call(f"{base}/api/watch/stop", "POST", TOKEN)
+        assert status == 200 and state["watch"]["ended_by"] == "stopped"
+        assert call(f"{base}/api/watch/stop", "POST", TOKEN)[0] == 409
+    # Stopped mid-race: what was judged stands in the file, and the watch says how it ended.
+    (watch,) = recorded(live.results)
+    assert watch.ended_by == "stopped" and len(watch.events) == len(state["events"]) >= 3
+
+
+def test_opened_to_the_network_looking_needs_the_token_too(tmp_path) -> None:
+    live = LiveTable(RACE, GameSetup("tempus", beginner=2), tmp_path / "results.sqlite", pace=False)
+    with served(live, viewing_needs_token=True) as base:
+        for path in ("/api/state", "/api/frame.jpg", "/api/watches", "/api/watches/1"):
+            assert call(base + path)[0] == 401, path
+        until(lambda: call(f"{base}/api/state", token=TOKEN)[1]["watch"]["ended_by"], "the watch to end")
+        for path in ("/api/state", "/api/frame.jpg", "/api/watches", "/api/watches/1"):
+            assert call(base + path, token=TOKEN)[0] == 200, path
+        status, page = call(base + "/")  # the page itself holds no results: it asks for them with the token
+        assert status == 200 and b"<title>tableref</title>" in page
+
+
+def test_malformed_requests_get_a_clear_status(tmp_path) -> None:
+    live = LiveTable(RACE, GameSetup("tempus", beginner=1), tmp_path / "results.sqlite", pace=False)
+    with served(live) as base:
+        _ended(base)
+        assert call(f"{base}/api/watches/first")[0] == 422
+        status, body = call(f"{base}/api/watches/99")
+        assert status == 404 and "no watch 99" in body["detail"]
+        assert call(f"{base}/api/state", "DELETE", TOKEN)[0] == 405
+        assert call(f"{base}/api/watch/restart", "POST", TOKEN)[0] == 404
+
+
+def test_a_camera_that_stops_mid_race_leaves_its_verdicts_and_the_page_says_why(tmp_path, monkeypatch) -> None:
+    unplug_after(monkeypatch, 30)
+    live = LiveTable(RACE, GameSetup("tempus"), tmp_path / "results.sqlite", pace=False)
+    with served(live) as base:
+        state = _ended(base)
+    assert state["watch"]["ended_by"] == "camera" and "no frame for 10 s" in state["watch"]["why"]
+    assert state["events"][-1]["verdict"]["cards"] == list(PI_DECIMALS[:6])
+    (watch,) = recorded(live.results)
+    assert watch.ended_by == "camera" and len(watch.events) == len(state["events"])
+
+
+def test_a_source_that_gives_no_frames_is_told_on_the_page_and_the_server_stays_up(tmp_path) -> None:
+    film = tmp_path / "race.mp4"
+    film.write_text("not a film")
+    with served(LiveTable(str(film), GameSetup("tempus"), tmp_path / "results.sqlite")) as base:
+        state = _ended(base)
+        assert state["watch"]["ended_by"] == "no frames" and "cannot be opened as a video" in state["watch"]["why"]
+        assert call(f"{base}/api/frame.jpg")[0] == 404
+        assert call(f"{base}/api/watch/start", "POST", TOKEN)[0] == 200  # it may be tried again
+
+
+@pytest.mark.parametrize(
+    ("game", "film", "judge"), [("digit", "digit-game.mp4", "digit-moves"), ("seven-pis", "seven-pis.mp4", "seven-pis")]
+)
+def test_the_page_says_what_the_terminal_says(tmp_path, game: str, film: str, judge: str) -> None:
+    """A DIGIT game and a Seven Pis game watched on the dashboard: each verdict in the words and at the
+    times `tableref judge` prints for the same film."""
+    printed = CliRunner().invoke(app, ["judge", judge, str(SAMPLES / film)])
+    assert printed.exit_code == 0, printed.output
+    live = LiveTable(str(SAMPLES / film), GameSetup(game), tmp_path / "results.sqlite", pace=False)
+    with served(live) as base:
+        state = _ended(base)
+    assert state["watch"]["ended_by"] == "film"
+    shown = [f"{e['seconds']:7.2f} s  {e['lines'][0]}" for e in state["events"]]
+    assert shown and shown == printed.stdout.splitlines()[: len(shown)]
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["nothing-here.mp4"], "nothing-here.mp4: no such file"),
+        ([RACE, "--game", "chess"], "--game chess: choose one of tempus, digit, seven-pis"),
+        ([RACE, "--set", "eight"], "--set eight: choose six, nine or auto"),
+        ([RACE, "--beginner", "0"], "digits must be 1..50"),
+        ([RACE, "--host", "0.0.0.0"], "--host 0.0.0.0 opens the dashboard to the network: give --token"),
+    ],
+)
+def test_serve_refuses_what_it_cannot_do_before_it_listens(args: list[str], said: str, monkeypatch) -> None:
+    monkeypatch.delenv("TABLEREF_TOKEN", raising=False)
+    result = CliRunner().invoke(app, ["serve", *args])
+    assert result.exit_code == 2 and said in result.stderr, result.output
+
+
+def test_serve_leaves_another_programs_database_untouched(tmp_path) -> None:
+    theirs = tmp_path / "theirs.sqlite"
+    with sqlite3.connect(theirs) as db:
+        db.execute("CREATE TABLE accounts (name TEXT)")
+    before = theirs.read_bytes()
+    result = CliRunner().invoke(app, ["serve", RACE, "--results", str(theirs)])
+    assert result.exit_code == 2 and "another program's SQLite file" in result.stderr
+    assert theirs.read_bytes() == before
+
+
+def test_a_port_in_use_is_one_line(tmp_path) -> None:
+    from server.commands.serve import bound
+
+    taken = bound("127.0.0.1", 0)
+    try:
+        port = str(taken.getsockname()[1])
+        result = CliRunner().invoke(app, ["serve", RACE, "--port", port, "--results", str(tmp_path / "r.sqlite")])
+    finally:
+        taken.close()
+    assert result.exit_code == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr and "choose another port" in result.stderr
+
+
+def test_tableref_serve_runs_a_real_server_until_ctrl_c(tmp_path) -> None:
+    """The command as a user runs it: it prints the page's link, token included; the race is watched and
+    recorded; Ctrl-C ends the server cleanly and leaves the results file."""
+    results = tmp_path / "results.sqlite"
+    command = [sys.executable, "-m", "server", "serve", RACE, "--beginner", "3", "--port", "0"]
+    command += ["--results", str(results)]
+    env = {**os.environ, "TABLEREF_TOKEN": "from-the-environment"}
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = process.stdout.readline()
+        assert line.startswith("tableref: the dashboard is at http://127.0.0.1:"), line + process.stderr.read()
+        link = line.split()[-1]
+        assert link.endswith("/?token=from-the-environment")
+        base = link.split("/?")[0]
+        assert _ended(base)["watch"]["ended_by"] == "complete"
+        assert call(f"{base}/api/watch/start", "POST", "from-the-environment")[0] == 200
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(30)
+    assert process.returncode == 0, process.stderr.read()
+    assert [w.ended_by is not None for w in recorded(results)] == [True, True]
+
+
+def _last_frame(film: str) -> np.ndarray:
+    *_, (_, frame) = timed_frames(film, 1000)
+    return frame
+
+
+@pytest.mark.parametrize(("film", "game"), [("digit-game.mp4", "digit"), ("tempus-race.mp4", "tempus")])
+def test_the_picture_shows_what_was_read_on_the_frame(tmp_path, film: str, game: str) -> None:
+    """After a DIGIT game or a race, the page's picture is the last frame with each stick drawn along its
+    middle line, or each card's top edge outlined, where a reader run afresh on that frame finds them."""
+    from vision.annotate import CARD_COLOUR
+    from vision.cards.recognize import CardRecognizer
+    from vision.sticks import StickRecognizer
+    from vision.sticks.annotate import STICK_COLOUR
+
+    source = str(SAMPLES / film)
+    live = LiveTable(source, GameSetup(game), tmp_path / "results.sqlite", pace=False)
+    live.start()
+    until(lambda: not live.running, f"the watch of {film} to end")
+    picture = cv2.imdecode(np.frombuffer(live.frame_jpeg(), np.uint8), cv2.IMREAD_COLOR)
+    frame = _last_frame(source)
+    if game == "digit":
+        points, colour = [s.ends.mean(axis=0) for s in StickRecognizer()(frame)[0]], STICK_COLOUR
+    else:
+        points, colour = [c.corners[:2].mean(axis=0) for c in CardRecognizer()(frame)], CARD_COLOUR
+    scale = picture.shape[1] / frame.shape[1]
+    drawn = [np.abs(picture[round(y * scale), round(x * scale)].astype(int) - colour).max() < 60 for x, y in points]
+    assert len(points) >= 5 and sum(drawn) >= 0.9 * len(points), (sum(drawn), len(points))

@@ -1,0 +1,80 @@
+"""The dashboard page in Debian's chromium, driven by Playwright: what a player at the table sees and presses."""
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from rules.pi import PI_DECIMALS
+from server.live import GameSetup, LiveTable
+from tests.server.serving import CHROMIUM, CHROMIUM_ARGS, TOKEN, call, served
+
+pytestmark = pytest.mark.browser
+
+RACE = str(Path(__file__).resolve().parents[2] / "samples" / "tempus-race.mp4")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if shutil.which(CHROMIUM) is None:
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium (scripts/system-packages.sh)")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1280, "height": 860})
+    yield context.new_page()
+    context.close()
+
+
+def test_a_race_is_shown_as_it_was_judged_and_can_be_run_again(page: Page, tmp_path) -> None:
+    """The sample race: twelve right digits, then two swapped. The page shows the line with the twelve in
+    green and the first error marked, each line as it settled, and the recorded watch; Start runs a new race
+    and Stop ends it, both with the token the link carried."""
+    live = LiveTable(RACE, GameSetup("tempus"), tmp_path / "results.sqlite", pace=False)
+    with served(live) as base:
+        page.goto(f"{base}/?token={TOKEN}")
+        expect(page).to_have_url(f"{base}/")  # the token is kept for the tab, not left in the address bar
+        expect(page.locator("#status")).to_have_text("ended: the film ended", timeout=90_000)
+        line = page.locator("#verdict .line")
+        expect(line).to_have_text("3." + "".join(map(str, [*PI_DECIMALS[:12], PI_DECIMALS[13], PI_DECIMALS[12]])))
+        expect(line.locator(".ok")).to_have_count(12)
+        expect(line.locator(".wrong")).to_have_text(str(PI_DECIMALS[13]))
+        expect(page.locator("#verdict")).to_contain_text("first error: card 13 after the Starter is 9, expected 7")
+        events = call(f"{base}/api/state")[1]["events"]
+        expect(page.locator("#events li")).to_have_count(len(events))
+        expect(page.locator("#watches tr")).to_have_count(1)
+        assert page.locator("#frame").evaluate("img => img.naturalWidth") == 960
+
+        expect(page.locator("#stop")).to_be_disabled()
+        live.pace = True  # the second race at the film's own pace, so that it can be stopped mid-way
+        page.locator("#start").click()
+        expect(page.locator("#status")).to_have_text("watching")
+        expect(page.locator("#watches tr")).to_have_count(2)
+        page.locator("#stop").click()
+        expect(page.locator("#status")).to_have_text("ended: stopped")
+        expect(page.locator("#watches tr").first).to_contain_text("stopped")
+
+
+def test_without_the_token_the_page_shows_the_table_but_cannot_control_it(page: Page, tmp_path) -> None:
+    live = LiveTable(RACE, GameSetup("tempus", beginner=3), tmp_path / "results.sqlite", pace=False)
+    with served(live) as base:
+        page.goto(f"{base}/")
+        expect(page.locator("#status")).to_have_text("ended: the line is complete", timeout=90_000)
+        expect(page.locator("#verdict")).to_contain_text("consecutive correct: 3 of 3")
+        expect(page.locator("#start")).to_be_disabled()
+        expect(page.locator("#notice")).to_contain_text("open the link")
+
+
+def test_opened_to_the_network_a_page_without_the_token_is_told_what_it_needs(page: Page, tmp_path) -> None:
+    live = LiveTable(RACE, GameSetup("tempus", beginner=2), tmp_path / "results.sqlite", pace=False)
+    with served(live, viewing_needs_token=True) as base:
+        page.goto(f"{base}/")
+        expect(page.locator("#status")).to_contain_text("needs the access token")
+        expect(page.locator("#verdict")).to_contain_text("nothing has settled")
