@@ -14,8 +14,9 @@ $(STAMP): pyproject.toml
 	@rm -f $(VENV)/.installed-*
 	@touch $@
 
+# The dashboard on the sample race film: open the link it prints; Ctrl-C stops it.
 demo: $(STAMP)
-	$(BIN)/tableref judge tempus samples/tempus-row.jpg
+	$(BIN)/tableref serve samples/tempus-race.mp4 --game tempus
 
 # Debian packages: the font families that tests, training and evaluation render cards in (without them a fresh
 # machine renders other cards, and the figures differ), and chromium for the dashboard's page tests.
