@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
@@ -22,6 +22,9 @@ import numpy as np
 from server.storage import Recording
 from server.watching import Look, Watched
 from vision.sources import SourceError, is_live
+
+if TYPE_CHECKING:
+    from calibration.profile import CalibrationProfile
 
 PAGE_WIDTH = 960  # frames are sent to the page no wider than this: a dashboard tile, not a print
 FPS_WINDOW = 30  # frames over which the judging rate is measured
@@ -36,6 +39,13 @@ class GameSetup:
     tile_set: str = "auto"  # Seven Pis: six, nine or auto
     pips: bool = False  # Seven Pis: score the pips left, not the tiles
     rotations_only: bool = False  # DIGIT: a mirror image is another card
+    # Tempus Digit: the mat's lanes, a player each; Seven Pis: the hand area, so that each turn is judged.
+    profile: CalibrationProfile | None = None
+
+    @property
+    def kind(self) -> str:
+        """The watch run: a game's, or a race between the lanes of a calibrated mat."""
+        return "tempus-lanes" if self.game == "tempus" and self.profile is not None else self.game
 
 
 # Tells the live table of a verdict: its seconds, the lines the page shows, the verdict's JSON.
@@ -43,15 +53,19 @@ Said = Callable[[float, list[str], dict[str, Any]], None]
 
 
 class Seeing:
-    """A game's recogniser that keeps the last frame it read and what it read there: the page's picture."""
+    """A game's recogniser that keeps the last camera frame it read and what it read there: the page's
+    picture. Only readings of the `frame` the watch last looked at are kept, not of views made from it (a
+    calibrated race also reads the table seen from above)."""
 
     def __init__(self, recognizer: Any) -> None:
         self._recognizer = recognizer
+        self.frame: np.ndarray | None = None
         self.seen: tuple[np.ndarray, Any] | None = None
 
     def __call__(self, frame: np.ndarray, *args: Any, **kwargs: Any) -> Any:
         reading = self._recognizer(frame, *args, **kwargs)
-        self.seen = (frame, reading)
+        if frame is self.frame:
+            self.seen = (frame, reading)
         return reading
 
     def __getattr__(self, name: str) -> Any:  # the recogniser's own parts (a card reader's classifier)
@@ -94,6 +108,27 @@ def _watch_tempus(source: str, setup: GameSetup, reader: Any, said: Said, kept: 
     return watch_race(source, options, reader, on_change, kept, look).watched
 
 
+def _watch_tempus_lanes(source: str, setup: GameSetup, reader: Any, said: Said, kept: Recording, look: Look) -> Watched:
+    from rules.tempus import LineChange, TempusOptions, rank
+    from server.tempus_lane_video import lane_entries, watch_lane_race
+    from server.tempus_lanes import print_ranking
+
+    assert setup.profile is not None
+    options = TempusOptions(digits=setup.beginner)
+    laid: dict[str, list[LineChange]] = {}
+
+    def on_change(lane: str, change: LineChange) -> None:
+        laid.setdefault(lane, []).append(change)
+        entries = lane_entries(laid, options)
+        result = rank(entries, options)
+        lines = [f"{lane}: 3.{''.join(map(str, change.cards))}"]
+        print_ranking(result, lines.append)
+        lanes = {entry.player: entry.verdict.to_json() for entry in entries}
+        said(change.seconds, lines, {"lane": lane, "lanes": lanes, **result.to_json()})
+
+    return watch_lane_race(source, setup.profile, options, on_change, kept, look, reader).watched
+
+
 def _stick_reader() -> Any:
     from vision.sticks import StickRecognizer
 
@@ -131,18 +166,26 @@ def _draw_dominoes(frame: np.ndarray, dominoes: Any) -> np.ndarray:
 
 def _watch_seven_pis(source: str, setup: GameSetup, reader: Any, said: Said, kept: Recording, look: Look) -> Watched:
     from rules.seven_pis import Scoring
-    from server.seven_pis_video import table_text, watch_pis
+    from server.seven_pis_video import table_text, turn_text, watch_pis
 
     scoring = Scoring.PIPS if setup.pips else Scoring.TILES
 
     def on_table(table: dict[str, Any]) -> None:
         said(table["seconds"], [table_text(table)], table)
 
-    return watch_pis(source, setup.tile_set, scoring, on_table, kept, look=look, recognizer=reader).watched
+    def on_turn(turn: dict[str, Any]) -> None:
+        said(turn["seconds"], turn_text(turn).split("\n"), turn)
+
+    watched = watch_pis(
+        source, setup.tile_set, scoring, on_table, kept, setup.profile, on_turn, look=look, recognizer=reader
+    )
+    return watched.watched
 
 
+# The watches by GameSetup.kind; `tableref serve --game` takes the games (a calibration makes tempus a lane race).
 GAMES: dict[str, Game] = {
     "tempus": Game(_card_reader, _draw_cards, _watch_tempus),
+    "tempus-lanes": Game(_card_reader, _draw_cards, _watch_tempus_lanes),
     "digit": Game(_stick_reader, _draw_sticks, _watch_digit),
     "seven-pis": Game(_domino_reader, _draw_dominoes, _watch_seven_pis),
 }
@@ -153,7 +196,7 @@ class LiveTable:
 
     def __init__(self, source: str, setup: GameSetup, results: Path, pace: bool = True) -> None:
         self.source, self.setup, self.results = source, setup, results
-        self._game = GAMES[setup.game]
+        self._game = GAMES[setup.kind]
         self._reader = Seeing(self._game.recognizer())
         self.pace = pace and not is_live(source)
         self._lock = threading.Lock()
@@ -201,7 +244,7 @@ class LiveTable:
             if watch is not None:
                 watch["fps"] = round(fps, 1)
             return {
-                "game": self.setup.game,
+                "game": self.setup.kind,
                 "source": self.source,
                 "running": self.running,
                 "watch": watch,
@@ -228,6 +271,7 @@ class LiveTable:
         def look(seconds: float, frame: np.ndarray) -> str | None:
             if self.pace:  # a film at its own pace; stopping cuts the wait short
                 self._stop.wait(max(0.0, clock_start + seconds - time.monotonic()))
+            self._reader.frame = frame
             with self._lock:
                 self._frame = frame
                 self._judged_at.append(time.monotonic())
@@ -242,7 +286,7 @@ class LiveTable:
         ended: dict[str, Any]
         try:
             # Made in this thread: a SQLite connection stays with the thread that opened it.
-            kept = Recording(self.results, self.setup.game, self.source)
+            kept = Recording(self.results, self.setup.kind, self.source)
             with self._lock:
                 assert self._watch is not None
                 self._watch["id"] = kept.id

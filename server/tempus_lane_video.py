@@ -27,7 +27,7 @@ from rules.tempus import LineChange, LineSettler, RaceEntry, TempusOptions, fini
 from server.app import load_calibration
 from server.storage import NotRecorded, Recording, recording
 from server.tempus_lanes import LaneRaceError, judge_lanes, print_ranking
-from server.watching import Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
+from server.watching import Look, Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
 from vision.cards.recognize import Card, CardRecognizer
 
 
@@ -37,12 +37,14 @@ class WatchedLanes:
     watched: Watched  # ended by the film, "complete", "time", Ctrl-C, the camera stopping or a frame's size
 
     def entries(self, options: TempusOptions) -> list[RaceEntry]:
-        """Each lane that settled a line, judged on its last one and timed to when that first settled."""
-        return [
-            RaceEntry(lane, judge(changes[-1].cards, options), finish_time(changes))
-            for lane, changes in self.changes.items()
-            if changes
-        ]
+        return lane_entries(self.changes, options)
+
+
+def lane_entries(changes: dict[str, list[LineChange]], options: TempusOptions) -> list[RaceEntry]:
+    """Each lane that settled a line, judged on its last one and timed to when that first settled."""
+    return [
+        RaceEntry(lane, judge(laid[-1].cards, options), finish_time(laid)) for lane, laid in changes.items() if laid
+    ]
 
 
 def lane_lines(cards: list[Card], profile: CalibrationProfile, options: TempusOptions) -> dict[str, tuple[int, ...]]:
@@ -60,12 +62,15 @@ def watch_lane_race(
     options: TempusOptions,
     on_change: Callable[[str, LineChange], None] = lambda lane, change: None,
     recording: Recording | NotRecorded | None = None,
+    look: Look | None = None,
+    recognizer: CardRecognizer | None = None,
 ) -> WatchedLanes:
     """The race on `source` read frame by frame until it ends (see the module); `on_change` hears of each
-    lane's line as it settles, and `recording` keeps it. A frame of another size than the profile's ends the
-    watch."""
+    lane's line as it settles, `recording` keeps it, and `look` sees every frame. A frame of another size than
+    the profile's ends the watch."""
     recording = recording or NotRecorded()
-    recognizer, view, lanes = CardRecognizer(), TopDownView(profile.table), lanes_of(profile.zones)
+    recognizer = recognizer or CardRecognizer()
+    view, lanes = TopDownView(profile.table), lanes_of(profile.zones)
     settlers = {lane.zone.name: LineSettler() for lane in lanes}
 
     def on_frame(seconds: float, frame: np.ndarray) -> str | None:
@@ -80,7 +85,7 @@ def watch_lane_race(
         last = [settler.changes[-1].cards for settler in settlers.values() if settler.changes]
         return "complete" if last and all(judge(cards, options).complete for cards in last) else None
 
-    watched = watch(source, on_frame, recording, size_problem=profile.size_problem)
+    watched = watch(source, on_frame, recording, size_problem=profile.size_problem, look=look)
     return WatchedLanes({lane: settler.changes for lane, settler in settlers.items()}, watched)
 
 

@@ -10,9 +10,12 @@ from pathlib import Path
 
 import typer
 
-from server.app import app, fail, output_file
+from server.app import app, fail, load_calibration, output_file
 
 LOOPBACK_NAMES = {"localhost"}
+GAME_CHOICES = ("tempus", "digit", "seven-pis")
+# What a calibration profile brings to each game: the zones it must hold.
+CALIBRATED = {"tempus": "lane", "seven-pis": "hand"}
 DEFAULT_PORT = 8765
 
 
@@ -50,6 +53,12 @@ def serve(
     tile_set: str = typer.Option("auto", "--set", help="Seven Pis: six, nine, or auto (the tiles say)."),
     pips: bool = typer.Option(False, "--pips", help="Seven Pis: score the pips left instead of the tiles left."),
     rotations_only: bool = typer.Option(False, "--rotations-only", help="DIGIT: a mirror image is another card."),
+    calibration: Path | None = typer.Option(
+        None,
+        "--calibration",
+        help="A profile from `tableref calibrate`. Tempus Digit: a race between the mat's lanes, a player each, "
+        "ranked. Seven Pis: the tiles in its hand area are the hand, and each turn is judged.",
+    ),
     host: str = typer.Option(
         "127.0.0.1", "--host", help="Where to listen. Anything but this machine (127.0.0.1) needs --token."
     ),
@@ -76,13 +85,15 @@ def serve(
 
     from rules.tempus import TempusError, TempusOptions
     from server.dashboard import dashboard_app
-    from server.live import GAMES, GameSetup, LiveTable
+    from server.live import GameSetup, LiveTable
     from server.storage import StorageError, recorded
     from vision.sources import is_live
 
     problems = []
-    if game not in GAMES:
-        problems.append(f"--game {game}: choose one of {', '.join(GAMES)}")
+    if game not in GAME_CHOICES:
+        problems.append(f"--game {game}: choose one of {', '.join(GAME_CHOICES)}")
+    elif calibration is not None and game not in CALIBRATED:
+        problems.append(f"--calibration: {game} is watched without one (it is for tempus and seven-pis)")
     if tile_set not in ("six", "nine", "auto"):
         problems.append(f"--set {tile_set}: choose six, nine or auto")
     try:
@@ -107,8 +118,9 @@ def serve(
     if problems:
         raise typer.Exit(code=2)
 
+    profile = load_calibration(calibration, CALIBRATED[game]) if calibration is not None else None
     token = token or secrets.token_urlsafe(16)
-    live = LiveTable(source, GameSetup(game, beginner, tile_set, pips, rotations_only), results)
+    live = LiveTable(source, GameSetup(game, beginner, tile_set, pips, rotations_only, profile), results)
     sock = bound(host, port)
     shown_host = f"[{host}]" if ":" in host else host
     typer.echo(f"tableref: the dashboard is at http://{shown_host}:{sock.getsockname()[1]}/?token={token}")

@@ -71,3 +71,16 @@ def until(condition: Callable[[], Any], what: str, timeout_s: float = 90.0) -> A
             return value
         time.sleep(0.05)
     raise AssertionError(f"gave up waiting for {what} after {timeout_s:g} s")
+
+
+def watched_to_the_end(live: LiveTable) -> dict[str, Any]:
+    """The live table's state once a watch started on it has ended (no server needed)."""
+    live.start()
+    until(lambda: not live.running, "the watch to end", timeout_s=300)
+    return live.state()
+
+
+def as_printed(events: list[dict[str, Any]]) -> list[str]:
+    """The dashboard's verdicts as `tableref judge` prints them on a film: the seconds, then the first line;
+    later lines under it."""
+    return "\n".join(f"{e['seconds']:7.2f} s  " + "\n           ".join(e["lines"]) for e in events).splitlines()

@@ -18,7 +18,7 @@ from rules.pi import PI_DECIMALS
 from server.app import app
 from server.live import GameSetup, LiveTable
 from server.storage import recorded
-from tests.server.serving import TOKEN, call, served, until
+from tests.server.serving import TOKEN, as_printed, call, served, until, watched_to_the_end
 from tests.server.sources import unplug_after
 from vision.sources import timed_frames
 
@@ -124,11 +124,9 @@ def test_the_page_says_what_the_terminal_says(tmp_path, game: str, film: str, ju
     times `tableref judge` prints for the same film."""
     printed = CliRunner().invoke(app, ["judge", judge, str(SAMPLES / film)])
     assert printed.exit_code == 0, printed.output
-    live = LiveTable(str(SAMPLES / film), GameSetup(game), tmp_path / "results.sqlite", pace=False)
-    with served(live) as base:
-        state = _ended(base)
+    state = watched_to_the_end(LiveTable(str(SAMPLES / film), GameSetup(game), tmp_path / "r.sqlite", pace=False))
     assert state["watch"]["ended_by"] == "film"
-    shown = [f"{e['seconds']:7.2f} s  {e['lines'][0]}" for e in state["events"]]
+    shown = as_printed(state["events"])
     assert shown and shown == printed.stdout.splitlines()[: len(shown)]
 
 
@@ -140,6 +138,7 @@ def test_the_page_says_what_the_terminal_says(tmp_path, game: str, film: str, ju
         ([RACE, "--set", "eight"], "--set eight: choose six, nine or auto"),
         ([RACE, "--beginner", "0"], "digits must be 1..50"),
         ([RACE, "--host", "0.0.0.0"], "--host 0.0.0.0 opens the dashboard to the network: give --token"),
+        ([RACE, "--game", "digit", "--calibration", "c.json"], "--calibration: digit is watched without one"),
     ],
 )
 def test_serve_refuses_what_it_cannot_do_before_it_listens(args: list[str], said: str, monkeypatch) -> None:
@@ -210,8 +209,7 @@ def test_the_picture_shows_what_was_read_on_the_frame(tmp_path, film: str, game:
 
     source = str(SAMPLES / film)
     live = LiveTable(source, GameSetup(game), tmp_path / "results.sqlite", pace=False)
-    live.start()
-    until(lambda: not live.running, f"the watch of {film} to end")
+    watched_to_the_end(live)
     picture = cv2.imdecode(np.frombuffer(live.frame_jpeg(), np.uint8), cv2.IMREAD_COLOR)
     frame = _last_frame(source)
     if game == "digit":

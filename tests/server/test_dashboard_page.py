@@ -78,3 +78,27 @@ def test_opened_to_the_network_a_page_without_the_token_is_told_what_it_needs(pa
         page.goto(f"{base}/")
         expect(page.locator("#status")).to_contain_text("needs the access token")
         expect(page.locator("#verdict")).to_contain_text("nothing has settled")
+
+
+def test_a_race_between_lanes_shows_each_player_ranked(page: Page, tmp_path) -> None:
+    """Two players on the race mat: the page lists both lanes, best first, each line coloured as it reads."""
+    from calibration.homography import estimate_homography
+    from calibration.profile import CalibrationProfile
+    from calibration.synth import race_view
+    from tests.server.test_tempus_lane_video import LAYOUT, RACE_LANES, SEED, USER_LANES, filmed_race
+
+    clip, lines = filmed_race(str(tmp_path / "race.mp4"))
+    profile = CalibrationProfile(
+        estimate_homography(race_view(SEED, LAYOUT, RACE_LANES, lines).frame, LAYOUT), USER_LANES
+    )
+    live = LiveTable(clip, GameSetup("tempus", profile=profile), tmp_path / "results.sqlite", pace=False)
+    with served(live) as base:
+        page.goto(f"{base}/?token={TOKEN}")
+        expect(page.locator("#status")).to_have_text("ended: the film ended", timeout=120_000)
+        expect(page.locator("#game")).to_have_text("Tempus Digit race")
+        standings = call(f"{base}/api/state")[1]["events"][-1]["verdict"]["standings"]
+        shown = page.locator("#verdict .standing")
+        expect(shown).to_have_count(len(RACE_LANES))
+        for row, standing in zip(shown.all(), standings, strict=True):
+            expect(row.locator(".player")).to_have_text(f"{standing['rank']}. {standing['player']}")
+            expect(row.locator(".line .ok")).to_have_count(standing["consecutive_correct"])

@@ -219,3 +219,18 @@ def test_the_last_turn_of_a_game_that_goes_out_says_so() -> None:
     assert "the game went out" in turn_text(last)
     before = _turn(len(states) - 2, 50.0, DOUBLE_SIX, boundary(states[-3]), boundary(states[-2]))
     assert before["ok"] and not before["over"] and "went out" not in turn_text(before)
+
+
+def test_the_dashboard_judges_each_turn_from_the_hand_as_the_terminal_does(game: dict, tmp_path: Path) -> None:
+    """`tableref serve --game seven-pis --calibration`: every table and every turn, in the words and at the
+    times `judge seven-pis --calibration` prints them."""
+    from calibration.profile import load_profile
+    from server.live import GameSetup, LiveTable
+    from tests.server.serving import as_printed, watched_to_the_end
+
+    setup = GameSetup("seven-pis", profile=load_profile(Path(game["profile"])))
+    state = watched_to_the_end(LiveTable(game["video"], setup, tmp_path / "results.sqlite", pace=False))
+    assert sum("turn" in e["verdict"] for e in state["events"]) == 3
+    text = CliRunner().invoke(app, ["judge", "seven-pis", game["video"], "--calibration", game["profile"]]).stdout
+    shown = as_printed(state["events"])
+    assert shown == text.splitlines()[: len(shown)]

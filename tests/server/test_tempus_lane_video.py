@@ -36,11 +36,16 @@ def filmed_race(path: str) -> tuple[str, list]:
     return path, lines
 
 
+def race_profile(lines: list) -> CalibrationProfile:
+    """The race mat's calibration, taken from a view of the finished race."""
+    full = race_view(SEED, LAYOUT, RACE_LANES, lines)
+    return CalibrationProfile(estimate_homography(full.frame, LAYOUT), USER_LANES)
+
+
 def test_each_lane_is_timed_to_its_last_card_and_the_lanes_ranked(tmp_path) -> None:
     clip, lines = filmed_race(str(tmp_path / "race.mp4"))
-    full = race_view(SEED, LAYOUT, RACE_LANES, lines)
     profile_path = tmp_path / "table.json"
-    save_profile(CalibrationProfile(estimate_homography(full.frame, LAYOUT), USER_LANES), profile_path)
+    save_profile(race_profile(lines), profile_path)
     result = tableref("judge", "tempus", clip, "--calibration", str(profile_path), "--json")
     assert result.returncode == 0, result.stderr
     race = json.loads(result.stdout)
@@ -81,3 +86,25 @@ def test_a_film_of_another_size_than_the_calibration_is_refused_and_recorded_so(
     assert "frame 1 is 640x360 pixels, but the calibration was made on 1280x720 frames" in result.stderr
     (watch,) = recorded(kept)
     assert (watch.ended_by, watch.frames) == ("frame size", 0)
+
+
+def test_the_dashboard_ranks_the_lanes_as_each_line_settles(tmp_path) -> None:
+    """`tableref serve --game tempus --calibration`: each lane's line as the terminal prints it, with the
+    standings after it; the last standings are the terminal's ranking."""
+    from server.live import GameSetup, LiveTable
+    from tests.server.serving import watched_to_the_end
+
+    clip, lines = filmed_race(str(tmp_path / "race.mp4"))
+    profile = race_profile(lines)
+    save_profile(profile, tmp_path / "table.json")
+    state = watched_to_the_end(LiveTable(clip, GameSetup("tempus", profile=profile), tmp_path / "r.sqlite", pace=False))
+    assert state["game"] == "tempus-lanes"
+    printed = tableref("judge", "tempus", clip, "--calibration", str(tmp_path / "table.json"), "--json")
+    race = json.loads(printed.stdout)
+    last = state["events"][-1]["verdict"]
+    assert {k: last[k] for k in ("winner", "standings")} == race["ranking"]
+    assert {lane["lane"]: lane["cards"] for lane in race["lanes"]} == {k: v["cards"] for k, v in last["lanes"].items()}
+    text = tableref("judge", "tempus", clip, "--calibration", str(tmp_path / "table.json")).stdout.splitlines()
+    said = [f"{e['seconds']:7.2f} s  {e['lines'][0]}" for e in state["events"]]
+    assert said == [line for line in text if " s  " in line]
+    assert state["events"][-1]["lines"][1:] == text[-len(state["events"][-1]["lines"]) + 1 :]
