@@ -7,18 +7,22 @@ The token is taken from an `Authorization: Bearer` header or, for links and pict
 
 from __future__ import annotations
 
+import io
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import cache
 from importlib.resources import files
 from typing import Any
 
 from fastapi import Depends, FastAPI, HTTPException, Request, Response
 from fastapi.responses import HTMLResponse
 
+from rules.sticks import PENTASTICKS
 from server.live import LiveTable
 from server.storage import StorageError, recorded
 
+CARD_PX = 180  # a DIGIT card's height on the page
 NO_TOKEN = "this needs the access token that `tableref serve` printed: open the link it gave, token included"
 
 
@@ -75,6 +79,13 @@ def dashboard_app(live: LiveTable, token: str, viewing_needs_token: bool, start_
             raise HTTPException(status_code=409, detail="no watch is running")
         return live.state()
 
+    @app.get("/api/digit-cards/{number}.png")
+    def digit_card(number: int) -> Response:
+        """A DIGIT card's face, as the kit prints it: artwork, no table data, so no token (an <img> sends none)."""
+        if not 1 <= number <= len(PENTASTICKS):
+            raise HTTPException(status_code=404, detail=f"DIGIT cards are numbered 1..{len(PENTASTICKS)}")
+        return Response(_card_png(number), media_type="image/png", headers={"Cache-Control": "max-age=86400"})
+
     @app.get("/api/watches", dependencies=[Depends(viewer)])
     def watches() -> list[dict[str, Any]]:
         """Every watch in the results file, newest first, without its events."""
@@ -93,6 +104,15 @@ def dashboard_app(live: LiveTable, token: str, viewing_needs_token: bool, start_
         raise HTTPException(status_code=404, detail=f"no watch {watch_id} in {live.results}")
 
     return app
+
+
+@cache
+def _card_png(number: int) -> bytes:
+    from vision.sticks.artwork import draw_stick_card
+
+    out = io.BytesIO()
+    draw_stick_card(number, CARD_PX).save(out, format="PNG")
+    return out.getvalue()
 
 
 def _recorded(live: LiveTable) -> list:

@@ -142,13 +142,20 @@ def _draw_sticks(frame: np.ndarray, reading: Any) -> np.ndarray:
 
 
 def _watch_digit(source: str, setup: GameSetup, reader: Any, said: Said, kept: Recording, look: Look) -> Watched:
+    from rules.digit_game import one_move_away
+    from rules.sticks import shape_for_card
     from server.commands.sticks import symmetry_of
     from server.digit_video import settled_text, watch_game
 
-    def on_settled(layout: dict[str, Any], move: dict[str, Any] | None) -> None:
-        said(layout["seconds"], [settled_text(layout, move)], {"layout": layout, "move": move})
-
     symmetry = symmetry_of(setup.rotations_only)
+
+    def on_settled(layout: dict[str, Any], move: dict[str, Any] | None) -> None:
+        # The card's own shape stands for the sticks as they lie: a move turned or mirrored with them forms
+        # the same card. The card itself may be among them (a move that lays it again another way round).
+        card = layout["card"]
+        away = sorted({n for n, _ in one_move_away(shape_for_card(card), symmetry)}) if card is not None else []
+        said(layout["seconds"], [settled_text(layout, move)], {"layout": layout, "move": move, "one_move_away": away})
+
     return watch_game(source, symmetry, on_settled, kept, look=look, recognizer=reader).watched
 
 

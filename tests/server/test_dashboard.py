@@ -1,6 +1,7 @@
 """The dashboard's web app, served by a real uvicorn: a watch judged and recorded as it settles, the token that
 guards control (and viewing, off this machine), and what the page is told when a source fails or stops."""
 
+import json
 import os
 import signal
 import sqlite3
@@ -219,3 +220,33 @@ def test_the_picture_shows_what_was_read_on_the_frame(tmp_path, film: str, game:
     scale = picture.shape[1] / frame.shape[1]
     drawn = [np.abs(picture[round(y * scale), round(x * scale)].astype(int) - colour).max() < 60 for x, y in points]
     assert len(points) >= 5 and sum(drawn) >= 0.9 * len(points), (sum(drawn), len(points))
+
+
+def test_a_digit_layout_comes_with_the_cards_one_move_away_as_judge_digit_finds_them(tmp_path) -> None:
+    """The dashboard takes the cards one move away from the card's own shape; `judge digit` tries every move
+    on the sticks as they lie. On the game's last layout they must agree."""
+    film = str(SAMPLES / "digit-game.mp4")
+    state = watched_to_the_end(LiveTable(film, GameSetup("digit"), tmp_path / "r.sqlite", pace=False))
+    last = state["events"][-1]["verdict"]
+    photo = tmp_path / "last.png"
+    cv2.imwrite(str(photo), _last_frame(film))
+    judged = CliRunner().invoke(app, ["judge", "digit", str(photo), "--json"])
+    assert judged.exit_code == 0, judged.output
+    read = json.loads(judged.stdout)
+    assert last["layout"]["card"] == read["card"] is not None
+    assert last["one_move_away"] == sorted({away["card"] for away in read["one_move_away"]}) != []
+
+
+def test_digit_cards_are_drawn_for_the_page_as_the_kit_prints_them(tmp_path) -> None:
+    from vision.sticks.artwork import draw_stick_card
+
+    live = LiveTable(RACE, GameSetup("tempus", beginner=1), tmp_path / "r.sqlite", pace=False)
+    with served(live, viewing_needs_token=True, start_watching=False) as base:
+        status, png = call(f"{base}/api/digit-cards/17.png")  # artwork, not the table: no token needed
+        assert status == 200
+        drawn = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_UNCHANGED)
+        expected = np.asarray(draw_stick_card(17, 180))
+        assert drawn.shape == expected.shape and np.array_equal(drawn[..., [2, 1, 0, 3]], expected)
+        for number in ("0", "56"):
+            assert call(f"{base}/api/digit-cards/{number}.png")[0] == 404
+        assert call(f"{base}/api/digit-cards/seven.png")[0] == 422
