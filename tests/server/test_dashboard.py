@@ -117,15 +117,13 @@ def test_a_source_that_gives_no_frames_is_told_on_the_page_and_the_server_stays_
         assert call(f"{base}/api/watch/start", "POST", TOKEN)[0] == 200  # it may be tried again
 
 
-@pytest.mark.parametrize(
-    ("game", "film", "judge"), [("digit", "digit-game.mp4", "digit-moves"), ("seven-pis", "seven-pis.mp4", "seven-pis")]
-)
-def test_the_page_says_what_the_terminal_says(tmp_path, game: str, film: str, judge: str) -> None:
-    """A DIGIT game and a Seven Pis game watched on the dashboard: each verdict in the words and at the
-    times `tableref judge` prints for the same film."""
-    printed = CliRunner().invoke(app, ["judge", judge, str(SAMPLES / film)])
+def test_the_page_says_what_the_terminal_says(tmp_path) -> None:
+    """A DIGIT game watched on the dashboard: each verdict in the words and at the times `tableref judge`
+    prints for the same film (Seven Pis: tests/server/test_seven_pis_turns_video.py)."""
+    film = str(SAMPLES / "digit-game.mp4")
+    printed = CliRunner().invoke(app, ["judge", "digit-moves", film])
     assert printed.exit_code == 0, printed.output
-    state = watched_to_the_end(LiveTable(str(SAMPLES / film), GameSetup(game), tmp_path / "r.sqlite", pace=False))
+    state = watched_to_the_end(LiveTable(film, GameSetup("digit"), tmp_path / "r.sqlite", pace=False))
     assert state["watch"]["ended_by"] == "film"
     shown = as_printed(state["events"])
     assert shown and shown == printed.stdout.splitlines()[: len(shown)]
