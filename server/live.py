@@ -110,7 +110,7 @@ def _watch_tempus(source: str, setup: GameSetup, reader: Any, said: Said, kept: 
 
 def _watch_tempus_lanes(source: str, setup: GameSetup, reader: Any, said: Said, kept: Recording, look: Look) -> Watched:
     from rules.tempus import LineChange, TempusOptions, rank
-    from server.tempus_lane_video import lane_entries, watch_lane_race
+    from server.tempus_lane_video import lane_entries, lane_text, watch_lane_race
     from server.tempus_lanes import print_ranking
 
     assert setup.profile is not None
@@ -121,7 +121,7 @@ def _watch_tempus_lanes(source: str, setup: GameSetup, reader: Any, said: Said, 
         laid.setdefault(lane, []).append(change)
         entries = lane_entries(laid, options)
         result = rank(entries, options)
-        lines = [f"{lane}: 3.{''.join(map(str, change.cards))}"]
+        lines = [lane_text(lane, change)]
         print_ranking(result, lines.append)
         lanes = {entry.player: entry.verdict.to_json() for entry in entries}
         said(change.seconds, lines, {"lane": lane, "lanes": lanes, **result.to_json()})

@@ -56,6 +56,11 @@ def lane_lines(cards: list[Card], profile: CalibrationProfile, options: TempusOp
     return {lane.name: tuple(lane.verdict.cards) for lane in race.lanes if lane.verdict is not None}
 
 
+def lane_text(lane: str, change: LineChange) -> str:
+    """A lane's line as it settled, for the terminal or the page."""
+    return f"{lane}: 3.{''.join(map(str, change.cards))}"
+
+
 def watch_lane_race(
     source: str,
     profile: CalibrationProfile,
@@ -99,7 +104,7 @@ def run_lane_video_race(
 
     def show(lane: str, change: LineChange) -> None:
         if not as_json:
-            typer.echo(f"{change.seconds:7.2f} s  {lane}: 3.{''.join(map(str, change.cards))}")
+            typer.echo(f"{change.seconds:7.2f} s  {lane_text(lane, change)}")
 
     kept = recording(record, "tempus-lanes", source)
     race = watched_or_exit(lambda: watch_lane_race(source, profile, options, on_change=show, recording=kept))
