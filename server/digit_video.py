@@ -21,7 +21,7 @@ from rules.settling import Settler
 from server.app import counted
 from server.commands.sticks import MIRRORED, move_result, move_text, problem_texts, status_names
 from server.storage import NotRecorded, Recording, recording
-from server.watching import Look, Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
+from server.watching import Onlooker, Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
 from vision.sticks import StickRecognizer
 from vision.sticks.layout import TableLayout, camera_motion, layout_key, table_layout
 
@@ -42,12 +42,12 @@ def watch_game(
     symmetry: Symmetry,
     on_settled: Callable[[dict[str, Any], dict[str, Any] | None], None] = lambda layout, move: None,
     recording: Recording | NotRecorded | None = None,
-    look: Look | None = None,
+    onlooker: Onlooker | None = None,
     recognizer: StickRecognizer | None = None,
 ) -> WatchedGame:
     """The game on `source` (a video file, a camera index or a stream URL), read frame by frame until the
     watch ends; `on_settled` hears of each layout as it settles, with the turn that made it (None for the
-    first layout, or where either table holds no layout), `recording` keeps them, and `look` sees every
+    first layout, or where either table holds no layout), `recording` keeps them, and the `onlooker` sees every
     frame. The printed DIGIT cards on the table are read in the frame where a layout settles (not in every
     frame: they cost as much again as the sticks), and the layout matched against them (variant 4, cards on
     the table)."""
@@ -90,7 +90,7 @@ def watch_game(
         recording.add(layout["seconds"], {"layout": layout, "move": move})
         on_settled(layout, move)
 
-    watched = watch(source, on_frame, recording, look=look)
+    watched = watch(source, on_frame, recording, onlooker=onlooker)
     return WatchedGame(layouts, moves, watched)
 
 

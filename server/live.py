@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -20,14 +19,13 @@ import cv2
 import numpy as np
 
 from server.storage import Recording
-from server.watching import Look, Watched
-from vision.sources import SourceError, is_live
+from server.watching import Onlooker, Watched
+from vision.sources import FrameCounts, Rate, SourceError, is_live
 
 if TYPE_CHECKING:
     from calibration.profile import CalibrationProfile
 
 PAGE_WIDTH = 960  # frames are sent to the page no wider than this: a dashboard tile, not a print
-FPS_WINDOW = 30  # frames over which the judging rate is measured
 
 
 @dataclass(frozen=True)
@@ -75,11 +73,11 @@ class Seeing:
 @dataclass(frozen=True)
 class Game:
     """How the live table watches one game: its recogniser (made once, as the server starts), how a reading
-    is drawn on its frame, and the watch (source, setup, recogniser, said, recording, look -> how it ended)."""
+    is drawn on its frame, and the watch (source, setup, recogniser, said, recording, onlooker -> how it ended)."""
 
     recognizer: Callable[[], Any]
     draw: Callable[[np.ndarray, Any], np.ndarray]
-    run: Callable[[str, GameSetup, Any, Said, Recording, Look], Watched]
+    run: Callable[[str, GameSetup, Any, Said, Recording, Onlooker], Watched]
 
 
 def _card_reader() -> Any:
@@ -94,7 +92,9 @@ def _draw_cards(frame: np.ndarray, cards: Any) -> np.ndarray:
     return annotate_cards(frame, cards)
 
 
-def _watch_tempus(source: str, setup: GameSetup, reader: Any, said: Said, kept: Recording, look: Look) -> Watched:
+def _watch_tempus(
+    source: str, setup: GameSetup, reader: Any, said: Said, kept: Recording, onlooker: Onlooker
+) -> Watched:
     from rules.tempus import LineChange, TempusOptions, judge
     from server.commands.cards import verdict_lines
     from server.tempus_video import watch_race
@@ -105,10 +105,12 @@ def _watch_tempus(source: str, setup: GameSetup, reader: Any, said: Said, kept: 
         verdict = judge(change.cards, options)
         said(change.seconds, verdict_lines(verdict, options), verdict.to_json())
 
-    return watch_race(source, options, reader, on_change, kept, look).watched
+    return watch_race(source, options, reader, on_change, kept, onlooker).watched
 
 
-def _watch_tempus_lanes(source: str, setup: GameSetup, reader: Any, said: Said, kept: Recording, look: Look) -> Watched:
+def _watch_tempus_lanes(
+    source: str, setup: GameSetup, reader: Any, said: Said, kept: Recording, onlooker: Onlooker
+) -> Watched:
     from rules.tempus import LineChange, TempusOptions, rank
     from server.tempus_lane_video import lane_entries, lane_text, watch_lane_race
     from server.tempus_lanes import print_ranking
@@ -126,7 +128,7 @@ def _watch_tempus_lanes(source: str, setup: GameSetup, reader: Any, said: Said, 
         lanes = {entry.player: entry.verdict.to_json() for entry in entries}
         said(change.seconds, lines, {"lane": lane, "lanes": lanes, **result.to_json()})
 
-    return watch_lane_race(source, setup.profile, options, on_change, kept, look, reader).watched
+    return watch_lane_race(source, setup.profile, options, on_change, kept, onlooker, reader).watched
 
 
 def _stick_reader() -> Any:
@@ -141,7 +143,9 @@ def _draw_sticks(frame: np.ndarray, reading: Any) -> np.ndarray:
     return annotate_sticks(frame, *reading)
 
 
-def _watch_digit(source: str, setup: GameSetup, reader: Any, said: Said, kept: Recording, look: Look) -> Watched:
+def _watch_digit(
+    source: str, setup: GameSetup, reader: Any, said: Said, kept: Recording, onlooker: Onlooker
+) -> Watched:
     from rules.digit_game import one_move_away
     from rules.sticks import shape_for_card
     from server.commands.sticks import symmetry_of
@@ -156,7 +160,7 @@ def _watch_digit(source: str, setup: GameSetup, reader: Any, said: Said, kept: R
         away = sorted({n for n, _ in one_move_away(shape_for_card(card), symmetry)}) if card is not None else []
         said(layout["seconds"], [settled_text(layout, move)], {"layout": layout, "move": move, "one_move_away": away})
 
-    return watch_game(source, symmetry, on_settled, kept, look=look, recognizer=reader).watched
+    return watch_game(source, symmetry, on_settled, kept, onlooker=onlooker, recognizer=reader).watched
 
 
 def _domino_reader() -> Any:
@@ -171,7 +175,9 @@ def _draw_dominoes(frame: np.ndarray, dominoes: Any) -> np.ndarray:
     return annotate_dominoes(frame, dominoes)
 
 
-def _watch_seven_pis(source: str, setup: GameSetup, reader: Any, said: Said, kept: Recording, look: Look) -> Watched:
+def _watch_seven_pis(
+    source: str, setup: GameSetup, reader: Any, said: Said, kept: Recording, onlooker: Onlooker
+) -> Watched:
     from rules.seven_pis import Scoring
     from server.seven_pis_video import table_text, turn_text, watch_pis
 
@@ -184,7 +190,7 @@ def _watch_seven_pis(source: str, setup: GameSetup, reader: Any, said: Said, kep
         said(turn["seconds"], turn_text(turn).split("\n"), turn)
 
     watched = watch_pis(
-        source, setup.tile_set, scoring, on_table, kept, setup.profile, on_turn, look=look, recognizer=reader
+        source, setup.tile_set, scoring, on_table, kept, setup.profile, on_turn, onlooker=onlooker, recognizer=reader
     )
     return watched.watched
 
@@ -212,7 +218,8 @@ class LiveTable:
         self._frame: np.ndarray | None = None
         self._watch: dict[str, Any] | None = None  # the running or last watch, as the page shows it
         self._events: list[dict[str, Any]] = []
-        self._judged_at: deque[float] = deque(maxlen=FPS_WINDOW)
+        self._judged = Rate()
+        self._counts = FrameCounts()
 
     @property
     def running(self) -> bool:
@@ -225,7 +232,8 @@ class LiveTable:
                 return False
             self._stop.clear()
             self._events, self._frame, self._reader.seen = [], None, None
-            self._judged_at.clear()
+            self._judged.clear()
+            self._counts = FrameCounts()
             started = datetime.now(UTC).isoformat(timespec="seconds")
             self._watch = {"id": None, "started": started, "frames": 0, "ended_by": None, "why": ""}
             self._thread = threading.Thread(target=self._run, name="tableref-watch", daemon=True)
@@ -242,14 +250,15 @@ class LiveTable:
         return True
 
     def state(self) -> dict[str, Any]:
-        """What the page shows: the game, the source, the watch and every verdict it has said."""
+        """What the page shows: the game, the source, the watch (with the frames judged a second, and a live
+        source's frames read a second and dropped) and every verdict it has said."""
         with self._lock:
-            fps = 0.0
-            if len(self._judged_at) > 1:
-                fps = (len(self._judged_at) - 1) / max(self._judged_at[-1] - self._judged_at[0], 1e-6)
             watch = dict(self._watch) if self._watch else None
             if watch is not None:
-                watch["fps"] = round(fps, 1)
+                watch["fps"] = round(self._judged.per_second(), 1)
+                if is_live(self.source):
+                    counts = self._counts
+                    watch["capture"] = {"fps": round(counts.rate.per_second(), 1), "dropped": counts.dropped}
             return {
                 "game": self.setup.kind,
                 "source": self.source,
@@ -275,13 +284,13 @@ class LiveTable:
     def _run(self) -> None:
         clock_start = time.monotonic()
 
-        def look(seconds: float, frame: np.ndarray) -> str | None:
+        def see(seconds: float, frame: np.ndarray) -> str | None:
             if self.pace:  # a film at its own pace; stopping cuts the wait short
                 self._stop.wait(max(0.0, clock_start + seconds - time.monotonic()))
             self._reader.frame = frame
             with self._lock:
                 self._frame = frame
-                self._judged_at.append(time.monotonic())
+                self._judged.tick()
                 assert self._watch is not None
                 self._watch["frames"] += 1
             return "stopped" if self._stop.is_set() else None
@@ -297,7 +306,8 @@ class LiveTable:
             with self._lock:
                 assert self._watch is not None
                 self._watch["id"] = kept.id
-            ended = self._game.run(self.source, self.setup, self._reader, said, kept, look).to_json()
+            onlooker = Onlooker(see, self._counts)
+            ended = self._game.run(self.source, self.setup, self._reader, said, kept, onlooker).to_json()
         except SourceError as exc:
             ended = {"ended_by": "no frames", "why": str(exc)}
         except Exception as exc:  # the server stays up and the page says what broke; the recording stands

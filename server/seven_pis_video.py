@@ -52,7 +52,7 @@ from rules.seven_pis_turns import Draws, TurnEnds
 from server.app import counted
 from server.commands.dominoes import chosen_setup, dominoes_in_hand
 from server.storage import NotRecorded, Recording, recording
-from server.watching import Look, Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
+from server.watching import Onlooker, Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
 from vision.dominoes import Domino, DominoRecognizer
 from vision.dominoes.pis import PiGroup, read_pis
 from vision.dominoes.tracking import TableChange, TileTracker
@@ -113,14 +113,14 @@ def watch_pis(
     recording: Recording | NotRecorded | None = None,
     profile: CalibrationProfile | None = None,
     on_turn: Callable[[dict[str, Any]], None] = lambda turn: None,
-    look: Look | None = None,
+    onlooker: Onlooker | None = None,
     recognizer: DominoRecognizer | None = None,
 ) -> WatchedPis:
     """The game on `source` (a video file, a camera index or a stream URL), read frame by frame until the
     watch ends; `on_table` hears of each table as it changes, and `recording` keeps it. `set_name`: six, nine,
     or auto (the tiles say). With a `profile`, the tiles in its hand area are the hand, and each turn is judged
     (`on_turn` hears of it, `recording` keeps it); a frame of another size than the profile's ends the watch.
-    `look` sees every frame (server/watching.py)."""
+    The `onlooker` sees every frame (server/watching.py)."""
     recording = recording or NotRecorded()
     recognizer = recognizer or DominoRecognizer()
     tracker = TileTracker(replaceable=lambda domino: bool(dominoes_in_hand(profile, [domino])[0]))
@@ -182,7 +182,7 @@ def watch_pis(
             judge_turn()
 
     size_problem = profile.size_problem if profile is not None else lambda size: None
-    watched = watch(source, on_frame, recording, at_end=close_turn, size_problem=size_problem, look=look)
+    watched = watch(source, on_frame, recording, at_end=close_turn, size_problem=size_problem, onlooker=onlooker)
     return WatchedPis(tables, watched, turns, ends is not None and ends.mid_turn)
 
 

@@ -27,7 +27,7 @@ from rules.tempus import LineChange, LineSettler, RaceEntry, TempusOptions, fini
 from server.app import load_calibration
 from server.storage import NotRecorded, Recording, recording
 from server.tempus_lanes import LaneRaceError, judge_lanes, print_ranking
-from server.watching import Look, Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
+from server.watching import Onlooker, Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
 from vision.cards.recognize import Card, CardRecognizer
 
 
@@ -67,11 +67,11 @@ def watch_lane_race(
     options: TempusOptions,
     on_change: Callable[[str, LineChange], None] = lambda lane, change: None,
     recording: Recording | NotRecorded | None = None,
-    look: Look | None = None,
+    onlooker: Onlooker | None = None,
     recognizer: CardRecognizer | None = None,
 ) -> WatchedLanes:
     """The race on `source` read frame by frame until it ends (see the module); `on_change` hears of each
-    lane's line as it settles, `recording` keeps it, and `look` sees every frame. A frame of another size than
+    lane's line as it settles, `recording` keeps it, and the `onlooker` sees every frame. A frame of another size than
     the profile's ends the watch."""
     recording = recording or NotRecorded()
     recognizer = recognizer or CardRecognizer()
@@ -90,7 +90,7 @@ def watch_lane_race(
         last = [settler.changes[-1].cards for settler in settlers.values() if settler.changes]
         return "complete" if last and all(judge(cards, options).complete for cards in last) else None
 
-    watched = watch(source, on_frame, recording, size_problem=profile.size_problem, look=look)
+    watched = watch(source, on_frame, recording, size_problem=profile.size_problem, onlooker=onlooker)
     return WatchedLanes({lane: settler.changes for lane, settler in settlers.items()}, watched)
 
 

@@ -21,7 +21,7 @@ import typer
 from rules.tempus import LineChange, LineSettler, TempusOptions, finish_time, judge
 from server.commands.cards import print_verdict
 from server.storage import NotRecorded, Recording, recording
-from server.watching import Look, Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
+from server.watching import Onlooker, Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
 from vision.cards.lines import NoStarterError, line_digits, read_tempus_line
 from vision.cards.recognize import CardRecognizer
 
@@ -43,10 +43,10 @@ def watch_race(
     recognizer: CardRecognizer | None = None,
     on_change: Callable[[LineChange], None] = lambda change: None,
     recording: Recording | NotRecorded | None = None,
-    look: Look | None = None,
+    onlooker: Onlooker | None = None,
 ) -> WatchedRace:
     """The race on `source` (a video file, a camera index or a stream URL), read frame by frame until it
-    ends (see the module); `on_change` hears of each line as it settles, `recording` keeps it, and `look` sees
+    ends (see the module); `on_change` hears of each line as it settles, `recording` keeps it, and the `onlooker` sees
     every frame (server/watching.py)."""
     recording = recording or NotRecorded()
     recognizer = recognizer or CardRecognizer()
@@ -62,7 +62,7 @@ def watch_race(
         on_change(change)
         return "complete" if judge(change.cards, options).complete else None
 
-    watched = watch(source, on_frame, recording, look=look)
+    watched = watch(source, on_frame, recording, onlooker=onlooker)
     return WatchedRace(settler.changes, watched)
 
 

@@ -8,7 +8,7 @@ at a size the calibration cannot place: what was judged until then stands).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
 import cv2
@@ -16,7 +16,7 @@ import numpy as np
 import typer
 
 from server.app import counted, fail, progress_bar
-from vision.sources import SourceError, is_live, timed_frames
+from vision.sources import FrameCounts, SourceError, is_live, timed_frames
 
 if TYPE_CHECKING:
     from server.storage import NotRecorded, Recording
@@ -25,8 +25,14 @@ T = TypeVar("T")
 
 MOST_FRAMES = 1_000_000  # over nine hours at 30 fps
 
-# Sees each frame and its seconds before the game judges it; a reason returned ends the watch.
-Look = Callable[[float, np.ndarray], str | None]
+
+@dataclass(frozen=True)
+class Onlooker:
+    """Watches beside the referee (the dashboard's live table): `see` gets each frame and its seconds before the
+    game judges it, and may end the watch by returning a reason; `counts` tallies what the source gave."""
+
+    see: Callable[[float, np.ndarray], str | None]
+    counts: FrameCounts = field(default_factory=FrameCounts)
 
 
 @dataclass(frozen=True)
@@ -47,27 +53,28 @@ def watch(
     recording: Recording | NotRecorded | None = None,
     at_end: Callable[[], None] = lambda: None,
     size_problem: Callable[[tuple[int, int]], str | None] = lambda size: None,
-    look: Look | None = None,
+    onlooker: Onlooker | None = None,
 ) -> Watched:
     """Each frame of `source` given to `on_frame` with its seconds since the first frame, until it returns a
     reason to stop or the watch ends otherwise; then `at_end` (which may still record), and the recording
     (server/storage.py) is told how it ended. A frame whose (width, height) has a `size_problem` ends the watch
-    unjudged (a calibration maps one camera size only). `look` sees each frame before it is judged (the
-    dashboard shows it) and may end the watch by returning a reason. A source that gives no frame at all raises
+    unjudged (a calibration maps one camera size only). The `onlooker` sees each frame before it is judged
+    (the dashboard shows it) and may end the watch. A source that gives no frame at all raises
     SourceError (the recording ends with no frames)."""
     total = None if is_live(source) else _frame_count(source)
     frames, ended_by, why, started = 0, "film", "", None
     with progress_bar() as progress:
         task = progress.add_task(f"watching {source}", total=total)
         try:
-            for seconds, frame in timed_frames(source, MOST_FRAMES):
+            counts = onlooker.counts if onlooker is not None else None
+            for seconds, frame in timed_frames(source, MOST_FRAMES, counts=counts):
                 if problem := size_problem(frame.shape[1::-1]):
                     ended_by, why = "frame size", f"frame {frames + 1} {problem}"
                     break
                 started = seconds if started is None else started
                 frames += 1
                 progress.advance(task)
-                reason = look(seconds - started, frame) if look is not None else None
+                reason = onlooker.see(seconds - started, frame) if onlooker is not None else None
                 reason = reason or on_frame(seconds - started, frame)
                 if reason is not None:
                     ended_by = reason

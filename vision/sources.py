@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -28,8 +30,49 @@ CAMERA_SIZE = (1280, 720)
 CAMERA_FOURCC = "MJPG"
 
 
+RATE_WINDOW = 30  # frames over which a rate is measured
+
+
 class SourceError(Exception):
     """A source that gives no frames; the message says what to check."""
+
+
+class Rate:
+    """How many a second over the last `window` ticks. Thread-safe: a capture thread ticks while a web page
+    asks."""
+
+    def __init__(self, window: int = RATE_WINDOW) -> None:
+        self._at: deque[float] = deque(maxlen=window)
+        self._lock = threading.Lock()
+
+    def tick(self) -> None:
+        with self._lock:
+            self._at.append(time.monotonic())
+
+    def clear(self) -> None:
+        with self._lock:
+            self._at.clear()
+
+    def per_second(self) -> float:
+        with self._lock:
+            if len(self._at) < 2:
+                return 0.0
+            return (len(self._at) - 1) / max(self._at[-1] - self._at[0], 1e-6)
+
+
+@dataclass
+class FrameCounts:
+    """What a source gave over a watch: frames read, and frames dropped because a newer one came before the
+    referee asked (a live source only; a film waits for its referee)."""
+
+    read: int = 0
+    dropped: int = 0
+    rate: Rate = field(default_factory=Rate)  # frames read a second
+
+    def took(self, dropping: bool = False) -> None:
+        self.read += 1
+        self.dropped += dropping
+        self.rate.tick()
 
 
 def parse_source(spec: str) -> int | str:
@@ -78,15 +121,21 @@ def frames(spec: str, count: int, timeout_s: float = 10.0) -> Iterator[np.ndarra
     return (frame for _, frame in timed_frames(spec, count, timeout_s))
 
 
-def timed_frames(spec: str, count: int, timeout_s: float = 10.0) -> Iterator[tuple[float, np.ndarray]]:
+def timed_frames(
+    spec: str, count: int, timeout_s: float = 10.0, counts: FrameCounts | None = None
+) -> Iterator[tuple[float, np.ndarray]]:
     """`frames`, each with its time in seconds: a video file's own timestamps (its frame rate's, where the
-    container gives none), a camera's or a stream's since its first frame; a still image is at 0."""
+    container gives none), a camera's or a stream's since its first frame; a still image is at 0. `counts`
+    tallies the frames read and dropped as they come."""
+    counts = counts if counts is not None else FrameCounts()
     source = parse_source(spec)
     if isinstance(source, str) and Path(source).suffix.lower() in IMAGE_SUFFIXES:
         try:
-            yield 0.0, load_image(source)
+            image = load_image(source)
         except ImageLoadError as exc:
             raise SourceError(str(exc)) from exc
+        counts.took()
+        yield 0.0, image
         return
     if isinstance(source, str) and "://" not in source and not Path(source).exists():
         raise SourceError(f"{source}: no such file; give a camera index (0), a video or image file, or a URL")
@@ -95,7 +144,8 @@ def timed_frames(spec: str, count: int, timeout_s: float = 10.0) -> Iterator[tup
         capture.release()
         raise SourceError(_cannot_open(source))
     if is_live(spec):
-        yield from _live_frames(NewestFrame(capture, lambda: _quietly_opened(source)), spec, count, timeout_s)
+        newest = NewestFrame(capture, lambda: _quietly_opened(source), counts)
+        yield from _live_frames(newest, spec, count, timeout_s)
         return
     try:
         rate = capture.get(cv2.CAP_PROP_FPS)
@@ -107,6 +157,7 @@ def timed_frames(spec: str, count: int, timeout_s: float = 10.0) -> Iterator[tup
                 break  # a video file has ended
             if frame is not None and frame.size:
                 given += 1
+                counts.took()
                 seconds = capture.get(cv2.CAP_PROP_POS_MSEC) / 1000
                 if seconds <= 0 and read > 1 and rate > 0:  # a container without timestamps: count frames
                     seconds = (read - 1) / rate
@@ -143,8 +194,10 @@ class NewestFrame:
     only grow, and the verdicts fall behind the table). A capture that stops giving frames (a camera unplugged,
     a stream gone) is opened again, waiting longer each time, up to REOPEN_WAIT_S between tries."""
 
-    def __init__(self, capture: cv2.VideoCapture, reopen: Callable[[], cv2.VideoCapture]) -> None:
-        self.dropped = 0  # frames read but never asked for
+    def __init__(
+        self, capture: cv2.VideoCapture, reopen: Callable[[], cv2.VideoCapture], counts: FrameCounts | None = None
+    ) -> None:
+        self.counts = counts if counts is not None else FrameCounts()
         self._reopen = reopen
         self._ready = threading.Condition()
         self._frame: tuple[float, np.ndarray] | None = None
@@ -183,7 +236,7 @@ class NewestFrame:
                 break
             if ok and frame is not None and frame.size:
                 with self._ready:
-                    self.dropped += self._frame is not None
+                    self.counts.took(dropping=self._frame is not None)
                     self._frame = (time.monotonic(), frame)
                     self._ready.notify_all()
                 wait = REOPEN_FIRST_S

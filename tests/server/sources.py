@@ -1,12 +1,16 @@
-"""Sources that fail as real ones do, for the watch tests."""
+"""Sources that behave as real ones do (a camera filming at its own rate; a camera unplugged mid-watch), for
+the watch tests."""
 
+import time
 from collections.abc import Iterator
 
+import cv2
 import numpy as np
 import pytest
 
 import server.watching as watching
-from vision.sources import SourceError, timed_frames
+import vision.sources as sources
+from vision.sources import FrameCounts, SourceError, timed_frames
 
 UNPLUGGED = "camera 0: no frame for 10 s; the camera or stream stopped"
 
@@ -14,10 +18,36 @@ UNPLUGGED = "camera 0: no frame for 10 s; the camera or stream stopped"
 def unplug_after(monkeypatch: pytest.MonkeyPatch, frames: int) -> None:
     """Every watch's source gives `frames` frames, then fails as an unplugged camera does."""
 
-    def stops(source: str, count: int) -> Iterator[tuple[float, np.ndarray]]:
-        for n, frame in enumerate(timed_frames(source, count)):
+    def stops(source: str, count: int, counts: FrameCounts | None = None) -> Iterator[tuple[float, np.ndarray]]:
+        for n, frame in enumerate(timed_frames(source, count, counts=counts)):
             if n == frames:
                 raise SourceError(UNPLUGGED)
             yield frame
 
     monkeypatch.setattr(watching, "timed_frames", stops)
+
+
+class FilmedCamera:
+    """A camera looking at the table a film shows: the film's frames at `fps`, whether or not anyone asks for
+    them, then its last frame held (the table as the players left it)."""
+
+    def __init__(self, film: str, fps: float) -> None:
+        self._film, self._wait = cv2.VideoCapture(film), 1 / fps
+        self._last: np.ndarray | None = None
+
+    def isOpened(self) -> bool:
+        return True
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        time.sleep(self._wait)
+        ok, frame = self._film.read()
+        self._last = frame if ok else self._last
+        return self._last is not None, self._last
+
+    def release(self) -> None:
+        self._film.release()
+
+
+def camera_filming(monkeypatch: pytest.MonkeyPatch, film: str, fps: float) -> None:
+    """Every camera opened shows `film` as a FilmedCamera does."""
+    monkeypatch.setattr(sources, "_quietly_opened", lambda source: FilmedCamera(film, fps))

@@ -20,7 +20,7 @@ from server.app import app
 from server.live import GameSetup, LiveTable
 from server.storage import recorded
 from tests.server.serving import TOKEN, as_printed, call, served, until, watched_to_the_end
-from tests.server.sources import unplug_after
+from tests.server.sources import camera_filming, unplug_after
 from vision.sources import timed_frames
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
@@ -105,6 +105,30 @@ def test_a_camera_that_stops_mid_race_leaves_its_verdicts_and_the_page_says_why(
     assert state["events"][-1]["verdict"]["cards"] == list(PI_DECIMALS[:6])
     (watch,) = recorded(live.results)
     assert watch.ended_by == "camera" and len(watch.events) == len(state["events"])
+
+
+def test_a_live_cameras_rate_and_the_frames_it_dropped_are_shown(tmp_path, monkeypatch) -> None:
+    """A camera filming at 60 frames a second, faster than a line of cards is read: the page is told the
+    camera's rate and how many frames went unjudged, and the race is judged from the newest frames."""
+    camera_filming(monkeypatch, RACE, fps=60)
+    live = LiveTable("0", GameSetup("tempus"), tmp_path / "results.sqlite")
+    with served(live) as base:
+
+        def judged() -> bool:
+            state = call(f"{base}/api/state")[1]
+            return state["watch"]["frames"] >= 20 and bool(state["events"])
+
+        until(judged, "twenty frames judged and a line settled")
+        status, state = call(f"{base}/api/watch/stop", "POST", TOKEN)
+    watch = state["watch"]
+    assert status == 200 and watch["ended_by"] == "stopped" and state["events"]
+    assert 30 <= watch["capture"]["fps"] <= 61 and watch["fps"] < watch["capture"]["fps"]
+    assert watch["capture"]["dropped"] > watch["frames"]  # judged at a few a second, most frames go unjudged
+
+
+def test_a_film_is_not_said_to_drop_frames(tmp_path) -> None:
+    state = watched_to_the_end(LiveTable(RACE, GameSetup("tempus", beginner=1), tmp_path / "r.sqlite", pace=False))
+    assert state["watch"]["frames"] > 0 and "capture" not in state["watch"]
 
 
 def test_a_source_that_gives_no_frames_is_told_on_the_page_and_the_server_stays_up(tmp_path) -> None:

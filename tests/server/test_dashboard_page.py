@@ -1,5 +1,6 @@
 """The dashboard page in Debian's chromium, driven by Playwright: what a player at the table sees and presses."""
 
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,6 +11,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 from rules.pi import PI_DECIMALS
 from server.live import GameSetup, LiveTable
 from tests.server.serving import CHROMIUM, CHROMIUM_ARGS, TOKEN, call, served
+from tests.server.sources import camera_filming
 
 pytestmark = pytest.mark.browser
 
@@ -51,6 +53,7 @@ def test_a_race_is_shown_as_it_was_judged_and_can_be_run_again(page: Page, tmp_p
         expect(page.locator("#events li")).to_have_count(len(events))
         expect(page.locator("#watches tr")).to_have_count(1)
         assert page.locator("#frame").evaluate("img => img.naturalWidth") == 960
+        expect(page.locator("#stats")).not_to_contain_text("camera")  # a film waits for its referee
 
         expect(page.locator("#stop")).to_be_disabled()
         live.pace = True  # the second race at the film's own pace, so that it can be stopped mid-way
@@ -60,6 +63,18 @@ def test_a_race_is_shown_as_it_was_judged_and_can_be_run_again(page: Page, tmp_p
         page.locator("#stop").click()
         expect(page.locator("#status")).to_have_text("ended: stopped")
         expect(page.locator("#watches tr").first).to_contain_text("stopped")
+
+
+def test_a_live_cameras_rate_and_dropped_frames_are_shown_beside_the_judging_rate(
+    page: Page, tmp_path, monkeypatch
+) -> None:
+    camera_filming(monkeypatch, RACE, fps=60)
+    with served(LiveTable("0", GameSetup("tempus"), tmp_path / "results.sqlite")) as base:
+        page.goto(f"{base}/?token={TOKEN}")
+        shown = re.compile(r"\d+ frames judged a second · camera [1-9]\d*\.\d frames a second, [1-9]\d* dropped")
+        expect(page.locator("#stats")).to_have_text(shown, timeout=30_000)
+        page.locator("#stop").click()
+        expect(page.locator("#status")).to_have_text("ended: stopped")
 
 
 def test_without_the_token_the_page_shows_the_table_but_cannot_control_it(page: Page, tmp_path) -> None:

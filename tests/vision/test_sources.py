@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.sources import NewestFrame, SourceError, _live_frames, frames, timed_frames
+from vision.sources import FrameCounts, NewestFrame, SourceError, _live_frames, frames, timed_frames
 
 
 def test_an_undecodable_video_is_not_called_a_camera(tmp_path) -> None:
@@ -31,8 +31,10 @@ def test_a_video_files_frames_come_with_their_times(tmp_path) -> None:
     for shade in range(0, 200, 20):
         writer.write(np.full((48, 64, 3), shade, np.uint8))
     writer.release()
-    timed = list(timed_frames(str(video), 100))
+    counts = FrameCounts()
+    timed = list(timed_frames(str(video), 100, counts=counts))
     assert [round(seconds, 3) for seconds, _ in timed] == [i / 5 for i in range(10)]
+    assert (counts.read, counts.dropped) == (10, 0)  # a film waits for its referee: nothing is dropped
     assert [int(frame.mean() / 20 + 0.5) for _, frame in timed] == list(range(10))  # in order, none skipped
     assert len(list(frames(str(video), 4))) == 4
 
@@ -62,7 +64,7 @@ class FakeCamera:
 
 def test_a_slow_referee_gets_the_newest_frame_not_a_queue() -> None:
     """A camera at 100 fps read by a referee taking 50 ms a frame: each frame taken is the one just filmed,
-    and the ones between are dropped."""
+    and the ones between are dropped and counted."""
     camera = FakeCamera()
     newest = NewestFrame(camera, lambda: FakeCamera())
     try:
@@ -75,7 +77,9 @@ def test_a_slow_referee_gets_the_newest_frame_not_a_queue() -> None:
         newest.close()
     assert all(shown - number <= 3 for number, shown in taken)  # a queue would fall 5 frames behind a turn
     assert all(b - a >= 3 for (a, _), (b, _) in itertools.pairwise(taken))  # what was filmed meanwhile: dropped
-    assert newest.dropped >= 20
+    counts = newest.counts
+    assert counts.dropped >= 20 and counts.read >= counts.dropped + len(taken)
+    assert 20 < counts.rate.per_second() <= 101  # the camera's rate, not the referee's 20 a second
 
 
 def test_a_camera_that_drops_out_is_opened_again() -> None:
