@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import cv2
 import numpy as np
 
+from rules.tempus import TempusOptions
 from server.storage import Recording
 from server.watching import Onlooker, Watched
 from vision.sources import FrameCounts, Rate, SourceError, is_live
@@ -39,6 +40,11 @@ class GameSetup:
     rotations_only: bool = False  # DIGIT: a mirror image is another card
     # Tempus Digit: the mat's lanes, a player each; Seven Pis: the hand area, so that each turn is judged.
     profile: CalibrationProfile | None = None
+
+    @property
+    def tempus(self) -> TempusOptions:
+        """A Tempus Digit race's options: the digits in play and, from them, the time limit."""
+        return TempusOptions(digits=self.beginner)
 
     @property
     def kind(self) -> str:
@@ -95,15 +101,19 @@ def _draw_cards(frame: np.ndarray, cards: Any) -> np.ndarray:
 def _watch_tempus(
     source: str, setup: GameSetup, reader: Any, said: Said, kept: Recording, onlooker: Onlooker
 ) -> Watched:
-    from rules.tempus import LineChange, TempusOptions, judge
+    from rules.tempus import LineChange, finish_time, judge
     from server.commands.cards import verdict_lines
     from server.tempus_video import watch_race
 
-    options = TempusOptions(digits=setup.beginner)
+    options = setup.tempus
+    laid: list[LineChange] = []
 
     def on_change(change: LineChange) -> None:
+        laid.append(change)
         verdict = judge(change.cards, options)
-        said(change.seconds, verdict_lines(verdict, options), verdict.to_json())
+        finished_at = finish_time(laid)
+        timing = {"finished_at": round(finished_at, 3), "within_time": finished_at <= options.time_limit}
+        said(change.seconds, verdict_lines(verdict, options), {**verdict.to_json(), **timing})
 
     return watch_race(source, options, reader, on_change, kept, onlooker).watched
 
@@ -111,12 +121,12 @@ def _watch_tempus(
 def _watch_tempus_lanes(
     source: str, setup: GameSetup, reader: Any, said: Said, kept: Recording, onlooker: Onlooker
 ) -> Watched:
-    from rules.tempus import LineChange, TempusOptions, rank
+    from rules.tempus import LineChange, rank
     from server.tempus_lane_video import lane_entries, lane_text, watch_lane_race
     from server.tempus_lanes import print_ranking
 
     assert setup.profile is not None
-    options = TempusOptions(digits=setup.beginner)
+    options = setup.tempus
     laid: dict[str, list[LineChange]] = {}
 
     def on_change(lane: str, change: LineChange) -> None:
@@ -235,7 +245,7 @@ class LiveTable:
             self._judged.clear()
             self._counts = FrameCounts()
             started = datetime.now(UTC).isoformat(timespec="seconds")
-            self._watch = {"id": None, "started": started, "frames": 0, "ended_by": None, "why": ""}
+            self._watch = {"id": None, "started": started, "frames": 0, "seconds": 0.0, "ended_by": None, "why": ""}
             self._thread = threading.Thread(target=self._run, name="tableref-watch", daemon=True)
             self._thread.start()
             return True
@@ -250,8 +260,10 @@ class LiveTable:
         return True
 
     def state(self) -> dict[str, Any]:
-        """What the page shows: the game, the source, the watch (with the frames judged a second, and a live
-        source's frames read a second and dropped) and every verdict it has said."""
+        """What the page shows: the game (a race's time limit), the source, the watch (the seconds of its last
+        frame since its first, the frames judged a second, a live source's frames read a second and dropped)
+        and every verdict it has said."""
+        race = {"time_limit": self.setup.tempus.time_limit} if self.setup.game == "tempus" else {}
         with self._lock:
             watch = dict(self._watch) if self._watch else None
             if watch is not None:
@@ -261,6 +273,7 @@ class LiveTable:
                     watch["capture"] = {"fps": round(counts.rate.per_second(), 1), "dropped": counts.dropped}
             return {
                 "game": self.setup.kind,
+                **race,
                 "source": self.source,
                 "running": self.running,
                 "watch": watch,
@@ -293,6 +306,7 @@ class LiveTable:
                 self._judged.tick()
                 assert self._watch is not None
                 self._watch["frames"] += 1
+                self._watch["seconds"] = round(seconds, 2)
             return "stopped" if self._stop.is_set() else None
 
         def said(seconds: float, lines: list[str], verdict: dict[str, Any]) -> None:

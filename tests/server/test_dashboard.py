@@ -52,6 +52,19 @@ def test_a_race_is_judged_as_each_line_settles_and_recorded_as_it_is_judged(tmp_
     assert [e["seconds"] for e in watch.events] == [e["seconds"] for e in state["events"]]
 
 
+def test_a_race_is_timed_against_its_limit_as_the_terminal_times_it(tmp_path) -> None:
+    """The race clock: the seconds of the last frame judged, the sheet's limit for the digits in play, and the
+    finish (when the last line first settled) as `tableref judge tempus --json` gives it for the same film."""
+    printed = CliRunner().invoke(app, ["judge", "tempus", RACE, "--beginner", "12", "--json"])
+    assert printed.exit_code == 0, printed.output
+    terminal = json.loads(printed.stdout)
+    state = watched_to_the_end(LiveTable(RACE, GameSetup("tempus", beginner=12), tmp_path / "r.sqlite", pace=False))
+    last = state["events"][-1]["verdict"]
+    assert state["time_limit"] == terminal["time_limit"] == 36
+    assert (last["finished_at"], last["within_time"]) == (terminal["finished_at"], terminal["within_time"])
+    assert state["watch"]["seconds"] >= last["finished_at"] > 0
+
+
 def test_starting_and_stopping_need_the_token_and_looking_from_this_machine_does_not(tmp_path) -> None:
     live = LiveTable(RACE, GameSetup("tempus"), tmp_path / "results.sqlite")  # at the film's pace
     with served(live, start_watching=False) as base:
@@ -148,7 +161,7 @@ def test_the_page_says_what_the_terminal_says(tmp_path) -> None:
     printed = CliRunner().invoke(app, ["judge", "digit-moves", film])
     assert printed.exit_code == 0, printed.output
     state = watched_to_the_end(LiveTable(film, GameSetup("digit"), tmp_path / "r.sqlite", pace=False))
-    assert state["watch"]["ended_by"] == "film"
+    assert state["watch"]["ended_by"] == "film" and "time_limit" not in state  # no race, no race clock
     shown = as_printed(state["events"])
     assert shown and shown == printed.stdout.splitlines()[: len(shown)]
 

@@ -54,6 +54,12 @@ def test_a_race_is_shown_as_it_was_judged_and_can_be_run_again(page: Page, tmp_p
         expect(page.locator("#watches tr")).to_have_count(1)
         assert page.locator("#frame").evaluate("img => img.naturalWidth") == 960
         expect(page.locator("#stats")).not_to_contain_text("camera")  # a film waits for its referee
+        state = call(f"{base}/api/state")[1]
+        seconds, finished = state["watch"]["seconds"], events[-1]["verdict"]["finished_at"]
+        expect(page.locator("#race-time")).to_have_text(re.compile(r"^0:\d\d\.\d$"))
+        assert abs(float(page.locator("#race-time").inner_text()[2:]) - seconds) <= 0.05
+        expect(page.locator("#race-limit")).to_have_text("of 2:30.0")  # 30 s for each ten of the fifty digits
+        expect(page.locator("#race-finish")).to_have_text(f"last card laid at {finished:.2f} s, within the limit")
 
         expect(page.locator("#stop")).to_be_disabled()
         live.pace = True  # the second race at the film's own pace, so that it can be stopped mid-way
