@@ -9,18 +9,21 @@ from __future__ import annotations
 
 import io
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import cache
 from importlib.resources import files
-from typing import Any
+from pathlib import Path
+from typing import Any, TypeVar
 
 from fastapi import Depends, FastAPI, HTTPException, Request, Response
 from fastapi.responses import HTMLResponse
 
 from rules.sticks import PENTASTICKS
 from server.live import LiveTable
-from server.storage import StorageError, recorded
+from server.storage import StorageError, recorded, summaries
+
+T = TypeVar("T")
 
 CARD_PX = 180  # a DIGIT card's height on the page
 NO_TOKEN = "this needs the access token that `tableref serve` printed: open the link it gave, token included"
@@ -88,19 +91,13 @@ def dashboard_app(live: LiveTable, token: str, viewing_needs_token: bool, start_
 
     @app.get("/api/watches", dependencies=[Depends(viewer)])
     def watches() -> list[dict[str, Any]]:
-        """Every watch in the results file, newest first, without its events."""
-        summaries = []
-        for watch in reversed(_recorded(live)):
-            summary = watch.to_json()
-            summary["events"] = len(watch.events)
-            summaries.append(summary)
-        return summaries
+        """Every watch in the results file, newest first, with the count of its events."""
+        return list(reversed(_from_results(live, summaries)))
 
     @app.get("/api/watches/{watch_id}", dependencies=[Depends(viewer)])
     def watch(watch_id: int) -> dict[str, Any]:
-        for recorded_watch in _recorded(live):
-            if recorded_watch.id == watch_id:
-                return recorded_watch.to_json()
+        for recorded_watch in _from_results(live, lambda path: recorded(path, watch_id)):
+            return recorded_watch.to_json()
         raise HTTPException(status_code=404, detail=f"no watch {watch_id} in {live.results}")
 
     return app
@@ -115,10 +112,11 @@ def _card_png(number: int) -> bytes:
     return out.getvalue()
 
 
-def _recorded(live: LiveTable) -> list:
+def _from_results(live: LiveTable, read: Callable[[Path], list[T]]) -> list[T]:
+    """What `read` gives from the live table's results file (nothing before its first watch is recorded)."""
     if not live.results.is_file():
         return []
     try:
-        return recorded(live.results)
+        return read(live.results)
     except StorageError as exc:
         raise HTTPException(status_code=500, detail=str(exc)) from exc

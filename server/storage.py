@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,6 +37,8 @@ CREATE TABLE IF NOT EXISTS events (
     event TEXT NOT NULL
 );
 """
+# A watch's events found without reading every other watch's; made in older files the next time one records.
+EVENTS_INDEX = "CREATE INDEX IF NOT EXISTS events_by_watch ON events(watch)"
 
 
 class StorageError(Exception):
@@ -84,6 +88,7 @@ def _connected(path: Path, write: bool = True) -> sqlite3.Connection:
             if owner == "nobody":
                 connection.executescript(SCHEMA)
                 connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            connection.execute(EVENTS_INDEX)
     except sqlite3.DatabaseError as exc:
         raise StorageError(f"{path}: cannot be used as a results file ({exc})") from exc
     return connection
@@ -144,20 +149,46 @@ def recording(path: Path | None, game: str, source: str) -> Recording | NotRecor
         raise typer.Exit(code=2) from exc
 
 
-def recorded(path: Path) -> list[RecordedWatch]:
-    """Every watch in the results file, oldest first, with its events in the order they happened."""
-    if not path.is_file():
-        raise StorageError(f"{path}: no such results file; record one with `tableref judge ... --record {path}`")
-    db = _connected(path, write=False)
-    try:
-        if _owner(db) == "nobody":
+WATCH_COLUMNS = "id, game, source, started, ended_by, frames"
+
+
+def recorded(path: Path, watch_id: int | None = None) -> list[RecordedWatch]:
+    """Every watch in the results file (or only the one numbered `watch_id`), oldest first, with its events in
+    the order they happened."""
+    with _reading(path) as db:
+        if db is None:
             return []
-        watches = db.execute("SELECT id, game, source, started, ended_by, frames FROM watches ORDER BY id").fetchall()
+        only, args = ("WHERE id = ?", (watch_id,)) if watch_id is not None else ("", ())
+        watches = db.execute(f"SELECT {WATCH_COLUMNS} FROM watches {only} ORDER BY id", args).fetchall()
         out = []
         for row in watches:
             events = db.execute("SELECT seconds, event FROM events WHERE watch = ? ORDER BY rowid", (row[0],))
             out.append(RecordedWatch(*row, [{"seconds": s, **json.loads(e)} for s, e in events]))
         return out
+
+
+def summaries(path: Path) -> list[dict[str, Any]]:
+    """Every watch in the results file, oldest first, as `RecordedWatch.to_json` gives it but with the count of
+    its events in place of the events: a list to choose from, read without reading every event."""
+    with _reading(path) as db:
+        if db is None:
+            return []
+        rows = db.execute(
+            f"SELECT {WATCH_COLUMNS}, (SELECT COUNT(*) FROM events WHERE watch = watches.id) FROM watches ORDER BY id"
+        ).fetchall()
+        names = [*WATCH_COLUMNS.split(", "), "events"]
+        return [dict(zip(names, row, strict=True)) for row in rows]
+
+
+@contextmanager
+def _reading(path: Path) -> Iterator[sqlite3.Connection | None]:
+    """The results file opened only to read (None: a file with no tables yet); a missing file or one that is
+    not results is a StorageError."""
+    if not path.is_file():
+        raise StorageError(f"{path}: no such results file; record one with `tableref judge ... --record {path}`")
+    db = _connected(path, write=False)
+    try:
+        yield None if _owner(db) == "nobody" else db
     except sqlite3.DatabaseError as exc:
         raise StorageError(f"{path}: cannot be read as a results file ({exc})") from exc
     finally:

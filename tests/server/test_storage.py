@@ -6,6 +6,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import server.cli  # noqa: F401  (registers the commands)
@@ -100,3 +102,40 @@ def test_what_a_watch_judges_as_it_ends_is_recorded_before_the_file_closes(tmp_p
     (watch_read,) = recorded(results)
     assert watched.ended_by == watch_read.ended_by == "film"
     assert [e["turn"] for e in watch_read.events] == [3]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(events=st.lists(st.integers(0, 4), min_size=1, max_size=5), ended=st.lists(st.booleans(), min_size=5))
+def test_summaries_and_one_watch_read_by_number_agree_with_reading_them_all(tmp_path, events, ended) -> None:
+    """The dashboard's list (each watch with its count of events) and its one watch by number, read with their
+    own queries, say what reading the whole file says."""
+    from server.storage import Recording, recorded, summaries
+    from server.watching import Watched
+
+    results = tmp_path / f"results-{len(list(tmp_path.iterdir()))}.sqlite"
+    for n, (count, ends) in enumerate(zip(events, ended, strict=False)):
+        keep = Recording(results, "tempus", f"film-{n}.mp4")
+        for i in range(count):
+            keep.add(i / 2, {"cards": [i]})
+        if ends:
+            keep.end(Watched(10 * n, "film"))
+    every = recorded(results)
+    assert summaries(results) == [{**w.to_json(), "events": len(w.events)} for w in every]
+    for watch in every:
+        assert recorded(results, watch.id) == [watch]
+    assert recorded(results, len(every) + 1) == []
+
+
+def test_a_results_file_from_before_the_index_gets_it_when_next_recorded_into(tmp_path) -> None:
+    from server.storage import APPLICATION_ID, SCHEMA, Recording
+
+    results = tmp_path / "results.sqlite"
+    with sqlite3.connect(results) as old:
+        old.executescript(SCHEMA)
+        old.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    indexed = "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'"
+    with sqlite3.connect(results) as db:
+        assert db.execute(indexed).fetchall() == []
+    Recording(results, "digit", GAME).add(1.0, {"card": 3})
+    with sqlite3.connect(results) as db:
+        assert db.execute(indexed).fetchall() == [("events_by_watch",)]
