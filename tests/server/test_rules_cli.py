@@ -31,3 +31,29 @@ def test_simulate_refuses_an_unknown_strategy() -> None:
     result = tableref("simulate", "seven-pis", "--strategy", "lucky")
     assert result.returncode == 2
     assert "lucky" in result.stderr
+
+
+def test_death_by_digits_deals_the_table_and_judges_a_combo() -> None:
+    result = tableref("judge", "death-by-digits", "3", "--combo", "9 4", "--json")
+    assert result.returncode == 0, result.stderr
+    said = json.loads(result.stdout)
+    assert said["setup"] == {
+        "players": 3, "highest": 9, "deck": 27, "hand": 6, "murder": 3, "evidence": 6, "midnumber": 5
+    }  # fmt: skip
+    assert (said["combo"]["effect"], said["combo"]["made"]) == ("take", "9 - 4")
+    text = tableref("judge", "death-by-digits", "3", "--combo", "2,9", "--if-nothing", "draw").stdout.splitlines()
+    assert text[1].endswith("the other 6 face down as a draw pile; the Evidence starts empty")
+    assert text[3] == "combo 2 9: 2 + 9 = 11 and 9 - 2 = 7, neither the Midnumber 5: " + (
+        "nothing happens, so draw a card from the draw pile"
+    )
+
+
+def test_death_by_digits_refuses_a_table_the_deal_does_not_fit_and_cards_it_does_not_hold() -> None:
+    for args, said in (
+        (("5",), "5 players need 53 cards (10 each and 3 for the Murder) but cards 1 to 15, three of each, are 45"),
+        (("3", "--combo", "10"), "cards run 1 to 9 with 3 players, got [10]"),
+        (("3", "--combo", "4 one"), "--combo takes the cards' numbers"),
+        (("2", "--combo", "1 1 1 1"), "a combo is 1, 2 or 3 cards, got 4"),
+    ):
+        result = tableref("judge", "death-by-digits", *args)
+        assert result.returncode == 2 and said in result.stderr and result.stdout == "", args
