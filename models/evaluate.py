@@ -18,8 +18,9 @@ from rich.table import Table
 from models.synth.degrade import Degradation, degrade, moved, px_per_mm, worsened
 from models.synth.scenes import PORTRAIT_SIZE, Scene, SceneSpec, render_scene, split_fonts
 from models.train_cards import tempus_line_spec, training_spec
-from vision.cards.artwork import CARD_MM
-from vision.cards.lines import CardLine, NoStarterError, read_tempus_line
+from rules.pi import PI_DECIMALS, wild_pair
+from vision.cards.artwork import CARD_MM, STARTER, CardFace
+from vision.cards.lines import CardLine, NoStarterError, read_appending_line, read_tempus_line
 from vision.cards.recognize import Card, CardRecognizer
 from vision.geometry import quad_iou
 
@@ -93,7 +94,7 @@ def as_made_worse(scene: Scene, worse: Degradation) -> Scene:
 
 
 def line_read_exactly(scene: Scene, line: Callable[[], CardLine]) -> bool:
-    """Whether the Tempus `line` read (raising NoStarterError where none is) holds the scene's cards,
+    """Whether the `line` read (raising NoStarterError where none is) holds the scene's cards,
     Starter first, in the order they were laid."""
     try:
         read = line()
@@ -119,23 +120,36 @@ def evaluate_cards(
     portrait: bool = False,
     touching: bool = False,
     varied_wilds: bool = False,
+    appending: bool = False,
 ) -> CardScore:
     """Read held-out scenes from `seed`, each made `worse` first (models/synth/degrade.py), and `portrait`
     (PORTRAIT_SIZE, as a phone holds its camera) if asked, on one OpenCV thread (as the stick and domino
     evaluations do): its threaded resampling differs in the last bit, and borderline readings with it, so
     figures would depend on the machine's cores. `touching`: every scene a Tempus line laid TOUCHING_GAP_MM
-    apart. `varied_wilds`: Wilds printed in any layout and either order (`SceneSpec.varied_wilds`)."""
+    apart. `varied_wilds`: Wilds printed in any layout and either order (`SceneSpec.varied_wilds`). `appending`:
+    every scene a line of the appending game (`appending_line_spec`), read as `judge append PHOTO` reads it."""
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
     try:
-        return _evaluate_cards(scenes, seed, recognizer, quiet, worse, portrait, touching, varied_wilds)
+        return _evaluate_cards(scenes, seed, recognizer, quiet, worse, portrait, touching, varied_wilds, appending)
     finally:
         cv2.setNumThreads(threads)
 
 
-def scene_spec(seed: int, touching: bool = False) -> SceneSpec:
+def appending_line_spec(rng: random.Random, split: str) -> SceneSpec:
+    """A line of the appending game: the Starter and the first 5-20 digits of pi, about a third of them laid as
+    the Wild that stands for the digit, in a row or a grid, one deck's design."""
+    n = rng.randint(5, 20)
+    cards = [CardFace("wild", wild_pair(d)) if rng.random() < 0.3 else CardFace("digit", (d,)) for d in PI_DECIMALS[:n]]
+    layout = "row" if n <= 10 and rng.random() < 0.5 else "grid"
+    return SceneSpec(split=split, layout=layout, faces=(STARTER, *cards), one_deck_style=True)
+
+
+def scene_spec(seed: int, touching: bool = False, appending: bool = False) -> SceneSpec:
     """The held-out scene of `seed`: the training mix of kinds, or with `touching` a Tempus line laid
-    TOUCHING_GAP_MM apart."""
+    TOUCHING_GAP_MM apart, or with `appending` a line of the appending game."""
+    if appending:
+        return appending_line_spec(random.Random(seed), "heldout")
     if touching:
         return tempus_line_spec(random.Random(seed), "heldout", TOUCHING_GAP_MM)
     return training_spec(seed, split="heldout")
@@ -150,13 +164,15 @@ def _evaluate_cards(
     portrait: bool,
     touching: bool,
     varied_wilds: bool,
+    appending: bool,
 ) -> CardScore:
     recognizer = recognizer or CardRecognizer()
+    read_line = read_appending_line if appending else read_tempus_line
     total = CardScore()
     kinds: dict[str, CardScore] = {}
     seeds = range(seed, seed + scenes)
     for s in seeds if quiet else track(seeds, description="reading held-out scenes"):
-        spec = scene_spec(s, touching)
+        spec = scene_spec(s, touching, appending)
         if portrait:
             spec = replace(spec, size=PORTRAIT_SIZE)
         if varied_wilds:
@@ -168,16 +184,17 @@ def _evaluate_cards(
         scene = as_made_worse(scene, worse)
         cards = recognizer(image)
         result = score_scene(scene, cards)
-        if spec.faces is not None:  # a Tempus line: judged as `judge tempus PHOTO` reads it
+        if spec.faces is not None:  # a line: read as `judge tempus PHOTO` (or `judge append PHOTO`) reads it
             result.lines = 1
             result.lines_exact = line_read_exactly(
-                scene, functools.partial(read_tempus_line, recognizer.classifier, image, cards)
+                scene, functools.partial(read_line, recognizer.classifier, image, cards)
             )
         total.add(result)
         kinds.setdefault(kind, CardScore()).add(result)
     if not quiet:
         laid = ", laid touching" if touching else ""
         wilds = ", Wilds printed every way" if varied_wilds else ""
+        wilds += ", lines of the appending game" if appending else ""
         seeds = f"seeds {seed}..{seed + scenes - 1}{worsened(worse)}{', portrait' if portrait else ''}{laid}{wilds}"
         table = Table(title=f"Digit cards, {scenes} held-out scenes ({seeds})")
         for column in ("scenes", "cards", "found", "read right", "turned", "false detections", "lines exact"):

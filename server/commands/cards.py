@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -23,6 +24,18 @@ from server.app import (
     write_image,
 )
 from vision.sources import is_film
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    import numpy as np
+
+    from vision.cards.classify import CardClassifier
+    from vision.cards.lines import CardLine
+    from vision.cards.recognize import Card
+
+    # How a line is read from the cards found: vision/cards/lines.py's read_tempus_line or read_appending_line.
+    LineReader = Callable[[CardClassifier, np.ndarray, list[Card]], CardLine]
 
 
 def verdict_lines(verdict: TempusVerdict, options: TempusOptions) -> list[str]:
@@ -120,22 +133,33 @@ def judge_tempus(
 
 
 def _read_tempus_photo(photo: Path, annotate: Path | None) -> tuple[list[int], dict]:
+    from vision.cards.lines import line_digits, read_tempus_line
+
+    line, extra = read_line_photo(photo, annotate, read_tempus_line)
+    wilds = [c for c in line.cards if c.face.kind != "digit"]
+    if wilds:
+        extra["warnings"].insert(0, f"{len(wilds)} non-digit card(s) in the line; Tempus decks hold digits only")
+    return line_digits(line), extra
+
+
+def read_line_photo(photo: Path, annotate: Path | None, read: LineReader) -> tuple[CardLine, dict]:
+    """The line of cards after the Starter in `photo`, as `read` orders and reads it (vision/cards/lines.py),
+    with what a player should check: cards apart from the line, rows shorter than the longest (a card there
+    may be unread). The photo is written to `annotate` with the line's order drawn on it. No Starter: one line
+    saying so, exit code 1."""
     from vision.annotate import annotate_cards
-    from vision.cards.lines import NoStarterError, line_digits, read_tempus_line, short_rows
+    from vision.cards.lines import NoStarterError, short_rows
     from vision.cards.recognize import CardRecognizer
 
     image = load_photo(photo)
     recognizer = CardRecognizer()
     cards = recognizer(image)
     try:
-        line = read_tempus_line(recognizer.classifier, image, cards)
+        line = read(recognizer.classifier, image, cards)
     except NoStarterError as exc:
         fail(f"{photo}: {exc}")
         raise typer.Exit(code=1) from exc
     warnings = []
-    wilds = [c for c in line.cards if c.face.kind != "digit"]
-    if wilds:
-        warnings.append(f"{len(wilds)} non-digit card(s) in the line; Tempus decks hold digits only")
     if line.stray:
         warnings.append(f"{len(line.stray)} card(s) lie apart from the line and were not judged")
     short = short_rows(line)
@@ -145,12 +169,8 @@ def _read_tempus_photo(photo: Path, annotate: Path | None) -> tuple[list[int], d
     if annotate:
         order = [line.starter, *line.cards]
         write_image(annotate, annotate_cards(image, [*order, *line.stray], order))
-    return line_digits(line), {
-        "rows": [len(r) for r in line.rows],
-        "stray_cards": len(line.stray),
-        "short_rows": short,
-        "warnings": warnings,
-    }
+    extra = {"rows": [len(r) for r in line.rows], "stray_cards": len(line.stray), "short_rows": short}
+    return line, {**extra, "warnings": warnings}
 
 
 @kit_app.command("digits")
@@ -180,8 +200,21 @@ def evaluate_cards(
         help='Print the Wilds in any layout and either order ("1/6", "1 6", "16", "6/1", "61"); otherwise as '
         'the print-and-play deck prints them, low digit first, "1/6" or "1 6".',
     ),
+    appending: bool = typer.Option(
+        False,
+        help="Make every scene a line of the appending game: the Starter and 5-20 digits of pi, a third of them "
+        "laid as their Wild, read as `judge append PHOTO` reads it (column `lines exact`).",
+    ),
 ) -> None:
     """Digit cards: share read right and false detections on held-out scenes."""
     from models.evaluate import evaluate_cards as run
 
-    run(scenes, seed, worse=degrade, portrait=portrait, touching=touching, varied_wilds=varied_wilds)
+    run(
+        scenes,
+        seed,
+        worse=degrade,
+        portrait=portrait,
+        touching=touching,
+        varied_wilds=varied_wilds,
+        appending=appending,
+    )

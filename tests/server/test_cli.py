@@ -25,20 +25,27 @@ def tableref(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_every_command_has_help() -> None:
-    for command in (
-        [],
-        ["recognize"],
-        ["judge"],
-        ["judge", "tempus"],
-        ["kit"],
-        ["kit", "digits"],
-        ["bench"],
-        ["evaluate"],
-        ["evaluate", "table"],
-    ):
-        result = tableref(*command, "--help")
-        assert result.returncode == 0, (command, result.stderr)
-        assert "Usage" in result.stdout
+    """Every command and group the CLI registers, walked from the top, answers --help (the top one in a real
+    process, as a user runs it)."""
+    import typer.main
+    from typer.testing import CliRunner
+
+    import server.cli  # noqa: F401  (registers the commands)
+    from server.app import app
+
+    result = tableref("--help")
+    assert result.returncode == 0 and "Usage" in result.stdout, result.stderr
+    paths, groups = [], [([], typer.main.get_command(app))]
+    while groups:
+        path, group = groups.pop()
+        for name, command in group.commands.items():
+            paths.append([*path, name])
+            if hasattr(command, "commands"):
+                groups.append(([*path, name], command))
+    assert {"recognize", "serve", "append", "death-by-digits", "tempus"} <= {p[-1] for p in paths}
+    for path in paths:
+        shown = CliRunner().invoke(app, [*path, "--help"])
+        assert shown.exit_code == 0 and "Usage" in shown.stdout, (path, shown.output)
 
 
 def test_version() -> None:
@@ -287,3 +294,40 @@ def test_judge_tempus_without_a_starter_says_what_to_do(tmp_path) -> None:
     result = tableref("judge", "tempus", str(blank))
     assert result.returncode == 1
     assert "Starter" in result.stderr
+
+
+def test_judge_append_reads_a_line_with_wilds_and_says_what_the_hand_appends(tmp_path) -> None:
+    """A held-out render of the appending game's line: the cards as laid (Wilds in place), every one right,
+    and the hand's run to append after it."""
+    import random
+
+    from models.evaluate import appending_line_spec
+    from rules.appending import card_text
+
+    seed = 97_200_000
+    scene = render_scene(seed, appending_line_spec(random.Random(seed), "heldout"))
+    photo = tmp_path / "line.png"
+    Image.fromarray(scene.image[..., ::-1]).save(photo)
+    laid = [card_text(f.digits[0] if f.kind == "digit" else f.digits) for f in (c.face for c in scene.cards[1:])]
+    following = PI_DECIMALS[len(laid) : len(laid) + 2]
+    hand = f"{following[1]} {following[0] % 5}/{following[0] % 5 + 5} 0"
+    result = tableref("judge", "append", str(photo), "--hand", hand, "--json")
+    assert result.returncode == 0, result.stderr
+    verdict = json.loads(result.stdout)
+    assert verdict["cards"] == laid and verdict["correct"] == len(laid) and verdict["first_error"] is None
+    assert verdict["next_digit"] == following[0]
+    assert verdict["append_now"] == hand.split()[1::-1]  # the Wild for the next digit, then the one after
+
+
+def test_judge_append_typed_names_the_first_wrong_card_and_refuses_nonsense() -> None:
+    result = tableref("judge", "append", "--cards", "1 4 2/7 5")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[:2] == ["3.14[2/7]5", "right: 2 card(s) in order after the Starter"]
+    assert "card 3 after the Starter is the Wild 2/7, expected 1" in result.stdout
+    for args, said in (
+        (("--cards", "1 4 1/5"), "--cards: not a Decko card: 1/5"),
+        (("--cards", "1", "--hand", "x"), "--hand: not a card: 'x'"),
+        ((), "give a photo of the line or --cards"),
+    ):
+        refused = tableref("judge", "append", *args)
+        assert refused.returncode == 2 and said in refused.stderr, args

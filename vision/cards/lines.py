@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from vision.cards.artwork import FACE_CLASSES, CardFace
+from vision.cards.artwork import FACE_CLASSES, STARTER, CardFace
 from vision.cards.classify import CardClassifier
 from vision.cards.recognize import Card
 from vision.geometry import from_corner
@@ -20,6 +20,8 @@ from vision.geometry import from_corner
 # Wild cards are not part of Tempus decks (rulebooks/NOTES.md): a race is read among these faces alone.
 TEMPUS_FACES = frozenset(face for face in FACE_CLASSES if face.kind != "wild")
 DIGIT_FACES = frozenset(face for face in FACE_CLASSES if face.kind == "digit")
+# The appending game's hands hold Digits and Wilds (rules/appending.py).
+APPENDING_FACES = frozenset(face for face in FACE_CLASSES if face.kind in ("digit", "wild"))
 # What a Starter ("3.") is misread as, when it is: where the line's start is known (a lane), one of these
 # there stands for it.
 STARTER_STAND_INS = frozenset({CardFace("digit", (3,)), CardFace("wild", (3, 8))})
@@ -168,6 +170,30 @@ def read_tempus_line(classifier: CardClassifier, image: np.ndarray, cards: list[
     return holes_filled(classifier, image, read_from_neighbours(classifier, image, line))
 
 
+def read_appending_line(classifier: CardClassifier, image: np.ndarray, cards: list[Card]) -> CardLine:
+    """The line of the appending game (rules/appending.py) that the `cards` read on `image` make: as
+    `read_tempus_line` reads a Tempus line, but among Digits and Wilds, which its hands hold. Where no Starter
+    is read, the stand-in for one (a 3 or a Wild 3/8, as a Starter is misread) that heads the longest line is
+    taken for it; NoStarterError where there is none."""
+    line = read_as_laid(classifier, image, read_line(_headed(cards)), APPENDING_FACES)
+    line = read_from_neighbours(classifier, image, line, APPENDING_FACES)
+    return holes_filled(classifier, image, line, APPENDING_FACES)
+
+
+def _headed(cards: list[Card]) -> list[Card]:
+    """`cards` with a Starter: as read, or the stand-in that heads the longest line read as one. A Wild 3/8 is
+    a card of the appending game, so it cannot be read away as a Tempus line's are (`as_tempus_cards`); the
+    Starter is where the line begins."""
+    heads = [i for i, card in enumerate(cards) if card.face in STARTER_STAND_INS]
+    if any(card.face.kind == "starter" for card in cards) or not heads:
+        return cards
+
+    def headed_by(i: int) -> list[Card]:
+        return [replace(card, face=STARTER) if j == i else card for j, card in enumerate(cards)]
+
+    return headed_by(max(heads, key=lambda i: len(read_line(headed_by(i)).cards)))
+
+
 def line_digits(line: CardLine) -> list[int]:
     """The digits of the line's cards in order, up to its first card that is not a digit: a Tempus deck holds
     none, and one laid breaks the line there."""
@@ -179,11 +205,13 @@ def line_digits(line: CardLine) -> list[int]:
     return digits
 
 
-def read_from_neighbours(classifier: CardClassifier, image: np.ndarray, line: CardLine) -> CardLine:
+def read_from_neighbours(
+    classifier: CardClassifier, image: np.ndarray, line: CardLine, faces: frozenset[CardFace] = DIGIT_FACES
+) -> CardLine:
     """The line with each card after the Starter read less surely than NEIGHBOURS_BELOW read again, as a digit
-    lying the way the line lies, on the outlines its neighbours in the line put it on (one typical step on
-    from the card before it, back from the card after it): the surest reading stands. An outline found in
-    the picture can sit a little off the card; its neighbours' steps are square to the line."""
+    (or among `faces`) lying the way the line lies, on the outlines its neighbours in the line put it on (one
+    typical step on from the card before it, back from the card after it): the surest reading stands. An
+    outline found in the picture can sit a little off the card; its neighbours' steps are square to the line."""
     cards, frames = [line.starter, *line.cards], [line.starter.corners, *line.frames]
     step = _typical_steps(line)[0]
     places: list[tuple[int, np.ndarray]] = []
@@ -199,7 +227,7 @@ def read_from_neighbours(classifier: CardClassifier, image: np.ndarray, line: Ca
                     places.append((i, place.astype(np.float32)))
     if not places:
         return line
-    readings = classifier.read(image, [place for _, place in places], faces=DIGIT_FACES, either_way=False)
+    readings = classifier.read(image, [place for _, place in places], faces=faces, either_way=False)
     better = list(cards)
     for (i, _), reading in zip(places, readings, strict=True):
         if reading is not None and reading.confidence > better[i].confidence:
@@ -209,12 +237,14 @@ def read_from_neighbours(classifier: CardClassifier, image: np.ndarray, line: Ca
     return read_line([*better, *line.stray])
 
 
-def holes_filled(classifier: CardClassifier, image: np.ndarray, line: CardLine) -> CardLine:
+def holes_filled(
+    classifier: CardClassifier, image: np.ndarray, line: CardLine, faces: frozenset[CardFace] = DIGIT_FACES
+) -> CardLine:
     """The line with the cards read that fill its holes: a place one step from a card of the line, along its
     row or across to the next, that no card covers and that has cards of the line one step away on both
-    sides, or along the row and across it (the end of a row shorter than the next). Read as a digit lying
-    the way the line lies, from HOLE_MIN. The line reads on over a card nothing found, so a hole read is a
-    digit the verdict would have skipped."""
+    sides, or along the row and across it (the end of a row shorter than the next). Read as a digit (or among
+    `faces`) lying the way the line lies, from HOLE_MIN. The line reads on over a card nothing found, so a hole
+    read is a digit the verdict would have skipped."""
     cards, frames = [line.starter, *line.cards], [line.starter.corners, *line.frames]
     steps = _typical_steps(line)
     centres = np.array([card.center for card in [*cards, *line.stray]])
@@ -235,7 +265,7 @@ def holes_filled(classifier: CardClassifier, image: np.ndarray, line: CardLine) 
                 holes.append(hole.astype(np.float32))
     if not holes:
         return line
-    readings = classifier.read(image, holes, faces=DIGIT_FACES, either_way=False)
+    readings = classifier.read(image, holes, faces=faces, either_way=False)
     found = [Card(r.face, r.corners, r.confidence) for r in readings if r is not None and r.confidence >= HOLE_MIN]
     return read_line([*cards, *line.stray, *found]) if found else line
 
@@ -253,10 +283,12 @@ def _typical_steps(line: CardLine) -> tuple[float, float]:
     return (float(np.median(along)) if along else 1.1, float(np.median(across)) if across else 1.1)
 
 
-def read_as_laid(classifier: CardClassifier, image: np.ndarray, line: CardLine) -> CardLine:
-    """The line with every card after the Starter read facing the way most of the line faces, as a digit: a
-    card read the other way up from the rest is read again on its outline turned to match. A 6 read
-    half-turned is a 9, a 0 an 8 or a 4 a 7; the line tells which way up each card lies."""
+def read_as_laid(
+    classifier: CardClassifier, image: np.ndarray, line: CardLine, faces: frozenset[CardFace] = DIGIT_FACES
+) -> CardLine:
+    """The line with every card after the Starter read facing the way most of the line faces, as a digit (or
+    among `faces`): a card read the other way up from the rest is read again on its outline turned to match. A 6
+    read half-turned is a 9, a 0 an 8 or a 4 a 7; the line tells which way up each card lies."""
     cards, frames = [line.starter, *line.cards], [line.starter.corners, *line.frames]
     along = [_same_way(card.corners, frame) for card, frame in zip(cards, frames, strict=True)]
     if 2 * sum(along) < len(along):  # most cards read the other way up: the Starter was
@@ -265,7 +297,7 @@ def read_as_laid(classifier: CardClassifier, image: np.ndarray, line: CardLine) 
     against = [i for i, a in enumerate(along) if not a and i > 0]
     if not against:
         return line
-    readings = classifier.read(image, [frames[i] for i in against], faces=DIGIT_FACES, either_way=False)
+    readings = classifier.read(image, [frames[i] for i in against], faces=faces, either_way=False)
     read = {id(cards[i]): reading for i, reading in zip(against, readings, strict=True) if reading is not None}
 
     def again(card: Card) -> Card:

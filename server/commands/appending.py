@@ -1,0 +1,108 @@
+"""The appending game's judge: the line after the Starter, Wilds standing for either digit, and what a hand can
+append next."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from rules.appending import (
+    AppendCard,
+    AppendingError,
+    AppendVerdict,
+    appendable,
+    card_text,
+    judge_line,
+    parse_card,
+)
+from rules.pi import wild_pair
+from server.app import annotate_option, fail, judge_app
+from server.commands.cards import read_line_photo
+
+
+def line_text(cards: tuple[AppendCard, ...]) -> str:
+    """The line as read: digits as they are, each Wild in brackets ('3.14[1/6]59')."""
+    return "3." + "".join(card_text(c) if isinstance(c, int) else f"[{card_text(c)}]" for c in cards)
+
+
+def verdict_lines(verdict: AppendVerdict, hand: list[AppendCard] | None) -> list[str]:
+    """The verdict in a referee's words; with a hand, what it can append now."""
+    lines = [line_text(verdict.cards), f"right: {verdict.correct} card(s) in order after the Starter"]
+    if verdict.first_wrong is not None:
+        place = verdict.first_wrong
+        expected = verdict.to_json()["first_error"]["expected"]
+        wanted = "no card (the fifty decimals end there)" if expected is None else str(expected)
+        got = verdict.cards[place]
+        named = f"the Wild {card_text(got)}" if isinstance(got, tuple) else card_text(got)
+        lines.append(
+            f"first error: card {place + 1} after the Starter is {named}, expected {wanted}: "
+            "whoever laid it takes back every card they laid this turn"
+        )
+        return lines
+    if verdict.complete:
+        return [*lines, "complete: all fifty decimals laid"]
+    digit = verdict.next_digit
+    assert digit is not None
+    lines.append(f"next: {digit} (a {digit} or the Wild {card_text(wild_pair(digit))})")
+    if hand is not None:
+        run = appendable(verdict.correct, hand)
+        if run:
+            lines.append("append now: " + ", ".join(card_text(c) for c in run))
+        else:
+            lines.append(f"no card in the hand fits the next digit ({digit}): draw (up to three draws this turn)")
+    return lines
+
+
+def _typed(text: str, what: str) -> list[AppendCard]:
+    try:
+        return [parse_card(part) for part in text.replace(",", " ").split()]
+    except AppendingError as exc:
+        fail(f"{what}: {exc}")
+        raise typer.Exit(code=2) from exc
+
+
+@judge_app.command("append")
+def judge_append(
+    photo: Path | None = typer.Argument(None, help="A photo of the Starter and the cards appended after it."),
+    cards: str | None = typer.Option(
+        None, "--cards", help="Judge a typed line instead of a photo: the cards after the Starter, e.g. '1 4 1/6 5'."
+    ),
+    hand: str | None = typer.Option(
+        None, "--hand", help="The cards in the player's hand, e.g. '9 2/7 6': which of them to append now."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
+    annotate: Path | None = annotate_option("the reading order"),
+) -> None:
+    """Decko Digits' appending game: the line after the Starter (Digits, and Wilds standing for either of their
+    digits), how much of it fits pi, the first card that does not (its player takes back the turn's cards),
+    the digit needed next and, with --hand, the cards to append now."""
+    if (photo is None) == (cards is None):
+        fail("give a photo of the line or --cards, one of them")
+        raise typer.Exit(code=2)
+    held = _typed(hand, "--hand") if hand is not None else None
+    extra: dict = {}
+    if cards is not None:
+        line = _typed(cards.removeprefix("3."), "--cards")
+    else:
+        assert photo is not None
+        line, extra = _read_photo(photo, annotate)
+    verdict = judge_line(line)
+    if as_json:
+        run = appendable(verdict.correct, held) if held is not None and verdict.next_digit is not None else None
+        appended = None if run is None else [card_text(c) for c in run]
+        typer.echo(json.dumps({**verdict.to_json(), "append_now": appended, **extra}))
+        return
+    for text in verdict_lines(verdict, held):
+        typer.echo(text)
+    for warning in extra.get("warnings", []):
+        typer.echo(f"note: {warning}")
+
+
+def _read_photo(photo: Path, annotate: Path | None) -> tuple[list[AppendCard], dict]:
+    from vision.cards.lines import read_appending_line
+
+    line, extra = read_line_photo(photo, annotate, read_appending_line)
+    faces = [card.face for card in line.cards]
+    return [f.digits[0] if f.kind == "digit" else (f.digits[0], f.digits[1]) for f in faces], extra
