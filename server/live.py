@@ -141,6 +141,18 @@ def _watch_tempus_lanes(
     return watch_lane_race(source, setup.profile, options, on_change, kept, onlooker, reader).watched
 
 
+def _watch_appending(
+    source: str, setup: GameSetup, reader: Any, said: Said, kept: Recording, onlooker: Onlooker
+) -> Watched:
+    from server.appending_video import SettledLine, watch_appending
+    from server.commands.appending import verdict_lines
+
+    def on_change(line: SettledLine) -> None:
+        said(line.seconds, verdict_lines(line.verdict, None), line.verdict.to_json())
+
+    return watch_appending(source, reader, on_change, kept, onlooker).watched
+
+
 def _stick_reader() -> Any:
     from vision.sticks import StickRecognizer
 
@@ -209,6 +221,7 @@ def _watch_seven_pis(
 GAMES: dict[str, Game] = {
     "tempus": Game(_card_reader, _draw_cards, _watch_tempus),
     "tempus-lanes": Game(_card_reader, _draw_cards, _watch_tempus_lanes),
+    "append": Game(_card_reader, _draw_cards, _watch_appending),
     "digit": Game(_stick_reader, _draw_sticks, _watch_digit),
     "seven-pis": Game(_domino_reader, _draw_dominoes, _watch_seven_pis),
 }

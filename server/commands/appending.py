@@ -18,8 +18,9 @@ from rules.appending import (
     parse_card,
 )
 from rules.pi import wild_pair
-from server.app import annotate_option, fail, judge_app
+from server.app import RECORD_OPTION, annotate_option, fail, film_only, judge_app
 from server.commands.cards import read_line_photo
+from vision.sources import is_film
 
 
 def line_text(cards: tuple[AppendCard, ...]) -> str:
@@ -65,7 +66,11 @@ def _typed(text: str, what: str) -> list[AppendCard]:
 
 @judge_app.command("append")
 def judge_append(
-    photo: Path | None = typer.Argument(None, help="A photo of the Starter and the cards appended after it."),
+    photo: str | None = typer.Argument(
+        None,
+        help="A photo of the Starter and the cards appended after it; or a game to referee as it is laid: a video "
+        "(MP4, AVI...), a camera (0) or a stream URL.",
+    ),
     cards: str | None = typer.Option(
         None, "--cards", help="Judge a typed line instead of a photo: the cards after the Starter, e.g. '1 4 1/6 5'."
     ),
@@ -74,20 +79,33 @@ def judge_append(
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
     annotate: Path | None = annotate_option("the reading order"),
+    record: Path | None = RECORD_OPTION,
 ) -> None:
     """Decko Digits' appending game: the line after the Starter (Digits, and Wilds standing for either of their
     digits), how much of it fits pi, the first card that does not (its player takes back the turn's cards),
-    the digit needed next and, with --hand, the cards to append now."""
+    the digit needed next and, with --hand, the cards to append now.
+
+    A video, a camera or a stream is the game filmed: the line is judged each time it settles (a hand laying a
+    card changes nothing), until the film ends or Ctrl-C."""
     if (photo is None) == (cards is None):
         fail("give a photo of the line or --cards, one of them")
         raise typer.Exit(code=2)
+    film_only(record, photo)
+    if photo is not None and is_film(photo):
+        if hand is not None or annotate is not None:
+            fail("--hand and --annotate are for a photo or typed cards; a film is judged line by line")
+            raise typer.Exit(code=2)
+        from server.appending_video import run_video_appending
+
+        run_video_appending(photo, as_json, record)
+        return
     held = _typed(hand, "--hand") if hand is not None else None
     extra: dict = {}
     if cards is not None:
         line = _typed(cards.removeprefix("3."), "--cards")
     else:
         assert photo is not None
-        line, extra = _read_photo(photo, annotate)
+        line, extra = _read_photo(Path(photo), annotate)
     verdict = judge_line(line)
     if as_json:
         run = appendable(verdict.correct, held) if held is not None and verdict.next_digit is not None else None
@@ -101,8 +119,7 @@ def judge_append(
 
 
 def _read_photo(photo: Path, annotate: Path | None) -> tuple[list[AppendCard], dict]:
-    from vision.cards.lines import read_appending_line
+    from vision.cards.lines import line_cards, read_appending_line
 
     line, extra = read_line_photo(photo, annotate, read_appending_line)
-    faces = [card.face for card in line.cards]
-    return [f.digits[0] if f.kind == "digit" else (f.digits[0], f.digits[1]) for f in faces], extra
+    return line_cards(line), extra

@@ -194,6 +194,11 @@ def _headed(cards: list[Card]) -> list[Card]:
     return headed_by(max(heads, key=lambda i: len(read_line(headed_by(i)).cards)))
 
 
+def line_cards(line: CardLine) -> list[int | tuple[int, int]]:
+    """The line's cards in order as the appending game's rules take them: a digit, or a Wild's two digits."""
+    return [f.digits[0] if f.kind == "digit" else (f.digits[0], f.digits[1]) for f in (c.face for c in line.cards)]
+
+
 def line_digits(line: CardLine) -> list[int]:
     """The digits of the line's cards in order, up to its first card that is not a digit: a Tempus deck holds
     none, and one laid breaks the line there."""
