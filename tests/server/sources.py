@@ -1,8 +1,10 @@
-"""Sources that behave as real ones do (a camera filming at its own rate; a camera unplugged mid-watch), for
-the watch tests."""
+"""Sources that behave as real ones do (a camera filming at its own rate; a camera unplugged mid-watch; a film
+of a game laid), for the watch tests."""
 
+import random
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -10,6 +12,9 @@ import pytest
 
 import server.watching as watching
 import vision.sources as sources
+from models.evaluate import appending_line_spec
+from models.synth.samples import race_frames, write_clip
+from rules.appending import card_text
 from vision.sources import FrameCounts, SourceError, timed_frames
 
 UNPLUGGED = "camera 0: no frame for 10 s; the camera or stream stopped"
@@ -51,3 +56,19 @@ class FilmedCamera:
 def camera_filming(monkeypatch: pytest.MonkeyPatch, film: str, fps: float) -> None:
     """Every camera opened shows `film` as a FilmedCamera does."""
     monkeypatch.setattr(sources, "_quietly_opened", lambda source: FilmedCamera(film, fps))
+
+
+def appending_film(path: Path, first_seed: int, cards: tuple[int, int] = (8, 12), wilds: int = 2) -> list[str]:
+    """A film at `path` of a held-out appending line (the first from `first_seed` with `cards` cards and at least
+    `wilds` Wilds) laid a card at a time; its cards, as the judge writes them."""
+
+    def spec(seed: int):
+        return appending_line_spec(random.Random(seed), "heldout")
+
+    def fits(seed: int) -> bool:
+        faces = spec(seed).faces[1:]
+        return cards[0] <= len(faces) <= cards[1] and sum(f.kind == "wild" for f in faces) >= wilds
+
+    seed = next(s for s in range(first_seed, first_seed + 1000) if fits(s))
+    write_clip(path, race_frames(seed, spec(seed)))
+    return [card_text(f.digits[0] if f.kind == "digit" else f.digits) for f in spec(seed).faces[1:]]

@@ -2,32 +2,24 @@
 in the terminal and on the dashboard alike."""
 
 import json
-import random
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 import server.cli  # noqa: F401  (registers the commands)
-from models.evaluate import appending_line_spec
-from models.synth.samples import race_frames, write_clip
-from rules.appending import card_text
 from server.app import app
 from server.live import GameSetup, LiveTable
 from tests.server.serving import watched_to_the_end
+from tests.server.sources import appending_film
 
 SEED = 97_300_000  # a held-out appending line no other test reads
 
 
 @pytest.fixture(scope="module")
 def filmed(tmp_path_factory) -> tuple[Path, list[str]]:
-    """The film of a line of eight or more cards, two Wilds among them, laid a card at a time; its cards."""
-    seed = next(s for s in range(SEED, SEED + 100) if _wilds(s) >= 2 and 8 <= _length(s) <= 12)
-    spec = appending_line_spec(random.Random(seed), "heldout")
     clip = tmp_path_factory.mktemp("appending") / "line.mp4"
-    write_clip(clip, race_frames(seed, spec))
-    laid = [card_text(f.digits[0] if f.kind == "digit" else f.digits) for f in spec.faces[1:]]
-    return clip, laid
+    return clip, appending_film(clip, SEED)
 
 
 def test_each_line_is_judged_as_it_settles_wilds_read_in_place(filmed) -> None:
@@ -52,15 +44,3 @@ def test_the_dashboard_says_what_the_terminal_says(filmed, tmp_path) -> None:
     shown = [f"{e['seconds']:7.2f} s  {e['lines'][0]}" for e in state["events"]]
     assert shown == printed.stdout.splitlines()[: len(shown)]
     assert printed.stdout.splitlines()[len(shown) :] == state["events"][-1]["lines"]  # the verdict on the last
-
-
-def _faces(seed: int):
-    return appending_line_spec(random.Random(seed), "heldout").faces
-
-
-def _wilds(seed: int) -> int:
-    return sum(face.kind == "wild" for face in _faces(seed))
-
-
-def _length(seed: int) -> int:
-    return len(_faces(seed)) - 1

@@ -11,7 +11,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 from rules.pi import PI_DECIMALS
 from server.live import GameSetup, LiveTable
 from tests.server.serving import CHROMIUM, CHROMIUM_ARGS, TOKEN, call, served
-from tests.server.sources import camera_filming
+from tests.server.sources import appending_film, camera_filming
 
 pytestmark = pytest.mark.browser
 
@@ -81,6 +81,19 @@ def test_a_live_cameras_rate_and_dropped_frames_are_shown_beside_the_judging_rat
         expect(page.locator("#stats")).to_have_text(shown, timeout=30_000)
         page.locator("#stop").click()
         expect(page.locator("#status")).to_have_text("ended: stopped")
+
+
+def test_an_appending_line_is_shown_with_its_wilds_in_place(page: Page, tmp_path) -> None:
+    film = tmp_path / "line.mp4"
+    laid = appending_film(film, 97_400_000, cards=(5, 7), wilds=1)
+    with served(LiveTable(str(film), GameSetup("append"), tmp_path / "results.sqlite", pace=False)) as base:
+        page.goto(f"{base}/")
+        expect(page.locator("#status")).to_have_text("ended: the film ended", timeout=90_000)
+        line = page.locator("#verdict .line")
+        expect(line).to_have_text("3." + "".join(f"[{card}]" if "/" in card else card for card in laid))
+        expect(line.locator(".ok")).to_have_count(len(laid))
+        expect(page.locator("#verdict")).to_contain_text(f"right: {len(laid)} card(s) in order after the Starter")
+        expect(page.locator("#clock")).to_be_hidden()  # no race, no clock
 
 
 def test_without_the_token_the_page_shows_the_table_but_cannot_control_it(page: Page, tmp_path) -> None:
