@@ -1,4 +1,5 @@
-"""Death by Digits (Pandaqi, 2025): the deal for a table of players, and what each action does.
+"""Death by Digits (Pandaqi, 2025): the deal for a table of players, and what a combo played face up to the
+Evidence does. (Guesses and accusations are checked against hidden cards, by the players themselves.)
 
 Readings taken where the sheet (``rulebooks/death-by-digits.md``) is silent:
 
@@ -41,7 +42,7 @@ class IfNothing(enum.Enum):
     NOTHING = "nothing"
     FLIP = "flip"  # flip one Evidence card, face up <-> face down
     LOOK = "look"  # look privately at one face-down Evidence card
-    DRAW = "draw"  # the Evidence starts empty and is a draw pile: draw a card from it
+    DRAW = "draw"  # the cards left after the deal are a draw pile (the Evidence starts empty): draw from it
 
 
 @dataclass(frozen=True)

@@ -75,7 +75,7 @@ def judge_death_by_digits(
         IfNothing.NOTHING.value,
         "--if-nothing",
         help="The variant for a combo that does nothing: nothing (the base game), flip an Evidence card, look at "
-        "one, or draw from the Evidence as a draw pile.",
+        "one, or draw a card (the cards left after the deal are then a draw pile, and the Evidence starts empty).",
     ),
     rounding: Rounding = typer.Option(
         Rounding.UP.value, "--round", help="How the Midnumber (the highest card / 2) is rounded when it is a half."
