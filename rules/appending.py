@@ -75,15 +75,20 @@ class AppendVerdict:
         return PI_DECIMALS[self.correct]
 
     @property
+    def expected(self) -> int | None:
+        """The digit the first wrong card's place needs (None: no wrong card, or one past the fiftieth)."""
+        place = self.first_wrong
+        return PI_DECIMALS[place] if place is not None and place < len(PI_DECIMALS) else None
+
+    @property
     def complete(self) -> bool:
         return self.first_wrong is None and self.correct == len(PI_DECIMALS)
 
     def to_json(self) -> dict[str, Any]:
         wrong = None
         if self.first_wrong is not None:
-            place = self.first_wrong
-            expected = PI_DECIMALS[place] if place < len(PI_DECIMALS) else None
-            wrong = {"index": place, "expected": expected, "got": card_text(self.cards[place])}
+            got = card_text(self.cards[self.first_wrong])
+            wrong = {"index": self.first_wrong, "expected": self.expected, "got": got}
         return {
             "cards": [card_text(c) for c in self.cards],
             "correct": self.correct,

@@ -33,7 +33,7 @@ def verdict_lines(verdict: AppendVerdict, hand: list[AppendCard] | None) -> list
     lines = [line_text(verdict.cards), f"right: {verdict.correct} card(s) in order after the Starter"]
     if verdict.first_wrong is not None:
         place = verdict.first_wrong
-        expected = verdict.to_json()["first_error"]["expected"]
+        expected = verdict.expected
         wanted = "no card (the fifty decimals end there)" if expected is None else str(expected)
         got = verdict.cards[place]
         named = f"the Wild {card_text(got)}" if isinstance(got, tuple) else card_text(got)
