@@ -24,7 +24,7 @@ from rules.seven_pis_play import play_game
 from server.app import app
 from server.seven_pis_video import _Boundary, _turn, turn_text
 from server.storage import recorded
-from vision.sources import timed_frames
+from vision.sources import FrameCounts, timed_frames
 
 GAME_SEED, RENDER_SEED = 5, 4  # a held-out birch table whose ten tiles are all read
 HAND = 99  # the hand's places, a block of their own beside the pis
@@ -171,8 +171,8 @@ def test_a_frame_of_another_size_mid_game_ends_the_watch_and_what_was_judged_sta
     is told why."""
     cut = game["second_refill"]  # the second turn's tiles are laid, the hand not yet refilled
 
-    def resized_mid_game(source: str, count: int):
-        for n, (seconds, frame) in enumerate(timed_frames(source, count)):
+    def resized_mid_game(source: str, count: int, counts: FrameCounts | None = None):
+        for n, (seconds, frame) in enumerate(timed_frames(source, count, counts=counts)):
             yield seconds, frame if n < cut else cv2.resize(frame, (640, 360))
 
     monkeypatch.setattr(watching, "timed_frames", resized_mid_game)
