@@ -19,51 +19,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rules.pi import PI_DECIMALS, wild_pair
-
-DIGITS = frozenset("0123456789")
-# A card as the rules see it: a digit, or a Wild's two digits (low, high), e.g. (1, 6).
-AppendCard = int | tuple[int, int]
+from rules.decko import DeckoCard, card_fits, card_text, checked
+from rules.pi import PI_DECIMALS
 
 
-class AppendingError(ValueError):
-    """A card no Decko deck holds, or a hand or line that cannot be judged."""
-
-
-def checked(card: AppendCard) -> AppendCard:
-    """`card`, if a Decko deck holds it: a digit 0-9, or a Wild pair (d, d + 5) for d in 0-4."""
-    if isinstance(card, int) and not isinstance(card, bool) and 0 <= card <= 9:
-        return card
-    pair = isinstance(card, tuple) and len(card) == 2 and all(isinstance(d, int) and 0 <= d <= 9 for d in card)
-    if pair and wild_pair(card[0]) == tuple(sorted(card)):
-        return (min(card), max(card))
-    shown = "/".join(map(str, card)) if isinstance(card, tuple) else repr(card)
-    raise AppendingError(f"not a Decko card: {shown} (a digit 0-9, or a Wild of two digits five apart)")
-
-
-def parse_card(text: str) -> AppendCard:
-    """'7' is the digit, '1/6' (or '6/1') the Wild."""
-    low, slash, high = text.strip().partition("/")
-    if low not in DIGITS or (slash and high not in DIGITS):
-        raise AppendingError(f"not a card: {text!r}; type a digit (7) or a Wild (1/6)")
-    return checked((int(low), int(high)) if high else int(low))
-
-
-def card_text(card: AppendCard) -> str:
-    return str(card) if isinstance(card, int) else f"{card[0]}/{card[1]}"
-
-
-def fits(card: AppendCard, place: int) -> bool:
+def fits(card: DeckoCard, place: int) -> bool:
     """Whether `card` may be appended as decimal number `place` (0-based) of pi."""
-    if place >= len(PI_DECIMALS):
-        return False
-    digit = PI_DECIMALS[place]
-    return card == digit if isinstance(card, int) else digit in card
+    return place < len(PI_DECIMALS) and card_fits(card, PI_DECIMALS[place])
 
 
 @dataclass(frozen=True)
 class AppendVerdict:
-    cards: tuple[AppendCard, ...]  # after the Starter, in order
+    cards: tuple[DeckoCard, ...]  # after the Starter, in order
     correct: int  # cards in order from the Starter before the first that does not fit
     first_wrong: int | None  # its index (0-based, after the Starter); None if every card fits
 
@@ -98,25 +65,25 @@ class AppendVerdict:
         }
 
 
-def judge_line(cards: Sequence[AppendCard]) -> AppendVerdict:
+def judge_line(cards: Sequence[DeckoCard]) -> AppendVerdict:
     """The line after the Starter: how many cards fit in order, and the first that does not."""
     line = tuple(checked(card) for card in cards)
     correct = next((i for i, card in enumerate(line) if not fits(card, i)), len(line))
     return AppendVerdict(line, correct, correct if correct < len(line) else None)
 
 
-def appendable(laid: int, hand: Sequence[AppendCard]) -> list[AppendCard]:
+def appendable(laid: int, hand: Sequence[DeckoCard]) -> list[DeckoCard]:
     """The longest run of `hand`'s cards that can be appended in order after `laid` right cards; where runs tie,
     the one that spends fewest Wilds. Empty: no card fits, so the player draws (up to three draws a turn)."""
     pool = [checked(card) for card in hand]
-    best: list[AppendCard] = []
+    best: list[DeckoCard] = []
 
-    def extend(run: list[AppendCard], left: list[AppendCard]) -> None:
+    def extend(run: list[DeckoCard], left: list[DeckoCard]) -> None:
         nonlocal best
         if (len(run), -_wilds(run)) > (len(best), -_wilds(best)):
             best = list(run)
         place = laid + len(run)
-        tried: set[AppendCard] = set()
+        tried: set[DeckoCard] = set()
         for i, card in enumerate(left):
             if card not in tried and fits(card, place):
                 tried.add(card)
@@ -126,5 +93,5 @@ def appendable(laid: int, hand: Sequence[AppendCard]) -> list[AppendCard]:
     return best
 
 
-def _wilds(run: list[AppendCard]) -> int:
+def _wilds(run: list[DeckoCard]) -> int:
     return sum(isinstance(card, tuple) for card in run)

@@ -8,27 +8,20 @@ from pathlib import Path
 
 import typer
 
-from rules.appending import (
-    AppendCard,
-    AppendingError,
-    AppendVerdict,
-    appendable,
-    card_text,
-    judge_line,
-    parse_card,
-)
+from rules.appending import AppendVerdict, appendable, judge_line
+from rules.decko import DeckoCard, DeckoCardError, card_text, parse_cards
 from rules.pi import wild_pair
 from server.app import RECORD_OPTION, annotate_option, fail, film_only, judge_app
 from server.commands.cards import read_line_photo
 from vision.sources import is_film
 
 
-def line_text(cards: tuple[AppendCard, ...]) -> str:
+def line_text(cards: tuple[DeckoCard, ...]) -> str:
     """The line as read: digits as they are, each Wild in brackets ('3.14[1/6]59')."""
     return "3." + "".join(card_text(c) if isinstance(c, int) else f"[{card_text(c)}]" for c in cards)
 
 
-def verdict_lines(verdict: AppendVerdict, hand: list[AppendCard] | None) -> list[str]:
+def verdict_lines(verdict: AppendVerdict, hand: list[DeckoCard] | None) -> list[str]:
     """The verdict in a referee's words; with a hand, what it can append now."""
     lines = [line_text(verdict.cards), f"right: {verdict.correct} card(s) in order after the Starter"]
     if verdict.first_wrong is not None:
@@ -56,10 +49,10 @@ def verdict_lines(verdict: AppendVerdict, hand: list[AppendCard] | None) -> list
     return lines
 
 
-def _typed(text: str, what: str) -> list[AppendCard]:
+def _typed(text: str, what: str) -> list[DeckoCard]:
     try:
-        return [parse_card(part) for part in text.replace(",", " ").split()]
-    except AppendingError as exc:
+        return parse_cards(text)
+    except DeckoCardError as exc:
         fail(f"{what}: {exc}")
         raise typer.Exit(code=2) from exc
 
@@ -118,7 +111,7 @@ def judge_append(
         typer.echo(f"note: {warning}")
 
 
-def _read_photo(photo: Path, annotate: Path | None) -> tuple[list[AppendCard], dict]:
+def _read_photo(photo: Path, annotate: Path | None) -> tuple[list[DeckoCard], dict]:
     from vision.cards.lines import line_cards, read_appending_line
 
     line, extra = read_line_photo(photo, annotate, read_appending_line)

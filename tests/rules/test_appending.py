@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rules.appending import AppendingError, appendable, card_text, checked, fits, judge_line, parse_card
+from rules.appending import appendable, fits, judge_line
+from rules.decko import DeckoCardError, card_text, checked, parse_card
 from rules.pi import PI_DECIMALS, WILD_PAIRS, wild_pair
 
 CARDS = [*range(10), *WILD_PAIRS]
@@ -48,10 +49,10 @@ def test_every_card_of_the_deck_is_typed_and_read_back_and_nothing_else_is() -> 
         assert parse_card(card_text(card)) == card == checked(card)
     assert parse_card("6/1") == (1, 6)
     for text in ("", "10", "1/5", "x", "1/", "/6", "1/66", "-1", "²", "1/6/1"):
-        with pytest.raises(AppendingError):
+        with pytest.raises(DeckoCardError):
             parse_card(text)
     for card in (10, -1, (1, 5), (1, 6, 2), "1", True):
-        with pytest.raises(AppendingError):
+        with pytest.raises(DeckoCardError):
             checked(card)
 
 

@@ -14,7 +14,7 @@ import server.watching as watching
 import vision.sources as sources
 from models.evaluate import appending_line_spec
 from models.synth.samples import race_frames, write_clip
-from rules.appending import card_text
+from rules.decko import card_text
 from vision.sources import FrameCounts, SourceError, timed_frames
 
 UNPLUGGED = "camera 0: no frame for 10 s; the camera or stream stopped"

@@ -302,7 +302,7 @@ def test_judge_append_reads_a_line_with_wilds_and_says_what_the_hand_appends(tmp
     import random
 
     from models.evaluate import appending_line_spec
-    from rules.appending import card_text
+    from rules.decko import card_text
 
     seed = 97_200_000
     scene = render_scene(seed, appending_line_spec(random.Random(seed), "heldout"))
