@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import functools
 import hashlib
 import random
@@ -18,10 +19,12 @@ from rich.table import Table
 from models.synth.degrade import Degradation, degrade, moved, px_per_mm, worsened
 from models.synth.scenes import PORTRAIT_SIZE, Scene, SceneSpec, render_scene, split_fonts
 from models.train_cards import tempus_line_spec, training_spec
-from rules.pi import PI_DECIMALS, wild_pair
+from rules.pi import BLOCKS, PI_DECIMALS, wild_pair
 from vision.cards.artwork import CARD_MM, STARTER, CardFace
+from vision.cards.classify import CardClassifier
 from vision.cards.lines import CardLine, NoStarterError, read_appending_line, read_tempus_line
 from vision.cards.recognize import Card, CardRecognizer
+from vision.cards.sets import SET_SIZE, read_sets
 from vision.geometry import quad_iou
 
 # `--touching`: each scene a Tempus line laid from 4 mm apart to each card over the one before by 8 mm (an eighth
@@ -111,6 +114,23 @@ def heldout_fonts() -> str:
     return f"{len(fonts)} held-out font files, fingerprint {hashlib.sha256(listing.encode()).hexdigest()[:8]}"
 
 
+class Laid(enum.Enum):
+    """What each held-out scene lays: the training mix of kinds, or every scene one game's layout."""
+
+    MIX = "mix"
+    TOUCHING = "touching"  # a Tempus line laid TOUCHING_GAP_MM apart, as in a race
+    APPENDING = "appending"  # a line of the appending game (`appending_line_spec`)
+    BLOCKS = "blocks"  # the block game's sets of five (`block_sets_spec`)
+
+
+LAID_TITLES = {
+    Laid.MIX: "",
+    Laid.TOUCHING: ", laid touching",
+    Laid.APPENDING: ", lines of the appending game",
+    Laid.BLOCKS: ", sets of the block game",
+}
+
+
 def evaluate_cards(
     scenes: int,
     seed: int,
@@ -118,20 +138,19 @@ def evaluate_cards(
     quiet: bool = False,
     worse: Degradation = Degradation.none,
     portrait: bool = False,
-    touching: bool = False,
+    laid: Laid = Laid.MIX,
     varied_wilds: bool = False,
-    appending: bool = False,
 ) -> CardScore:
     """Read held-out scenes from `seed`, each made `worse` first (models/synth/degrade.py), and `portrait`
     (PORTRAIT_SIZE, as a phone holds its camera) if asked, on one OpenCV thread (as the stick and domino
     evaluations do): its threaded resampling differs in the last bit, and borderline readings with it, so
-    figures would depend on the machine's cores. `touching`: every scene a Tempus line laid TOUCHING_GAP_MM
-    apart. `varied_wilds`: Wilds printed in any layout and either order (`SceneSpec.varied_wilds`). `appending`:
-    every scene a line of the appending game (`appending_line_spec`), read as `judge append PHOTO` reads it."""
+    figures would depend on the machine's cores. `laid`: what every scene lays (a game's lines or sets are also
+    read as its judge reads them: `lines_exact`). `varied_wilds`: Wilds printed in any layout and either order
+    (`SceneSpec.varied_wilds`)."""
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
     try:
-        return _evaluate_cards(scenes, seed, recognizer, quiet, worse, portrait, touching, varied_wilds, appending)
+        return _evaluate_cards(scenes, seed, recognizer, quiet, worse, portrait, laid, varied_wilds)
     finally:
         cv2.setNumThreads(threads)
 
@@ -145,14 +164,39 @@ def appending_line_spec(rng: random.Random, split: str) -> SceneSpec:
     return SceneSpec(split=split, layout=layout, faces=(STARTER, *cards), one_deck_style=True)
 
 
-def scene_spec(seed: int, touching: bool = False, appending: bool = False) -> SceneSpec:
-    """The held-out scene of `seed`: the training mix of kinds, or with `touching` a Tempus line laid
-    TOUCHING_GAP_MM apart, or with `appending` a line of the appending game."""
-    if appending:
-        return appending_line_spec(random.Random(seed), "heldout")
-    if touching:
-        return tempus_line_spec(random.Random(seed), "heldout", TOUCHING_GAP_MM)
+def block_sets_spec(rng: random.Random, split: str) -> SceneSpec:
+    """Sets of the block game: two to four blocks of the Reference card, each five cards in a row of their own in
+    any order, about a fifth laid as the Wild that stands for the digit, one deck's design."""
+    faces: list[CardFace] = []
+    for number in rng.sample(range(len(BLOCKS)), rng.randint(2, 4)):
+        digits = rng.sample(BLOCKS[number], len(BLOCKS[number]))
+        faces += [CardFace("wild", wild_pair(d)) if rng.random() < 0.2 else CardFace("digit", (d,)) for d in digits]
+    return SceneSpec(split=split, layout="grid", per_row=SET_SIZE, faces=tuple(faces), one_deck_style=True)
+
+
+def scene_spec(seed: int, laid: Laid = Laid.MIX) -> SceneSpec:
+    """The held-out scene of `seed`, laying what `laid` says."""
+    rng = random.Random(seed)
+    if laid is Laid.APPENDING:
+        return appending_line_spec(rng, "heldout")
+    if laid is Laid.BLOCKS:
+        return block_sets_spec(rng, "heldout")
+    if laid is Laid.TOUCHING:
+        return tempus_line_spec(rng, "heldout", TOUCHING_GAP_MM)
     return training_spec(seed, split="heldout")
+
+
+def read_exactly(laid: Laid, scene: Scene, classifier: CardClassifier, image: np.ndarray, cards: list[Card]) -> bool:
+    """Whether the scene's line (or sets) is read card for card as its game's judge reads it: a Tempus line
+    (`judge tempus`), an appending line (`judge append`), or the block game's sets, each as the cards it holds
+    (`judge blocks`)."""
+    if laid is Laid.BLOCKS:
+        truth = [card.face for card in scene.cards]
+        sets = sorted(sorted(f.label for f in truth[k : k + SET_SIZE]) for k in range(0, len(truth), SET_SIZE))
+        read = sorted(sorted(card.face.label for card in row) for row in read_sets(classifier, image, cards))
+        return read == sets
+    read_line = read_appending_line if laid is Laid.APPENDING else read_tempus_line
+    return line_read_exactly(scene, functools.partial(read_line, classifier, image, cards))
 
 
 def _evaluate_cards(
@@ -162,40 +206,35 @@ def _evaluate_cards(
     quiet: bool,
     worse: Degradation,
     portrait: bool,
-    touching: bool,
+    laid: Laid,
     varied_wilds: bool,
-    appending: bool,
 ) -> CardScore:
     recognizer = recognizer or CardRecognizer()
-    read_line = read_appending_line if appending else read_tempus_line
     total = CardScore()
     kinds: dict[str, CardScore] = {}
     seeds = range(seed, seed + scenes)
     for s in seeds if quiet else track(seeds, description="reading held-out scenes"):
-        spec = scene_spec(s, touching, appending)
+        spec = scene_spec(s, laid)
         if portrait:
             spec = replace(spec, size=PORTRAIT_SIZE)
         if varied_wilds:
             spec = replace(spec, varied_wilds=True)
         kind = spec.layout if spec.layout != "scatter" else ("close-up" if spec.card_px[0] >= 120 else "scatter")
         scene = render_scene(s, spec)
-        laid = [c.corners for c in scene.cards] + [corners for _, corners in scene.stick_cards]
-        image = degrade(scene.image, worse, s, laid, px_per_mm(laid, CARD_MM[1]))
+        on_table = [c.corners for c in scene.cards] + [corners for _, corners in scene.stick_cards]
+        image = degrade(scene.image, worse, s, on_table, px_per_mm(on_table, CARD_MM[1]))
         scene = as_made_worse(scene, worse)
         cards = recognizer(image)
         result = score_scene(scene, cards)
-        if spec.faces is not None:  # a line: read as `judge tempus PHOTO` (or `judge append PHOTO`) reads it
+        if spec.faces is not None:  # a game's line or sets, read as its judge reads them
             result.lines = 1
-            result.lines_exact = line_read_exactly(
-                scene, functools.partial(read_line, recognizer.classifier, image, cards)
-            )
+            result.lines_exact = read_exactly(laid, scene, recognizer.classifier, image, cards)
         total.add(result)
         kinds.setdefault(kind, CardScore()).add(result)
     if not quiet:
-        laid = ", laid touching" if touching else ""
         wilds = ", Wilds printed every way" if varied_wilds else ""
-        wilds += ", lines of the appending game" if appending else ""
-        seeds = f"seeds {seed}..{seed + scenes - 1}{worsened(worse)}{', portrait' if portrait else ''}{laid}{wilds}"
+        seeds = f"seeds {seed}..{seed + scenes - 1}{worsened(worse)}{', portrait' if portrait else ''}"
+        seeds += LAID_TITLES[laid] + wilds
         table = Table(title=f"Digit cards, {scenes} held-out scenes ({seeds})")
         for column in ("scenes", "cards", "found", "read right", "turned", "false detections", "lines exact"):
             table.add_column(column, justify="right")

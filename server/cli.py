@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from server.app import app
-from server.commands import appending, cards, death_by_digits, dominoes, serve, sticks, table  # noqa: F401  (registers the commands)
+from server.commands import appending, blocks, cards, death_by_digits, dominoes, serve, sticks, table  # noqa: F401  (registers the commands)
 from vision.memory import keep_freed_memory
 
 

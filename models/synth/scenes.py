@@ -115,6 +115,7 @@ class SceneSpec:
     card_px: tuple[float, float] = (60, 160)  # card height at the image centre
     min_card_px: float = 58  # no card in the picture is shorter than this
     layout: str = "scatter"  # scatter | row | grid
+    per_row: int | None = None  # a grid's cards a row; else drawn per scene
     gap_mm: tuple[float, float] = (4, 20)  # between neighbours in rows and grids
     min_tilt: float = 0.0  # above zero, every view is tilted at least this far
     max_tilt: float = 50.0
@@ -244,7 +245,7 @@ def _place_cards(rng: random.Random, camera: Camera, spec: SceneSpec) -> list[tu
         return placed if enough else None
 
     # Rows and grids: the cards face the reading direction, with small human jitter.
-    per_row = n if spec.layout == "row" else rng.randint(3, max(3, min(10, n)))
+    per_row = n if spec.layout == "row" else (spec.per_row or rng.randint(3, max(3, min(10, n))))
     gap = rng.uniform(*spec.gap_mm)
     angle = rng.uniform(-math.pi, math.pi) if rng.random() < 0.7 else rng.uniform(-0.3, 0.3)
     along = np.array([math.cos(angle), math.sin(angle)])

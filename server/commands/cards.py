@@ -205,16 +205,21 @@ def evaluate_cards(
         help="Make every scene a line of the appending game: the Starter and 5-20 digits of pi, a third of them "
         "laid as their Wild, read as `judge append PHOTO` reads it (column `lines exact`).",
     ),
+    blocks: bool = typer.Option(
+        False,
+        help="Make every scene the block game's sets: 2-4 blocks of five cards, each in a row of its own in any "
+        "order, a fifth laid as their Wild, read as `judge blocks PHOTO` reads them (column `lines exact`: scenes "
+        "whose every set is read card for card).",
+    ),
 ) -> None:
     """Digit cards: share read right and false detections on held-out scenes."""
+    from models.evaluate import Laid
     from models.evaluate import evaluate_cards as run
 
-    run(
-        scenes,
-        seed,
-        worse=degrade,
-        portrait=portrait,
-        touching=touching,
-        varied_wilds=varied_wilds,
-        appending=appending,
-    )
+    asked = {Laid.TOUCHING: touching, Laid.APPENDING: appending, Laid.BLOCKS: blocks}
+    chosen = [laid for laid, wanted in asked.items() if wanted]
+    if len(chosen) > 1:
+        fail("--touching, --appending and --blocks each lay every scene their own way: give one of them")
+        raise typer.Exit(code=2)
+    laid = chosen[0] if chosen else Laid.MIX
+    run(scenes, seed, worse=degrade, portrait=portrait, laid=laid, varied_wilds=varied_wilds)

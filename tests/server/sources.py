@@ -71,4 +71,4 @@ def appending_film(path: Path, first_seed: int, cards: tuple[int, int] = (8, 12)
 
     seed = next(s for s in range(first_seed, first_seed + 1000) if fits(s))
     write_clip(path, race_frames(seed, spec(seed)))
-    return [card_text(f.digits[0] if f.kind == "digit" else f.digits) for f in spec(seed).faces[1:]]
+    return [card_text(f.played) for f in spec(seed).faces[1:]]

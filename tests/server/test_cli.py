@@ -308,7 +308,7 @@ def test_judge_append_reads_a_line_with_wilds_and_says_what_the_hand_appends(tmp
     scene = render_scene(seed, appending_line_spec(random.Random(seed), "heldout"))
     photo = tmp_path / "line.png"
     Image.fromarray(scene.image[..., ::-1]).save(photo)
-    laid = [card_text(f.digits[0] if f.kind == "digit" else f.digits) for f in (c.face for c in scene.cards[1:])]
+    laid = [card_text(f.played) for f in (c.face for c in scene.cards[1:])]
     following = PI_DECIMALS[len(laid) : len(laid) + 2]
     hand = f"{following[1]} {following[0] % 5}/{following[0] % 5 + 5} 0"
     result = tableref("judge", "append", str(photo), "--hand", hand, "--json")
@@ -331,3 +331,22 @@ def test_judge_append_typed_names_the_first_wrong_card_and_refuses_nonsense() ->
     ):
         refused = tableref("judge", "append", *args)
         assert refused.returncode == 2 and said in refused.stderr, args
+
+
+def test_judge_blocks_reads_the_sets_on_a_held_out_table(tmp_path) -> None:
+    import random
+
+    from models.evaluate import block_sets_spec
+    from rules.blocks import blocks_matched
+
+    seed = 97_600_000
+    spec = block_sets_spec(random.Random(seed), "heldout")
+    photo = tmp_path / "sets.png"
+    Image.fromarray(render_scene(seed, spec).image[..., ::-1]).save(photo)
+    played = [f.played for f in spec.faces]
+    truth = [played[k : k + 5] for k in range(0, len(played), 5)]
+    result = tableref("judge", "blocks", str(photo), "--json", "--annotate", str(tmp_path / "read.png"))
+    assert result.returncode == 0, result.stderr
+    table = json.loads(result.stdout)
+    assert table["blocks"] == len(truth) and (tmp_path / "read.png").is_file()
+    assert sorted(s["counted"] for s in table["sets"]) == sorted(blocks_matched(cards)[0] for cards in truth)

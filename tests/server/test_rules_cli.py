@@ -57,3 +57,28 @@ def test_death_by_digits_refuses_a_table_the_deal_does_not_fit_and_cards_it_does
     ):
         result = tableref("judge", "death-by-digits", *args)
         assert result.returncode == 2 and said in result.stderr and result.stdout == "", args
+
+
+def test_blocks_typed_each_block_counted_once_and_sets_that_are_none_said_so() -> None:
+    result = tableref("judge", "blocks", "--sets", "1 4 1 5 9; 9 5 1 4 1; 2 6 5 3 0/5; 1 2 3; 8 9 7 9 2", "--json")
+    assert result.returncode == 0, result.stderr
+    table = json.loads(result.stdout)
+    assert [(s["blocks"], s["counted"]) for s in table["sets"]] == [
+        ([1], 1),
+        ([1], None),
+        ([2], 2),
+        ([], None),
+        ([], None),
+    ]
+    assert table["blocks"] == 2
+    text = tableref("judge", "blocks", "--sets", "1 4 1 5 9; 9 5 1 4 1; 1 2 3").stdout.splitlines()
+    assert text == [
+        "set 1: 1 4 1 5 9 -> block 1 (14159)",
+        "set 2: 9 5 1 4 1 -> block 1, which another set has: a block is set down once (this set does not count)",
+        "set 3: 1 2 3 -> 3 card(s), not a set of five",
+        "blocks set down: 1",
+    ]
+    in_order = json.loads(tableref("judge", "blocks", "--sets", "9 5 1 4 1", "--in-order", "--json").stdout)
+    assert in_order["blocks"] == 0
+    refused = tableref("judge", "blocks", "--sets", "1 4 1 5 x")
+    assert refused.returncode == 2 and "--sets: not a card: 'x'" in refused.stderr

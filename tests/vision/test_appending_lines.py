@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from models.evaluate import appending_line_spec, evaluate_cards
+from models.evaluate import Laid, appending_line_spec, evaluate_cards
 from models.synth.scenes import render_scene
 from vision.cards.artwork import CardFace
 from vision.cards.lines import read_appending_line
@@ -23,7 +23,7 @@ def recognizer() -> CardRecognizer:
 
 
 def test_appending_lines_are_read_card_for_card_wilds_included(recognizer: CardRecognizer) -> None:
-    score = evaluate_cards(30, APPENDING_SEED, recognizer, quiet=True, appending=True)
+    score = evaluate_cards(30, APPENDING_SEED, recognizer, quiet=True, laid=Laid.APPENDING)
     assert score.lines == 30 and score.cards >= 300
     assert score.lines_exact / score.lines >= LINES_FLOOR, score.confusions
     assert score.accuracy >= CARDS_FLOOR and score.false_rate < 0.01, score.confusions

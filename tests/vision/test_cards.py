@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import vision.cards.recognize as recognize
-from models.evaluate import CardScore, evaluate_cards, score_scene
+from models.evaluate import CardScore, Laid, evaluate_cards, score_scene
 from models.synth.scenes import Camera, Scene, SceneSpec, TruthCard, render_scene
 from models.train_cards import training_spec
 from vision.cards.artwork import FACE_CLASSES, CardFace
@@ -54,7 +54,7 @@ def test_meets_the_issue_bar(heldout: CardScore) -> None:
 
 def test_tempus_lines_laid_touching_are_read(recognizer: CardRecognizer) -> None:
     """Cards laid touching, or each over the one before, as players lay them in a race."""
-    score = evaluate_cards(30, TOUCHING_SEED, recognizer, quiet=True, touching=True)
+    score = evaluate_cards(30, TOUCHING_SEED, recognizer, quiet=True, laid=Laid.TOUCHING)
     assert score.cards >= 300
     assert score.accuracy >= TOUCHING_FLOOR, score.confusions
     assert score.false_rate < 0.01, score.confusions

@@ -6,7 +6,7 @@ import random
 import numpy as np
 import pytest
 
-from models.evaluate import scene_spec
+from models.evaluate import Laid, scene_spec
 from models.synth.dominoes import render_dominoes
 from models.synth.scenes import render_scene
 from models.train_card_corners import in_outline_order, loose_outline
@@ -27,7 +27,7 @@ def _card_scene(seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
 
 
 def _touching_line(seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
-    scene = render_scene(seed, scene_spec(seed, touching=True))
+    scene = render_scene(seed, scene_spec(seed, Laid.TOUCHING))
     return scene.image, [card.corners for card in scene.cards]
 
 

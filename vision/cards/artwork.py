@@ -40,6 +40,15 @@ class CardFace:
         return "3." if self.kind == "starter" else "reference"
 
     @property
+    def played(self) -> int | tuple[int, int]:
+        """A Digit or a Wild as the games' rules take it (rules/decko.py): the digit, or the Wild's two digits."""
+        if self.kind == "digit":
+            return self.digits[0]
+        if self.kind == "wild":
+            return (self.digits[0], self.digits[1])
+        raise ValueError(f"a {self.kind} card is not played as a digit")
+
+    @property
     def reading(self) -> CardFace:
         """The face without its dot marks: what the recogniser reports."""
         return replace(self, dots=0)

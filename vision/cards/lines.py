@@ -70,19 +70,19 @@ class CardLine:
     frames: list[np.ndarray]  # each card's outline turned to face the way the line runs from the Starter
 
 
-def _axes(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def card_axes(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A card outline's right and up vectors (each one card width or height long)."""
     right = (corners[1] + corners[2] - corners[0] - corners[3]) / 2
     up = (corners[0] + corners[1] - corners[2] - corners[3]) / 2
     return right, up
 
 
-def _local(frame: np.ndarray, point: np.ndarray) -> tuple[float, float]:
+def in_card_frame(frame: np.ndarray, point: np.ndarray) -> tuple[float, float]:
     """`point` in the frame of the outline `frame`: (along its right, in widths; along its down, in heights).
 
     Perspective skews a card's axes in the image, so this solves in that skewed basis rather than
     projecting onto each axis."""
-    right, up = _axes(frame)
+    right, up = card_axes(frame)
     basis = np.column_stack([right, -up]).astype(np.float64)
     if abs(np.linalg.det(basis)) < 1e-6:
         return float("inf"), float("inf")
@@ -95,11 +95,11 @@ def _aligned(corners: np.ndarray, reference: np.ndarray) -> np.ndarray:
 
     A line is laid facing one way; following the neighbour rather than each card's own reading keeps
     one misread orientation (a 0 or an 8 looks the same half-turned) from sending the walk astray."""
-    ref_right, ref_up = _axes(reference)
+    ref_right, ref_up = card_axes(reference)
     best, best_score = corners, -np.inf
     for k in range(4):
         candidate = from_corner(corners, k)
-        right, up = _axes(candidate)
+        right, up = card_axes(candidate)
         score = right @ ref_right / (np.linalg.norm(right) * np.linalg.norm(ref_right) + 1e-9)
         score += up @ ref_up / (np.linalg.norm(up) * np.linalg.norm(ref_up) + 1e-9)
         if score > best_score:
@@ -113,7 +113,7 @@ def _nearest(frame: np.ndarray, pool: list[Card], along: tuple[float, float], dr
     one and any farther, so it comes next, however its outline puts it."""
     best, best_score = None, float("inf")
     for other in pool:
-        local = _local(frame, other.center)
+        local = in_card_frame(frame, other.center)
         forward, sideways = local[axis], local[1 - axis]
         if along[0] <= forward <= along[1] and abs(sideways) <= drift:
             score = sideways**2 + max(forward - 1, 0) ** 2
@@ -196,7 +196,7 @@ def _headed(cards: list[Card]) -> list[Card]:
 
 def line_cards(line: CardLine) -> list[int | tuple[int, int]]:
     """The line's cards in order as the appending game's rules take them: a digit, or a Wild's two digits."""
-    return [f.digits[0] if f.kind == "digit" else (f.digits[0], f.digits[1]) for f in (c.face for c in line.cards)]
+    return [card.face.played for card in line.cards]
 
 
 def line_digits(line: CardLine) -> list[int]:
@@ -225,7 +225,7 @@ def read_from_neighbours(
             continue
         for j, sign in ((i - 1, 1), (i + 1, -1)):
             if j < len(cards):
-                right = _axes(frames[j])[0]
+                right = card_axes(frames[j])[0]
                 place = frames[j] + sign * step * right
                 # A neighbour in another row, or across a hole, puts it elsewhere.
                 if np.linalg.norm(place.mean(axis=0) - cards[i].center) < HOLE_NEAR * np.linalg.norm(right):
@@ -255,7 +255,7 @@ def holes_filled(
     centres = np.array([card.center for card in [*cards, *line.stray]])
     holes: list[np.ndarray] = []
     for frame in frames:
-        right, up = _axes(frame)
+        right, up = card_axes(frame)
         width = float(np.linalg.norm(right))
         moves = (steps[0] * right, -steps[0] * right, -steps[1] * up, steps[1] * up)  # right, left, down, up
         for move in moves:
@@ -282,9 +282,9 @@ def _typical_steps(line: CardLine) -> tuple[float, float]:
     along, across, heads = [], [], []
     for row_index, row in enumerate(line.rows):
         row_frames = [next(frames) for _ in range(len(row) + (row_index == 0))]
-        along += [_local(a, b.mean(axis=0))[0] for a, b in itertools.pairwise(row_frames)]
+        along += [in_card_frame(a, b.mean(axis=0))[0] for a, b in itertools.pairwise(row_frames)]
         heads.append(row_frames[0])
-    across = [_local(a, b.mean(axis=0))[1] for a, b in itertools.pairwise(heads)]
+    across = [in_card_frame(a, b.mean(axis=0))[1] for a, b in itertools.pairwise(heads)]
     return (float(np.median(along)) if along else 1.1, float(np.median(across)) if across else 1.1)
 
 
