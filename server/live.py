@@ -141,16 +141,23 @@ def _watch_tempus_lanes(
     return watch_lane_race(source, setup.profile, options, on_change, kept, onlooker, reader).watched
 
 
-def _watch_appending(
-    source: str, setup: GameSetup, reader: Any, said: Said, kept: Recording, onlooker: Onlooker
-) -> Watched:
-    from server.appending_video import SettledLine, watch_appending
-    from server.commands.appending import verdict_lines
+def _watch_decko(game_name: str) -> Callable[[str, GameSetup, Any, Said, Recording, Onlooker], Watched]:
+    """The watch of one of Decko Digits' appending or block games (server/decko_video.py), in the words its
+    `judge` command prints."""
 
-    def on_change(line: SettledLine) -> None:
-        said(line.seconds, verdict_lines(line.verdict, None), line.verdict.to_json())
+    def run(source: str, setup: GameSetup, reader: Any, said: Said, kept: Recording, onlooker: Onlooker) -> Watched:
+        from server.commands.appending import APPENDING
+        from server.commands.blocks import BLOCK_GAME
+        from server.decko_video import Settled, watch_game
 
-    return watch_appending(source, reader, on_change, kept, onlooker).watched
+        game = {APPENDING.name: APPENDING, BLOCK_GAME.name: BLOCK_GAME}[game_name]
+
+        def on_change(settled: Settled) -> None:
+            said(settled.seconds, game.said(settled.verdict), settled.verdict.to_json())
+
+        return watch_game(source, game, reader, on_change, kept, onlooker).watched
+
+    return run
 
 
 def _stick_reader() -> Any:
@@ -221,7 +228,8 @@ def _watch_seven_pis(
 GAMES: dict[str, Game] = {
     "tempus": Game(_card_reader, _draw_cards, _watch_tempus),
     "tempus-lanes": Game(_card_reader, _draw_cards, _watch_tempus_lanes),
-    "append": Game(_card_reader, _draw_cards, _watch_appending),
+    "append": Game(_card_reader, _draw_cards, _watch_decko("append")),
+    "blocks": Game(_card_reader, _draw_cards, _watch_decko("blocks")),
     "digit": Game(_stick_reader, _draw_sticks, _watch_digit),
     "seven-pis": Game(_domino_reader, _draw_dominoes, _watch_seven_pis),
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -13,7 +14,13 @@ from rules.decko import DeckoCard, DeckoCardError, card_text, parse_cards
 from rules.pi import wild_pair
 from server.app import RECORD_OPTION, annotate_option, fail, film_only, judge_app
 from server.commands.cards import read_line_photo
+from server.decko_video import DeckoGame, run_video_game
 from vision.sources import is_film
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from vision.cards.recognize import CardRecognizer
 
 
 def line_text(cards: tuple[DeckoCard, ...]) -> str:
@@ -88,9 +95,7 @@ def judge_append(
         if hand is not None or annotate is not None:
             fail("--hand and --annotate are for a photo or typed cards; a film is judged line by line")
             raise typer.Exit(code=2)
-        from server.appending_video import run_video_appending
-
-        run_video_appending(photo, as_json, record)
+        run_video_game(photo, APPENDING, as_json, record)
         return
     held = _typed(hand, "--hand") if hand is not None else None
     extra: dict = {}
@@ -116,3 +121,24 @@ def _read_photo(photo: Path, annotate: Path | None) -> tuple[list[DeckoCard], di
 
     line, extra = read_line_photo(photo, annotate, read_appending_line)
     return line_cards(line), extra
+
+
+def _line_in(recognizer: CardRecognizer, frame: np.ndarray) -> tuple | None:
+    from vision.cards.lines import NoStarterError, line_cards, read_appending_line
+
+    try:
+        return tuple(line_cards(read_appending_line(recognizer.classifier, frame, recognizer(frame))))
+    except NoStarterError:
+        return None
+
+
+# The game as a film of it is refereed (server/decko_video.py): each line judged as it settles.
+APPENDING = DeckoGame(
+    name="append",
+    read=_line_in,
+    judge=judge_line,
+    ended=lambda verdict: "complete" if verdict.complete else None,
+    short=lambda verdict: line_text(verdict.cards),
+    said=lambda verdict: verdict_lines(verdict, None),
+    nothing=("no line after a Starter", "film the Starter and the cards"),
+)

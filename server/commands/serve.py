@@ -13,7 +13,7 @@ import typer
 from server.app import app, fail, load_calibration, output_file
 
 LOOPBACK_NAMES = {"localhost"}
-GAME_CHOICES = ("tempus", "append", "digit", "seven-pis")
+GAME_CHOICES = ("tempus", "append", "blocks", "digit", "seven-pis")
 # What a calibration profile brings to each game: the zones it must hold.
 CALIBRATED = {"tempus": "lane", "seven-pis": "hand"}
 DEFAULT_PORT = 8765
@@ -48,7 +48,9 @@ def serve(
     source: str = typer.Argument(
         ..., help="What to watch: a camera (0), a stream URL or a video file (played at its own pace)."
     ),
-    game: str = typer.Option("tempus", "--game", help="tempus, append (Decko's appending game), digit or seven-pis."),
+    game: str = typer.Option(
+        "tempus", "--game", help="tempus, append or blocks (Decko's appending and block games), digit or seven-pis."
+    ),
     beginner: int = typer.Option(50, "--beginner", help="Tempus Digit: only the first N digits are in play."),
     tile_set: str = typer.Option("auto", "--set", help="Seven Pis: six, nine, or auto (the tiles say)."),
     pips: bool = typer.Option(False, "--pips", help="Seven Pis: score the pips left instead of the tiles left."),

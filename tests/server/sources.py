@@ -12,8 +12,9 @@ import pytest
 
 import server.watching as watching
 import vision.sources as sources
-from models.evaluate import appending_line_spec
+from models.evaluate import appending_line_spec, block_sets_spec
 from models.synth.samples import race_frames, write_clip
+from rules.blocks import blocks_matched
 from rules.decko import card_text
 from vision.sources import FrameCounts, SourceError, timed_frames
 
@@ -72,3 +73,12 @@ def appending_film(path: Path, first_seed: int, cards: tuple[int, int] = (8, 12)
     seed = next(s for s in range(first_seed, first_seed + 1000) if fits(s))
     write_clip(path, race_frames(seed, spec(seed)))
     return [card_text(f.played) for f in spec(seed).faces[1:]]
+
+
+def block_sets_film(path: Path, seed: int) -> list[int]:
+    """A film at `path` of the held-out block-game sets of `seed` set down a card at a time; the block each set
+    makes (the first, where its Wilds make more than one)."""
+    spec = block_sets_spec(random.Random(seed), "heldout")
+    write_clip(path, race_frames(seed, spec))
+    played = [face.played for face in spec.faces]
+    return [blocks_matched(played[k : k + 5])[0] for k in range(0, len(played), 5)]

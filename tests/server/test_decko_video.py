@@ -1,5 +1,5 @@
-"""The appending game refereed from a film: a held-out line with Wilds filmed as it is laid, judged line by line
-in the terminal and on the dashboard alike."""
+"""Decko Digits' appending and block games refereed from films of held-out renders laid a card at a time:
+each state judged as it settles, in the terminal and on the dashboard alike."""
 
 import json
 from pathlib import Path
@@ -11,9 +11,10 @@ import server.cli  # noqa: F401  (registers the commands)
 from server.app import app
 from server.live import GameSetup, LiveTable
 from tests.server.serving import watched_to_the_end
-from tests.server.sources import appending_film
+from tests.server.sources import appending_film, block_sets_film
 
 SEED = 97_300_000  # a held-out appending line no other test reads
+BLOCKS_SEED = 97_700_000  # held-out block-game sets no other test reads
 
 
 @pytest.fixture(scope="module")
@@ -44,3 +45,17 @@ def test_the_dashboard_says_what_the_terminal_says(filmed, tmp_path) -> None:
     shown = [f"{e['seconds']:7.2f} s  {e['lines'][0]}" for e in state["events"]]
     assert shown == printed.stdout.splitlines()[: len(shown)]
     assert printed.stdout.splitlines()[len(shown) :] == state["events"][-1]["lines"]  # the verdict on the last
+
+
+def test_the_block_games_sets_are_counted_as_they_are_set_down_on_the_page_as_in_the_terminal(tmp_path) -> None:
+    film = tmp_path / "sets.mp4"
+    blocks = block_sets_film(film, BLOCKS_SEED)
+    printed = CliRunner().invoke(app, ["judge", "blocks", str(film), "--json"])
+    assert printed.exit_code == 0, printed.output
+    game = json.loads(printed.stdout)
+    assert game["ended_by"] == "film" and sorted(s["counted"] for s in game["sets"]) == sorted(blocks)
+    counts = [table["blocks"] for table in game["laid"]]
+    assert counts == sorted(counts) and counts[-1] == len(blocks)  # a block counts once its fifth card is down
+    words = CliRunner().invoke(app, ["judge", "blocks", str(film)]).stdout.splitlines()
+    state = watched_to_the_end(LiveTable(str(film), GameSetup("blocks"), tmp_path / "r.sqlite", pace=False))
+    assert state["events"][-1]["lines"] == words[len(state["events"]) :]  # the verdict on the last, word for word
