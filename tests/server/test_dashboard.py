@@ -170,7 +170,7 @@ def test_the_page_says_what_the_terminal_says(tmp_path) -> None:
     ("args", "said"),
     [
         (["nothing-here.mp4"], "nothing-here.mp4: no such file"),
-        ([RACE, "--game", "chess"], "--game chess: choose one of tempus, digit, seven-pis"),
+        ([RACE, "--game", "chess"], "--game chess: choose one of tempus, append, blocks, digit, seven-pis"),
         ([RACE, "--set", "eight"], "--set eight: choose six, nine or auto"),
         ([RACE, "--beginner", "0"], "digits must be 1..50"),
         ([RACE, "--host", "0.0.0.0"], "--host 0.0.0.0 opens the dashboard to the network: give --token"),
