@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from calibration.profile import CalibrationProfile
 
 PAGE_WIDTH = 960  # frames are sent to the page no wider than this: a dashboard tile, not a print
+# A game's camera that stopped is watched again after these waits, doubling (vision/sources.py has already
+# tried to open it again for its own timeout before the watch ended).
+RETRY_FIRST_S, RETRY_MOST_S = 2.0, 30.0
 
 
 @dataclass(frozen=True)
@@ -262,11 +265,7 @@ class LiveTable:
             if self.running:
                 return False
             self._stop.clear()
-            self._events, self._frame, self._reader.seen = [], None, None
-            self._judged.clear()
-            self._counts = FrameCounts()
-            started = datetime.now(UTC).isoformat(timespec="seconds")
-            self._watch = {"id": None, "started": started, "frames": 0, "seconds": 0.0, "ended_by": None, "why": ""}
+            self._fresh_watch()
             self._thread = threading.Thread(target=self._run, name="tableref-watch", daemon=True)
             self._thread.start()
             return True
@@ -315,7 +314,39 @@ class LiveTable:
         ok, encoded = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 80])
         return encoded.tobytes() if ok else None
 
+    @property
+    def retries(self) -> bool:
+        """Whether a watch that a camera or a stream cut short starts again by itself once it comes back: a
+        game's table is read anew where it stands; a race is not (its clock would start again)."""
+        return is_live(self.source) and self.setup.game != "tempus"
+
+    def _fresh_watch(self) -> None:
+        self._events, self._frame, self._reader.seen = [], None, None
+        self._judged.clear()
+        self._counts = FrameCounts()
+        started = datetime.now(UTC).isoformat(timespec="seconds")
+        self._watch = {"id": None, "started": started, "frames": 0, "seconds": 0.0, "ended_by": None, "why": ""}
+
     def _run(self) -> None:
+        """One watch; where `retries`, another after a camera that stopped, waiting RETRY_FIRST_S, then twice as
+        long each time up to RETRY_MOST_S, until it gives frames again or Stop is pressed."""
+        wait = RETRY_FIRST_S
+        while True:
+            ended = self._watched()
+            cut = ended["ended_by"] in ("camera", "no frames")
+            if not (cut and self.retries) or self._stop.is_set():
+                break
+            with self._lock:
+                assert self._watch is not None
+                self._watch["why"] = f"{ended.get('why', '')}; trying again in {wait:g} s"
+            if self._stop.wait(wait):
+                break
+            wait = min(2 * wait, RETRY_MOST_S)
+            with self._lock:
+                self._fresh_watch()
+
+    def _watched(self) -> dict[str, Any]:
+        """Run one watch to its end; how it ended (as `Watched.to_json` says it)."""
         clock_start = time.monotonic()
 
         def see(seconds: float, frame: np.ndarray) -> str | None:
@@ -350,3 +381,4 @@ class LiveTable:
         with self._lock:
             assert self._watch is not None
             self._watch.update(ended_by=ended["ended_by"], why=ended.get("why", ""))
+        return ended

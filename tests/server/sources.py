@@ -2,6 +2,7 @@
 of a game laid), for the watch tests."""
 
 import random
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,17 +36,21 @@ def unplug_after(monkeypatch: pytest.MonkeyPatch, frames: int) -> None:
 
 class FilmedCamera:
     """A camera looking at the table a film shows: the film's frames at `fps`, whether or not anyone asks for
-    them, then its last frame held (the table as the players left it)."""
+    them, then its last frame held (the table as the players left it). While `plugged` is clear it gives
+    nothing, as a camera pulled out."""
 
-    def __init__(self, film: str, fps: float) -> None:
+    def __init__(self, film: str, fps: float, plugged: threading.Event | None = None) -> None:
         self._film, self._wait = cv2.VideoCapture(film), 1 / fps
         self._last: np.ndarray | None = None
+        self._plugged = plugged
 
     def isOpened(self) -> bool:
         return True
 
     def read(self) -> tuple[bool, np.ndarray | None]:
         time.sleep(self._wait)
+        if self._plugged is not None and not self._plugged.is_set():
+            return False, None
         ok, frame = self._film.read()
         self._last = frame if ok else self._last
         return self._last is not None, self._last
@@ -54,9 +59,11 @@ class FilmedCamera:
         self._film.release()
 
 
-def camera_filming(monkeypatch: pytest.MonkeyPatch, film: str, fps: float) -> None:
-    """Every camera opened shows `film` as a FilmedCamera does."""
-    monkeypatch.setattr(sources, "_quietly_opened", lambda source: FilmedCamera(film, fps))
+def camera_filming(
+    monkeypatch: pytest.MonkeyPatch, film: str, fps: float, plugged: threading.Event | None = None
+) -> None:
+    """Every camera opened shows `film` as a FilmedCamera does (while `plugged`, if given, is set)."""
+    monkeypatch.setattr(sources, "_quietly_opened", lambda source: FilmedCamera(film, fps, plugged))
 
 
 def appending_film(path: Path, first_seed: int, cards: tuple[int, int] = (8, 12), wilds: int = 2) -> list[str]:

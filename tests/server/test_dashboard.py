@@ -1,12 +1,14 @@
 """The dashboard's web app, served by a real uvicorn: a watch judged and recorded as it settles, the token that
 guards control (and viewing, off this machine), and what the page is told when a source fails or stops."""
 
+import functools
 import json
 import os
 import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import cv2
@@ -15,6 +17,8 @@ import pytest
 from typer.testing import CliRunner
 
 import server.cli  # noqa: F401  (registers the commands)
+import server.live as live_module
+import server.watching as watching
 from rules.pi import PI_DECIMALS
 from server.app import app
 from server.live import GameSetup, LiveTable
@@ -137,6 +141,44 @@ def test_a_live_cameras_rate_and_the_frames_it_dropped_are_shown(tmp_path, monke
     assert status == 200 and watch["ended_by"] == "stopped" and state["events"]
     assert 30 <= watch["capture"]["fps"] <= 61 and watch["fps"] < watch["capture"]["fps"]
     assert watch["capture"]["dropped"] > watch["frames"]  # judged at a few a second, most frames go unjudged
+
+
+def test_a_games_camera_that_comes_back_is_watched_again_by_itself(tmp_path, monkeypatch) -> None:
+    """A DIGIT game's camera pulled out for longer than the source waits: the watch ends (what it judged stands),
+    the page says it is trying again, and once the camera is back a new watch reads the table where it stands,
+    with no one pressing Start."""
+    plugged = threading.Event()
+    plugged.set()
+    camera_filming(monkeypatch, str(SAMPLES / "digit-game.mp4"), fps=30, plugged=plugged)
+    monkeypatch.setattr(watching, "timed_frames", functools.partial(timed_frames, timeout_s=0.5))
+    monkeypatch.setattr(live_module, "RETRY_FIRST_S", 0.2)
+    live = LiveTable("0", GameSetup("digit"), tmp_path / "results.sqlite")
+    with served(live) as base:
+
+        def state() -> dict:
+            return call(f"{base}/api/state")[1]
+
+        until(lambda: state()["watch"]["frames"] >= 5, "five frames judged")
+        plugged.clear()
+        until(lambda: "trying again" in state()["watch"]["why"], "the page to say it tries again")
+        assert state()["running"] and state()["watch"]["ended_by"] == "camera"
+        plugged.set()
+        until(lambda: state()["watch"]["id"] == 2 and state()["watch"]["frames"] > 0, "a new watch to judge frames")
+        until(lambda: state()["events"], "the table to settle again")
+        call(f"{base}/api/watch/stop", "POST", TOKEN)
+    first, again = recorded(live.results)
+    assert first.ended_by == "camera" and again.ended_by == "stopped" and again.events
+
+
+def test_a_race_is_not_started_again_by_itself(tmp_path, monkeypatch) -> None:
+    """A race's clock cannot start again: its camera cut short ends it, and it waits for Start."""
+    unplug_after(monkeypatch, 10)
+    live = LiveTable("0", GameSetup("tempus"), tmp_path / "results.sqlite")
+    camera_filming(monkeypatch, RACE, fps=30)
+    assert not live.retries and LiveTable("0", GameSetup("digit"), tmp_path / "r.sqlite").retries
+    state = watched_to_the_end(live)
+    assert state["watch"]["ended_by"] == "camera" and "trying again" not in state["watch"]["why"]
+    assert len(recorded(live.results)) == 1
 
 
 def test_a_film_is_not_said_to_drop_frames(tmp_path) -> None:
