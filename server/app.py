@@ -68,6 +68,14 @@ def pdf_output(default: str) -> typer.models.OptionInfo:
     return typer.Option(Path(default), "-o", "--output", callback=output_file, help="Where to write the PDF.")
 
 
+def photo_or_film_argument(photo: str, film: str) -> typer.models.ArgumentInfo:
+    """The PHOTO argument of a judge that also referees what is filmed: a photo of `photo`; or `film` (a race
+    to time, a game to referee) from a video, a camera or a stream."""
+    return typer.Argument(
+        None, help=f"A photo of {photo}; or {film}: a video (MP4, AVI...), a camera (0) or a stream URL."
+    )
+
+
 def annotate_option(what: str) -> typer.models.OptionInfo:
     """The --annotate option: `what` is what the written photo shows drawn on it."""
     return typer.Option(

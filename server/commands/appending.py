@@ -12,7 +12,7 @@ import typer
 from rules.appending import AppendVerdict, appendable, judge_line
 from rules.decko import DeckoCard, DeckoCardError, card_text, parse_cards
 from rules.pi import wild_pair
-from server.app import RECORD_OPTION, annotate_option, fail, film_only, judge_app
+from server.app import RECORD_OPTION, annotate_option, fail, film_only, judge_app, photo_or_film_argument
 from server.commands.cards import read_line_photo
 from server.decko_video import DeckoGame, run_video_game
 from vision.sources import is_film
@@ -66,10 +66,8 @@ def _typed(text: str, what: str) -> list[DeckoCard]:
 
 @judge_app.command("append")
 def judge_append(
-    photo: str | None = typer.Argument(
-        None,
-        help="A photo of the Starter and the cards appended after it; or a game to referee as it is laid: a video "
-        "(MP4, AVI...), a camera (0) or a stream URL.",
+    photo: str | None = photo_or_film_argument(
+        "the Starter and the cards appended after it", "a game to referee as it is laid"
     ),
     cards: str | None = typer.Option(
         None, "--cards", help="Judge a typed line instead of a photo: the cards after the Starter, e.g. '1 4 1/6 5'."

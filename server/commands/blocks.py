@@ -11,7 +11,16 @@ import typer
 from rules.blocks import BLOCK_SIZE, BlockSet, BlockTable, judge_sets
 from rules.decko import DeckoCard, DeckoCardError, card_text, parse_cards
 from rules.pi import BLOCKS
-from server.app import RECORD_OPTION, annotate_option, fail, film_only, judge_app, load_photo, write_image
+from server.app import (
+    RECORD_OPTION,
+    annotate_option,
+    fail,
+    film_only,
+    judge_app,
+    load_photo,
+    photo_or_film_argument,
+    write_image,
+)
 from server.decko_video import DeckoGame, run_video_game
 from vision.sources import is_film
 
@@ -44,10 +53,8 @@ def table_lines(table: BlockTable) -> list[str]:
 
 @judge_app.command("blocks")
 def judge_blocks(
-    photo: str | None = typer.Argument(
-        None,
-        help="A photo of the sets of five cards set down, each in a row; or a game to referee as the sets are set "
-        "down: a video (MP4, AVI...), a camera (0) or a stream URL.",
+    photo: str | None = photo_or_film_argument(
+        "the sets of five cards set down, each in a row", "a game to referee as the sets are set down"
     ),
     sets: str | None = typer.Option(
         None, "--sets", help="Judge typed sets instead of a photo, apart by semicolons: '1 4 1 5 9; 2 6 5 3 0/5'."

@@ -21,6 +21,7 @@ from server.app import (
     kit_app,
     load_photo,
     pdf_output,
+    photo_or_film_argument,
     write_image,
 )
 from vision.sources import is_film
@@ -60,11 +61,7 @@ def print_verdict(verdict: TempusVerdict, options: TempusOptions) -> None:
 
 @judge_app.command("tempus")
 def judge_tempus(
-    photo: str | None = typer.Argument(
-        None,
-        help="A photo of the Starter and the cards laid after it; or a race to time: a video (MP4, AVI...), "
-        "a camera (0) or a stream URL.",
-    ),
+    photo: str | None = photo_or_film_argument("the Starter and the cards laid after it", "a race to time"),
     digits: str | None = typer.Option(None, help="Judge a typed sequence instead of a photo, e.g. 14159."),
     beginner: int = typer.Option(50, "--beginner", help="House rule: only the first N digits are in play."),
     as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),

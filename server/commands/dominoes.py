@@ -24,6 +24,7 @@ from server.app import (
     judge_app,
     load_calibration,
     load_photo,
+    photo_or_film_argument,
     progress_bar,
     write_image,
 )
@@ -102,10 +103,7 @@ def evaluate_dominoes(
 
 @judge_app.command("seven-pis")
 def judge_seven_pis(
-    photo: str | None = typer.Argument(
-        None,
-        help="A photo of the pis on the table, or a video of the game (MP4, AVI...), a camera (0) or a stream URL.",
-    ),
+    photo: str | None = photo_or_film_argument("the pis on the table", "a game to score as it is laid"),
     tiles: str | None = typer.Option(
         None,
         "--tiles",
