@@ -9,12 +9,15 @@ Readings taken where the sheet (``rulebooks/decko-digits.md``) is silent:
 - A turn appends "as many cards as possible": the longest run of the hand's cards that fits place after place
   from the end of the line (``appendable``); among runs as long, one that keeps Wilds in hand for later
   (they fit more places).
-- The sheet's Special Rule (jumping to the end of the fifty with a hand of only its last digits once the deck
-  is gone) is not judged: a photo cannot tell the deck is empty, nor a jump from cards laid out of order.
+- The sheet's Special Rule (``jump_to_end``): once the deck is gone, a hand that is exactly the last digits of the
+  fifty, none of whose cards fits any place still open before them, is laid there and wins. A photo cannot
+  tell the deck is empty, so the player says so (``--deck-empty``); a line laid with such a jump is not judged
+  from a photo.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -95,3 +98,17 @@ def appendable(laid: int, hand: Sequence[DeckoCard]) -> list[DeckoCard]:
 
 def _wilds(run: list[DeckoCard]) -> int:
     return sum(isinstance(card, tuple) for card in run)
+
+
+def jump_to_end(laid: int, hand: Sequence[DeckoCard]) -> list[DeckoCard] | None:
+    """The Special Rule, once the deck is empty: the whole `hand`, in the order it is laid as the last decimals of
+    the fifty (each card fitting its place there), where no card of it fits any place left open between the
+    line (`laid` right cards) and them; None where the rule does not apply."""
+    cards = [checked(card) for card in hand]
+    start = len(PI_DECIMALS) - len(cards)
+    if not cards or start < laid:
+        return None
+    if any(fits(card, place) for card in cards for place in range(laid, start)):
+        return None
+    orders = (list(order) for order in itertools.permutations(cards))
+    return next((order for order in orders if all(fits(card, start + i) for i, card in enumerate(order))), None)

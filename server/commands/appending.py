@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from rules.appending import AppendVerdict, appendable, judge_line
+from rules.appending import AppendVerdict, appendable, judge_line, jump_to_end
 from rules.decko import DeckoCard, DeckoCardError, card_text, parse_cards
 from rules.pi import wild_pair
 from server.app import RECORD_OPTION, annotate_option, fail, film_only, judge_app, photo_or_film_argument
@@ -28,8 +28,9 @@ def line_text(cards: tuple[DeckoCard, ...]) -> str:
     return "3." + "".join(card_text(c) if isinstance(c, int) else f"[{card_text(c)}]" for c in cards)
 
 
-def verdict_lines(verdict: AppendVerdict, hand: list[DeckoCard] | None) -> list[str]:
-    """The verdict in a referee's words; with a hand, what it can append now."""
+def verdict_lines(verdict: AppendVerdict, hand: list[DeckoCard] | None, deck_empty: bool = False) -> list[str]:
+    """The verdict in a referee's words; with a hand, what it can append now (and, the deck empty, whether it may
+    jump to the end)."""
     lines = [line_text(verdict.cards), f"right: {verdict.correct} card(s) in order after the Starter"]
     if verdict.first_wrong is not None:
         place = verdict.first_wrong
@@ -47,12 +48,18 @@ def verdict_lines(verdict: AppendVerdict, hand: list[DeckoCard] | None) -> list[
     digit = verdict.next_digit
     assert digit is not None
     lines.append(f"next: {digit} (a {digit} or the Wild {card_text(wild_pair(digit))})")
-    if hand is not None:
-        run = appendable(verdict.correct, hand)
-        if run:
-            lines.append("append now: " + ", ".join(card_text(c) for c in run))
-        else:
-            lines.append(f"no card in the hand fits the next digit ({digit}): draw (up to three draws this turn)")
+    if hand is None:
+        return lines
+    run = appendable(verdict.correct, hand)
+    jump = jump_to_end(verdict.correct, hand) if deck_empty and len(run) < len(hand) else None
+    if jump is not None:
+        cards = ", ".join(card_text(c) for c in jump)
+        lines.append(f"jump to the end: lay {cards} as the last decimals of the fifty, and win (the Special Rule)")
+    elif run:
+        lines.append("append now: " + ", ".join(card_text(c) for c in run))
+    else:
+        draw = "no draw: the deck is empty" if deck_empty else "draw (up to three draws this turn)"
+        lines.append(f"no card in the hand fits the next digit ({digit}): {draw}")
     return lines
 
 
@@ -74,6 +81,11 @@ def judge_append(
     ),
     hand: str | None = typer.Option(
         None, "--hand", help="The cards in the player's hand, e.g. '9 2/7 6': which of them to append now."
+    ),
+    deck_empty: bool = typer.Option(
+        False,
+        "--deck-empty",
+        help="With --hand: the deck is gone, so the Special Rule may let the hand jump to the end.",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
     annotate: Path | None = annotate_option("the reading order"),
@@ -104,11 +116,14 @@ def judge_append(
         line, extra = _read_photo(Path(photo), annotate)
     verdict = judge_line(line)
     if as_json:
-        run = appendable(verdict.correct, held) if held is not None and verdict.next_digit is not None else None
+        playing = held is not None and verdict.next_digit is not None
+        run = appendable(verdict.correct, held) if playing else None
         appended = None if run is None else [card_text(c) for c in run]
-        typer.echo(json.dumps({**verdict.to_json(), "append_now": appended, **extra}))
+        jump = jump_to_end(verdict.correct, held) if playing and deck_empty else None
+        jumped = None if jump is None else [card_text(c) for c in jump]
+        typer.echo(json.dumps({**verdict.to_json(), "append_now": appended, "jump_to_end": jumped, **extra}))
         return
-    for text in verdict_lines(verdict, held):
+    for text in verdict_lines(verdict, held, deck_empty):
         typer.echo(text)
     for warning in extra.get("warnings", []):
         typer.echo(f"note: {warning}")

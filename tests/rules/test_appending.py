@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rules.appending import appendable, fits, judge_line
+from rules.appending import appendable, fits, judge_line, jump_to_end
 from rules.decko import DeckoCardError, card_text, checked, parse_card
 from rules.pi import PI_DECIMALS, WILD_PAIRS, wild_pair
 
@@ -71,3 +71,28 @@ def test_the_run_to_append_is_the_longest_any_order_of_the_hand_gives(laid: int,
             if all(fits(card, laid + i) for i, card in enumerate(order)):
                 best = max(best, (size, -sum(isinstance(c, tuple) for c in order)))
     assert (len(run), -sum(isinstance(c, tuple) for c in run)) == best
+
+
+def test_the_special_rule_lets_a_hand_of_the_last_digits_jump_to_the_end() -> None:
+    """The sheet's example: a hand of 1 and 0 once the other 1s and 0s are laid jumps to the end; a Wild 1/6
+    in it only once no 1 or 6 fits a place still open."""
+    assert PI_DECIMALS[-5:] == (3, 7, 5, 1, 0)
+    assert jump_to_end(45, [0, 1]) == [1, 0]
+    assert jump_to_end(45, [0, (1, 6)]) == [(1, 6), 0]
+    assert jump_to_end(40, [0, (1, 6)]) is None  # the 6 at place 40 is still open: the Wild fits it
+    assert jump_to_end(36, [0, 1]) is None  # the 1s at places 36 and 39 are still open
+    assert jump_to_end(45, [0, 9]) is None  # not the fifty's last digits
+    assert jump_to_end(49, [5, 1, 0]) is None and jump_to_end(45, []) is None  # past the line; no hand
+
+
+@given(st.integers(0, 50), st.lists(cards, min_size=1, max_size=4))
+def test_a_jump_lays_the_whole_hand_as_the_last_decimals_and_skips_no_place_it_fits(laid: int, hand: list) -> None:
+    order = jump_to_end(laid, hand)
+    start = 50 - len(hand)
+    openings = [p for p in range(laid, max(laid, start))]
+    could = start >= laid and not any(fits(c, p) for c in hand for p in openings)
+    could = could and any(all(fits(c, start + i) for i, c in enumerate(o)) for o in itertools.permutations(hand))
+    assert (order is not None) == could
+    if order is not None:
+        assert sorted(map(card_text, order)) == sorted(map(card_text, hand))
+        assert all(fits(card, start + i) for i, card in enumerate(order))

@@ -324,6 +324,14 @@ def test_judge_append_typed_names_the_first_wrong_card_and_refuses_nonsense() ->
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[:2] == ["3.14[2/7]5", "right: 2 card(s) in order after the Starter"]
     assert "card 3 after the Starter is the Wild 2/7, expected 1" in result.stdout
+    line = " ".join(map(str, PI_DECIMALS[:45]))
+    jumping = tableref("judge", "append", "--cards", line, "--hand", "0 1/6", "--deck-empty", "--json")
+    assert json.loads(jumping.stdout)["jump_to_end"] == ["1/6", "0"]
+    stuck = tableref("judge", "append", "--cards", line, "--hand", "0 1/6")  # the deck not said to be empty
+    assert (
+        stuck.stdout.splitlines()[-1]
+        == "no card in the hand fits the next digit (3): draw (up to three draws this turn)"
+    )
     for args, said in (
         (("--cards", "1 4 1/5"), "--cards: not a Decko card: 1/5"),
         (("--cards", "1", "--hand", "x"), "--hand: not a card: 'x'"),
