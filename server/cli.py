@@ -5,7 +5,17 @@ from __future__ import annotations
 import sys
 
 from server.app import app
-from server.commands import appending, blocks, cards, death_by_digits, dominoes, serve, sticks, table  # noqa: F401  (registers the commands)
+from server.commands import (  # noqa: F401  (registers the commands)
+    appending,
+    blocks,
+    cards,
+    death_by_digits,
+    dominoes,
+    mathleague,
+    serve,
+    sticks,
+    table,
+)
 from vision.memory import keep_freed_memory
 
 

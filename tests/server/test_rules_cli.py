@@ -82,3 +82,23 @@ def test_blocks_typed_each_block_counted_once_and_sets_that_are_none_said_so() -
     assert in_order["blocks"] == 0
     refused = tableref("judge", "blocks", "--sets", "1 4 1 5 x")
     assert refused.returncode == 2 and "--sets: not a card: 'x'" in refused.stderr
+
+
+def test_mathleague_scores_a_typed_team_against_the_win_number() -> None:
+    args = ["judge", "mathleague", "--lowest", "63", "--school", "Euler cards=3 tools=60+50"]
+    for spec in (
+        "ms 40 red school=Euler tools=10+5 teachers=red",
+        "hs 100 red school=Euler",
+        "elem 90 red school=Euler tools=20",
+        "ms 30 red school=Euler",
+    ):
+        args += ["--student", spec]
+    result = tableref(*args)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-3:] == [
+        "all-star score: 210 (students 1, 2, 3, 4 with the colour bonus)",
+        "school Euler: 310 (students 1, 2, 3, 4 with the colour bonus)",
+        "win number 263: best 310, reached: this team wins",
+    ]
+    refused = tableref("judge", "mathleague", "--student", "ms forty red")
+    assert refused.returncode == 2 and "give LEVEL (elem, ms, hs), SCORE and COLOUR" in refused.stderr
