@@ -145,13 +145,11 @@ def _watch_tempus_lanes(
 
 
 def _watch_decko(game_name: str) -> Callable[[str, GameSetup, Any, Said, Recording, Onlooker], Watched]:
-    """The watch of one of Decko Digits' appending or block games (server/decko_video.py), in the words its
+    """The watch of one of Decko Digits' appending or block games (server/decko_games.py), in the words its
     `judge` command prints."""
 
     def run(source: str, setup: GameSetup, reader: Any, said: Said, kept: Recording, onlooker: Onlooker) -> Watched:
-        from server.commands.appending import APPENDING
-        from server.commands.blocks import BLOCK_GAME
-        from server.decko_video import Settled, watch_game
+        from server.decko_games import APPENDING, BLOCK_GAME, Settled, watch_game
 
         game = {APPENDING.name: APPENDING, BLOCK_GAME.name: BLOCK_GAME}[game_name]
 

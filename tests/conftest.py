@@ -34,7 +34,7 @@ LONGEST_FIRST = (
     "vision/test_sticks_mirrored.py",
     "vision/test_dominoes.py",
     "server/test_tempus_lane_video.py",
-    "server/test_decko_video.py",
+    "server/test_decko_games.py",
     "models/test_stick_locator_training.py",
     "calibration/test_sweep.py",
     "rules/test_seven_pis.py",

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import typer
 
-from rules.blocks import BLOCK_SIZE, BlockSet, BlockTable, judge_sets
-from rules.decko import DeckoCard, DeckoCardError, card_text, parse_cards
-from rules.pi import BLOCKS
+from rules.blocks import judge_sets
+from rules.decko import DeckoCard, DeckoCardError, parse_cards
 from server.app import (
     RECORD_OPTION,
     annotate_option,
@@ -21,34 +19,8 @@ from server.app import (
     photo_or_film_argument,
     write_image,
 )
-from server.decko_video import DeckoGame, run_video_game
+from server.decko_games import BLOCK_GAME, block_lines, run_video_game
 from vision.sources import is_film
-
-if TYPE_CHECKING:
-    import numpy as np
-
-    from vision.cards.recognize import CardRecognizer
-
-
-def set_line(number: int, block_set: BlockSet) -> str:
-    """One set in a referee's words: its cards and the block it makes, or why it counts for none."""
-    cards = " ".join(card_text(c) if isinstance(c, int) else f"[{card_text(c)}]" for c in block_set.cards)
-    if len(block_set.cards) != BLOCK_SIZE:
-        said = f"{len(block_set.cards)} card(s), not a set of five"
-    elif not block_set.blocks:
-        said = "no block"
-    elif block_set.counted is None:
-        taken = " or ".join(str(b) for b in block_set.blocks)
-        said = f"block {taken}, which another set has: a block is set down once (this set does not count)"
-    else:
-        digits = "".join(map(str, BLOCKS[block_set.counted - 1]))
-        others = [str(b) for b in block_set.blocks if b != block_set.counted]
-        said = f"block {block_set.counted} ({digits})" + (f"; it could also be {' or '.join(others)}" if others else "")
-    return f"set {number}: {cards} -> {said}"
-
-
-def table_lines(table: BlockTable) -> list[str]:
-    return [*(set_line(i, s) for i, s in enumerate(table.sets, start=1)), f"blocks set down: {table.count}"]
 
 
 @judge_app.command("blocks")
@@ -91,7 +63,7 @@ def judge_blocks(
     if as_json:
         typer.echo(json.dumps(table.to_json()))
         return
-    for line in table_lines(table):
+    for line in block_lines(table):
         typer.echo(line)
 
 
@@ -107,26 +79,3 @@ def _read_photo(photo: Path, annotate: Path | None) -> list[list[DeckoCard]]:
         order = [card for row in rows for card in row]
         write_image(annotate, annotate_cards(image, order, order))
     return [[card.face.played for card in row] for row in rows]
-
-
-def _sets_in(recognizer: CardRecognizer, frame: np.ndarray) -> tuple:
-    """The sets a frame shows, in an order that does not hang on where each lies (a frame's noise may change
-    which row reads first): by their cards."""
-    from vision.cards.sets import read_sets
-
-    rows = [
-        tuple(card.face.played for card in row) for row in read_sets(recognizer.classifier, frame, recognizer(frame))
-    ]
-    return tuple(sorted(rows, key=lambda row: [card_text(card) for card in row]))
-
-
-# The game as a film of it is refereed (server/decko_video.py): the table judged each time its sets settle.
-BLOCK_GAME = DeckoGame(
-    name="blocks",
-    read=_sets_in,
-    judge=judge_sets,
-    ended=lambda table: None,
-    short=lambda table: f"{table.count} block(s) set down in {len(table.sets)} set(s)",
-    said=table_lines,
-    nothing=("no set of cards", "film the sets of five set down"),
-)
