@@ -41,8 +41,8 @@ class CardScore:
     detections: int = 0
     false_detections: int = 0
     confusions: dict[str, int] = field(default_factory=dict)
-    lines: int = 0  # Tempus lines laid (rows and grids from the Starter)
-    lines_exact: int = 0  # read as `judge tempus PHOTO` reads them: every card, in order, right
+    lines: int = 0  # a game's layouts laid: Tempus or appending lines, the block game's tables of sets
+    lines_exact: int = 0  # read as the game's judge reads them (`judge tempus|append|blocks PHOTO`), every card right
 
     def add(self, other: CardScore) -> None:
         self.cards += other.cards

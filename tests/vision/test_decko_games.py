@@ -1,21 +1,67 @@
-"""The block game's sets: cards grouped into the rows they lie in (drawn outlines, every angle), and held-out
-renders of sets read card for card as `judge blocks PHOTO` reads them."""
+"""Decko Digits' appending and block games on the table: an appending line (the Starter and digits of pi, Wilds
+standing in) read in the order laid, and the block game's sets grouped by the row they lie in, as `judge append`
+and `judge blocks` read them: on drawn outlines at every angle, and on seeded held-out renders."""
 
 import math
+import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.evaluate import Laid, evaluate_cards
+from models.evaluate import Laid, appending_line_spec, evaluate_cards
+from models.synth.scenes import render_scene
 from vision.cards.artwork import CardFace
+from vision.cards.lines import read_appending_line
 from vision.cards.recognize import Card, CardRecognizer
 from vision.cards.sets import read_sets
 
+APPENDING_SEED = 97_100_000  # held-out appending lines that no evaluation or other test reads
 BLOCKS_SEED = 97_500_000  # held-out block-game tables that no evaluation or other test reads
-SCENES_FLOOR = 0.8  # measured 28 of 30 tables with every set read right (seeds 7000000..)
 W, H = 60.0, 88.0  # a card's outline in pixels
+
+
+@pytest.fixture(scope="module")
+def recognizer() -> CardRecognizer:
+    return CardRecognizer()
+
+
+@pytest.mark.parametrize(
+    ("laid", "seed", "scenes", "floor", "cards_floor"),
+    [
+        # 115 of 120 lines exact on seeds 6000000.., 109 of 120 on 20000000..; here 30 of 30, every card right
+        (Laid.APPENDING, APPENDING_SEED, 30, 0.85, 0.95),
+        # 115 of 120 tables with every set right on 20000000..; here 17 of 20, the recogniser's cards 94.7 %
+        (Laid.BLOCKS, BLOCKS_SEED, 20, 0.8, 0.93),
+    ],
+)
+def test_a_games_cards_are_read_card_for_card_wilds_included(
+    recognizer: CardRecognizer, laid: Laid, seed: int, scenes: int, floor: float, cards_floor: float
+) -> None:
+    score = evaluate_cards(scenes, seed, recognizer, quiet=True, laid=laid)
+    assert score.lines == scenes and score.cards >= 10 * scenes
+    assert score.lines_exact / score.lines >= floor, score.confusions
+    assert score.accuracy >= cards_floor and score.false_rate < 0.01, score.confusions
+
+
+def test_a_starter_misread_as_the_wild_3_8_still_heads_the_line(recognizer: CardRecognizer) -> None:
+    """The Wild 3/8 is a card of the appending game, so it cannot be read away; the stand-in heading the longest
+    line is taken for the Starter, and a Wild 3/8 inside the line stays one."""
+    seed = next(s for s in range(APPENDING_SEED, APPENDING_SEED + 50) if _has_wild_3_8(s))
+    scene = render_scene(seed, appending_line_spec(random.Random(seed), "heldout"))
+    truth = [card.face for card in scene.cards]
+    cards = recognizer(scene.image)
+    starter = next(i for i, card in enumerate(cards) if card.face.kind == "starter")
+    misread = [replace(c, face=CardFace("wild", (3, 8))) if i == starter else c for i, c in enumerate(cards)]
+    for read in (cards, misread):
+        line = read_appending_line(recognizer.classifier, scene.image, read)
+        assert [line.starter.face, *(c.face for c in line.cards)] == truth
+
+
+def _has_wild_3_8(seed: int) -> bool:
+    return CardFace("wild", (3, 8)) in appending_line_spec(random.Random(seed), "heldout").faces
 
 
 class Nobody:
@@ -66,15 +112,3 @@ def test_a_row_of_ten_is_two_sets_of_five() -> None:
     cards, _ = laid([10], 0.4, 8, set())
     sets = read_sets(Nobody(), np.zeros((1, 1, 3), np.uint8), cards)
     assert [[card.face.digits[0] for card in row] for row in sets] == [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]]
-
-
-@pytest.fixture(scope="module")
-def recognizer() -> CardRecognizer:
-    return CardRecognizer()
-
-
-def test_held_out_tables_of_sets_are_read_card_for_card(recognizer: CardRecognizer) -> None:
-    score = evaluate_cards(20, BLOCKS_SEED, recognizer, quiet=True, laid=Laid.BLOCKS)
-    assert score.lines == 20 and score.cards >= 200
-    assert score.lines_exact / score.lines >= SCENES_FLOOR, score.confusions
-    assert score.false_rate < 0.01, score.confusions
