@@ -105,8 +105,7 @@ def _watch_tempus(
     source: str, setup: GameSetup, reader: Any, said: Said, kept: Recording, onlooker: Onlooker
 ) -> Watched:
     from rules.tempus import LineChange, finish_time, judge
-    from server.commands.cards import verdict_lines
-    from server.tempus_video import watch_race
+    from server.tempus_video import verdict_lines, watch_race
 
     options = setup.tempus
     laid: list[LineChange] = []
@@ -177,11 +176,10 @@ def _watch_digit(
     source: str, setup: GameSetup, reader: Any, said: Said, kept: Recording, onlooker: Onlooker
 ) -> Watched:
     from rules.digit_game import one_move_away
-    from rules.sticks import shape_for_card
-    from server.commands.sticks import symmetry_of
+    from rules.sticks import Symmetry, shape_for_card
     from server.digit_video import settled_text, watch_game
 
-    symmetry = symmetry_of(setup.rotations_only)
+    symmetry = Symmetry.ROTATIONS_ONLY if setup.rotations_only else Symmetry.ALL_EIGHT
 
     def on_settled(layout: dict[str, Any], move: dict[str, Any] | None) -> None:
         # The card's own shape stands for the sticks as they lie: a move turned or mirrored with them forms

@@ -1,4 +1,5 @@
-"""`tableref judge tempus VIDEO|CAMERA`: a Tempus Digit race timed from a film of the table, no stopwatch.
+"""`tableref judge tempus VIDEO|CAMERA`: a Tempus Digit race timed from a film of the table, no stopwatch; and the
+verdict's words, which the photo's judge and the dashboard say too.
 
 Every frame's line after the Starter is read as a photo's is; the line counts once it holds for a few
 frames (rules/tempus.py, `LineSettler`), so a hand over the cards or one frame misread changes nothing. The
@@ -18,12 +19,31 @@ from pathlib import Path
 import numpy as np
 import typer
 
-from rules.tempus import LineChange, LineSettler, TempusOptions, finish_time, judge
-from server.commands.cards import print_verdict
+from rules.tempus import LineChange, LineSettler, TempusOptions, TempusVerdict, finish_time, judge
 from server.storage import NotRecorded, Recording, recording
 from server.watching import Onlooker, Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
 from vision.cards.lines import NoStarterError, line_digits, read_tempus_line
 from vision.cards.recognize import CardRecognizer
+
+
+def verdict_lines(verdict: TempusVerdict, options: TempusOptions) -> list[str]:
+    """The verdict as the terminal and the dashboard say it: the line read, the count, the first error."""
+    cards = "".join(str(d) for d in verdict.cards)
+    lines = [f"3.{cards or ''}", f"consecutive correct: {verdict.consecutive_correct} of {options.digits}"]
+    if verdict.first_error:
+        e = verdict.first_error
+        expected = "no card (the deck ends there)" if e.expected is None else str(e.expected)
+        lines.append(f"first error: card {e.index + 1} after the Starter is {e.got}, expected {expected}")
+    elif verdict.complete:
+        lines.append("complete: every digit in order")
+    else:
+        lines.append("no error so far; the deck is not finished")
+    return lines
+
+
+def print_verdict(verdict: TempusVerdict, options: TempusOptions) -> None:
+    for line in verdict_lines(verdict, options):
+        typer.echo(line)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from models.synth.degrade import Degradation
-from rules.tempus import TempusError, TempusOptions, TempusVerdict, judge
+from rules.tempus import TempusError, TempusOptions, judge
 from server.app import (
     DEGRADE_OPTION,
     RECORD_OPTION,
@@ -24,6 +24,7 @@ from server.app import (
     photo_or_film_argument,
     write_image,
 )
+from server.tempus_video import print_verdict
 from vision.sources import is_film
 
 if TYPE_CHECKING:
@@ -37,26 +38,6 @@ if TYPE_CHECKING:
 
     # How a line is read from the cards found: vision/cards/lines.py's read_tempus_line or read_appending_line.
     LineReader = Callable[[CardClassifier, np.ndarray, list[Card]], CardLine]
-
-
-def verdict_lines(verdict: TempusVerdict, options: TempusOptions) -> list[str]:
-    """The verdict as the terminal and the dashboard say it: the line read, the count, the first error."""
-    cards = "".join(str(d) for d in verdict.cards)
-    lines = [f"3.{cards or ''}", f"consecutive correct: {verdict.consecutive_correct} of {options.digits}"]
-    if verdict.first_error:
-        e = verdict.first_error
-        expected = "no card (the deck ends there)" if e.expected is None else str(e.expected)
-        lines.append(f"first error: card {e.index + 1} after the Starter is {e.got}, expected {expected}")
-    elif verdict.complete:
-        lines.append("complete: every digit in order")
-    else:
-        lines.append("no error so far; the deck is not finished")
-    return lines
-
-
-def print_verdict(verdict: TempusVerdict, options: TempusOptions) -> None:
-    for line in verdict_lines(verdict, options):
-        typer.echo(line)
 
 
 @judge_app.command("tempus")
