@@ -108,9 +108,14 @@ def run_video_game(source: str, game: DeckoGame, as_json: bool, record: Path | N
     exit_if_cut_short(source, watched.watched, "the verdict is on what was read until then")
 
 
+def shown(card: DeckoCard) -> str:
+    """A card among others: a digit as it is, a Wild in brackets ('[1/6]')."""
+    return card_text(card) if isinstance(card, int) else f"[{card_text(card)}]"
+
+
 def line_text(cards: tuple[DeckoCard, ...]) -> str:
-    """The line as read: digits as they are, each Wild in brackets ('3.14[1/6]59')."""
-    return "3." + "".join(card_text(c) if isinstance(c, int) else f"[{card_text(c)}]" for c in cards)
+    """The line as read ('3.14[1/6]59')."""
+    return "3." + "".join(map(shown, cards))
 
 
 def appending_lines(verdict: AppendVerdict, hand: list[DeckoCard] | None, deck_empty: bool = False) -> list[str]:
@@ -150,7 +155,7 @@ def appending_lines(verdict: AppendVerdict, hand: list[DeckoCard] | None, deck_e
 
 def set_line(number: int, block_set: BlockSet) -> str:
     """One set in a referee's words: its cards and the block it makes, or why it counts for none."""
-    cards = " ".join(card_text(c) if isinstance(c, int) else f"[{card_text(c)}]" for c in block_set.cards)
+    cards = " ".join(map(shown, block_set.cards))
     if len(block_set.cards) != BLOCK_SIZE:
         said = f"{len(block_set.cards)} card(s), not a set of five"
     elif not block_set.blocks:
