@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from rules.tempus import TempusOptions
+from server.decko_games import APPENDING, BLOCK_GAME, DeckoGame, Settled, watch_game
 from server.storage import Recording
 from server.watching import Onlooker, Watched
 from vision.sources import FrameCounts, Rate, SourceError, is_live
@@ -143,15 +144,11 @@ def _watch_tempus_lanes(
     return watch_lane_race(source, setup.profile, options, on_change, kept, onlooker, reader).watched
 
 
-def _watch_decko(game_name: str) -> Callable[[str, GameSetup, Any, Said, Recording, Onlooker], Watched]:
+def _watch_decko(game: DeckoGame) -> Callable[[str, GameSetup, Any, Said, Recording, Onlooker], Watched]:
     """The watch of one of Decko Digits' appending or block games (server/decko_games.py), in the words its
     `judge` command prints."""
 
     def run(source: str, setup: GameSetup, reader: Any, said: Said, kept: Recording, onlooker: Onlooker) -> Watched:
-        from server.decko_games import APPENDING, BLOCK_GAME, Settled, watch_game
-
-        game = {APPENDING.name: APPENDING, BLOCK_GAME.name: BLOCK_GAME}[game_name]
-
         def on_change(settled: Settled) -> None:
             said(settled.seconds, game.said(settled.verdict), settled.verdict.to_json())
 
@@ -227,8 +224,8 @@ def _watch_seven_pis(
 GAMES: dict[str, Game] = {
     "tempus": Game(_card_reader, _draw_cards, _watch_tempus),
     "tempus-lanes": Game(_card_reader, _draw_cards, _watch_tempus_lanes),
-    "append": Game(_card_reader, _draw_cards, _watch_decko("append")),
-    "blocks": Game(_card_reader, _draw_cards, _watch_decko("blocks")),
+    "append": Game(_card_reader, _draw_cards, _watch_decko(APPENDING)),
+    "blocks": Game(_card_reader, _draw_cards, _watch_decko(BLOCK_GAME)),
     "digit": Game(_stick_reader, _draw_sticks, _watch_digit),
     "seven-pis": Game(_domino_reader, _draw_dominoes, _watch_seven_pis),
 }
