@@ -46,12 +46,25 @@ def as_tempus_cards(classifier: CardClassifier, image: np.ndarray, cards: list[C
     """`cards`, those read as Wilds read again among TEMPUS_FACES on their outlines: in a Tempus line a "3/8"
     is most likely the Starter "3.", and any Wild a misread digit. One the classifier then doubts is a card
     takes its likeliest Tempus face all the same: it was read as a card, and a Tempus deck holds no Wild."""
-    wild = [i for i, card in enumerate(cards) if card.face not in TEMPUS_FACES]
-    if not wild:
+    return read_among(classifier, image, cards, TEMPUS_FACES, near_misses=0.0)
+
+
+def read_among(
+    classifier: CardClassifier,
+    image: np.ndarray,
+    cards: list[Card],
+    faces: frozenset[CardFace],
+    near_misses: float | None = None,
+) -> list[Card]:
+    """`cards`, each read as a face a game's deck does not hold read again on its outline among `faces` (a
+    reading the classifier doubts kept from `near_misses` up, as `CardClassifier.read` takes it); a card
+    read again as no card keeps its first face."""
+    others = [i for i, card in enumerate(cards) if card.face not in faces]
+    if not others:
         return cards
     out = list(cards)
-    quads = [cards[i].corners for i in wild]
-    for i, reading in zip(wild, classifier.read(image, quads, near_misses=0.0, faces=TEMPUS_FACES), strict=True):
+    readings = classifier.read(image, [cards[i].corners for i in others], near_misses=near_misses, faces=faces)
+    for i, reading in zip(others, readings, strict=True):
         if reading is not None:
             out[i] = replace(cards[i], face=reading.face, corners=reading.corners, confidence=reading.confidence)
     return out

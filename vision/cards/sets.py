@@ -7,12 +7,10 @@ may lie turned half round. Rows stacked one under another stay apart: they are a
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
 from vision.cards.classify import CardClassifier
-from vision.cards.lines import APPENDING_FACES, ROW_DRIFT, ROW_STEP, card_axes, in_card_frame
+from vision.cards.lines import APPENDING_FACES, ROW_DRIFT, ROW_STEP, card_axes, in_card_frame, read_among
 from vision.cards.recognize import Card
 
 SET_SIZE = 5
@@ -49,15 +47,7 @@ def read_sets(classifier: CardClassifier, image: np.ndarray, cards: list[Card]) 
 
 
 def _as_block_cards(classifier: CardClassifier, image: np.ndarray, cards: list[Card]) -> list[Card]:
-    others = [i for i, card in enumerate(cards) if card.face not in APPENDING_FACES]
-    if not others:
-        return cards
-    out = list(cards)
-    readings = classifier.read(image, [cards[i].corners for i in others], faces=APPENDING_FACES)
-    for i, reading in zip(others, readings, strict=True):
-        if reading is not None:
-            out[i] = replace(cards[i], face=reading.face, corners=reading.corners, confidence=reading.confidence)
-    return [card for card in out if card.face in APPENDING_FACES]
+    return [card for card in read_among(classifier, image, cards, APPENDING_FACES) if card.face in APPENDING_FACES]
 
 
 def _side_by_side(a: Card, b: Card) -> bool:
