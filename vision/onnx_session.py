@@ -7,6 +7,7 @@ import hashlib
 import json
 from pathlib import Path
 
+import numpy as np
 import onnxruntime as ort
 
 # An x86 CPU without VNNI multiplies the 8-bit networks' uint8 inputs by their int8 weights in pairs summed into
@@ -47,3 +48,9 @@ def quantized(model_path: Path) -> Path:
     if json.loads(manifest.read_text())["quantized"]["from_sha256"] != file_digest(model_path):
         raise ValueError(f"{path.name} was made from another {model_path.name}; run `python -m models.quantize`")
     return path
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Probabilities from a network's logits (n, classes), row by row."""
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)

@@ -16,7 +16,7 @@ import numpy as np
 from vision.cards.artwork import FACE_CLASSES, CardFace
 from vision.crops import to_tensor
 from vision.geometry import from_corner, portrait_order, quad_aspect, warp_quad
-from vision.onnx_session import load_session, quantized
+from vision.onnx_session import load_session, quantized, softmax
 
 CROP_SIZE = (48, 64)  # width, height: a portrait card
 N_FACES = len(FACE_CLASSES)
@@ -86,10 +86,7 @@ class CardClassifier:
     def _probabilities(self, crops: list[np.ndarray]) -> np.ndarray:
         if not crops:
             return np.zeros((0, N_CLASSES), np.float32)
-        logits = self.session.run(None, {self.input_name: to_tensor(crops)})[0]
-        logits = logits - logits.max(axis=1, keepdims=True)
-        p = np.exp(logits)
-        return p / p.sum(axis=1, keepdims=True)
+        return softmax(self.session.run(None, {self.input_name: to_tensor(crops)})[0])
 
     def read(
         self,

@@ -15,7 +15,7 @@ import numpy as np
 
 from vision.crops import to_tensor
 from vision.dominoes.detection import MAX_PIPS
-from vision.onnx_session import load_session, quantized
+from vision.onnx_session import load_session, quantized, softmax
 
 N_COUNTS = MAX_PIPS + 1
 MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "dominoes_pips.onnx"
@@ -27,11 +27,6 @@ BLURRED_MODEL_PATH = MODEL_PATH.with_name("dominoes_pips_blurred.onnx")
 def output_names() -> list[str]:
     """The network's outputs in order, recorded in the model's manifest."""
     return [*(f"first:{n}" for n in range(N_COUNTS)), *(f"second:{n}" for n in range(N_COUNTS)), "tile"]
-
-
-def _softmax(logits: np.ndarray) -> np.ndarray:
-    e = np.exp(logits - logits.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
 
 
 class PipReader:
@@ -52,5 +47,5 @@ class PipReader:
         if not crops:
             return np.zeros((0, N_COUNTS), np.float32), np.zeros((0, N_COUNTS), np.float32), np.zeros(0, np.float32)
         logits = self.session.run(None, {self.input_name: to_tensor(crops)})[0]
-        first, second = _softmax(logits[:, :N_COUNTS]), _softmax(logits[:, N_COUNTS : 2 * N_COUNTS])
+        first, second = softmax(logits[:, :N_COUNTS]), softmax(logits[:, N_COUNTS : 2 * N_COUNTS])
         return first, second, 1 / (1 + np.exp(-logits[:, -1]))
