@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from vision.cards.artwork import CARD_MM, decko_deck, decko_style, draw_card
+from vision.cards.artwork import CARD_MM, CardFace, decko_deck, decko_style, draw_card
 from vision.sticks.artwork import draw_stick_card
 
 A4_MM = (210.0, 297.0)
@@ -63,10 +63,13 @@ def write_pdf(pages: list[Image.Image], output: Path) -> None:
 
 
 def write_digit_deck(output: Path) -> int:
-    """The Decko-style deck: 50 digits in pi order, five Wilds, the Starter and the Reference card."""
+    """The Decko-style deck: 50 digits in pi order, five Wilds, the Starter and the Reference card; then a page of
+    backs, to print on the back of each sheet (the cards sit where a sheet turned over puts them) for games
+    played face down, as Grid o' Digits is."""
     style = decko_style()
     cards = [draw_card(face, style, height_px=_mm(CARD_MM[1])) for face in decko_deck()]
-    pages = card_sheets(cards)
+    back = draw_card(CardFace("back"), style, height_px=_mm(CARD_MM[1]))
+    pages = card_sheets(cards) + card_sheets([back] * (GRID[0] * GRID[1]))
     write_pdf(pages, output)
     return len(pages)
 

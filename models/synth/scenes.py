@@ -30,6 +30,7 @@ from vision.cards.artwork import (
     random_style,
     system_fonts,
 )
+from vision.cards.back_patterns import BackDesign
 from vision.sticks.artwork import draw_stick_card
 
 # The table's texture: TEXTURE_PX pixels across the larger extent of the table a TEXTURE_FRAME_PX-wide frame
@@ -62,6 +63,7 @@ class Scene:
     # Printed DIGIT cards laid in place of some of the cards (`SceneSpec.stick_cards`): number, image corners
     # (the card's own top-left, top-right, bottom-right, bottom-left). Not in `cards`.
     stick_cards: list[tuple[int, np.ndarray]] = field(default_factory=list)
+    face_down: list[np.ndarray] = field(default_factory=list)  # image corners of the cards laid face down
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,8 @@ class SceneSpec:
     # Wilds printed in any layout ("1/6", "1 6", "16") and either order ("6/1"), drawn from a stream of their own,
     # `deck_style`'s too; otherwise as the design says (the print-and-play deck: low digit first, "1/6" or "1 6").
     varied_wilds: bool = False
+    # The back of the cards laid face down (CardFace("back")); else each design's own (the print-and-play back).
+    back: BackDesign | None = None
 
 
 def _sample_faces(rng: random.Random, n: int) -> list[CardFace]:
@@ -182,7 +186,7 @@ def render_scene(seed: int, spec: SceneSpec = SceneSpec()) -> Scene:
     shadow = cv2.GaussianBlur(shadow, (0, 0), 3)
     image *= (1 - rng.uniform(0.15, 0.45) * shadow)[..., None]
 
-    cards, stick_cards = [], []
+    cards, stick_cards, face_down = [], [], []
     streaks = random.Random(seed * 7 + 3)  # a stream of its own: the scene is the same with or without them
     sticks = random.Random(seed * 11 + 5)
     for k, ((face, _), quad) in enumerate(zip(placed, outlines_px, strict=True)):
@@ -196,10 +200,14 @@ def render_scene(seed: int, spec: SceneSpec = SceneSpec()) -> Scene:
             paste_art(image, np.asarray(draw_stick_card(number, _art_height(quad)), np.float32), quad)
             stick_cards.append((number, quad.astype(np.float32)))
         elif k < laid:
-            _paste_card(image, face, style, quad, streak, spec.inked_streaks)
-            cards.append(TruthCard(face.reading, quad.astype(np.float32)))
+            if face.kind == "back":
+                _paste_card(image, face, replace(style, back=spec.back or style.back), quad)
+                face_down.append(quad.astype(np.float32))
+            else:
+                _paste_card(image, face, style, quad, streak, spec.inked_streaks)
+                cards.append(TruthCard(face.reading, quad.astype(np.float32)))
     image = _photograph(rng, nrng, image)
-    return Scene(image, cards, distractor_quads, stick_cards)
+    return Scene(image, cards, distractor_quads, stick_cards, face_down)
 
 
 def _wild_print(style: CardStyle, rng: random.Random) -> CardStyle:

@@ -17,9 +17,10 @@ from typing import Literal
 from PIL import Image, ImageDraw, ImageFont
 
 from rules.pi import PI_DECIMALS, WILD_PAIRS, occurrence_marks
+from vision.cards.back_patterns import DECKO_BACK, BackDesign, draw_back_panel
 
 CARD_MM = (63.0, 88.0)  # poker size, portrait
-FaceKind = Literal["digit", "wild", "starter", "reference"]
+FaceKind = Literal["digit", "wild", "starter", "reference", "back"]
 RGB = tuple[int, int, int]
 
 
@@ -37,7 +38,7 @@ class CardFace:
             return str(self.digits[0])
         if self.kind == "wild":
             return f"{self.digits[0]}/{self.digits[1]}"
-        return "3." if self.kind == "starter" else "reference"
+        return "3." if self.kind == "starter" else self.kind
 
     @property
     def played(self) -> int | tuple[int, int]:
@@ -95,6 +96,7 @@ class CardStyle:
     corner_radius: float = 0.05  # share of the card width
     border: RGB | None = None  # printed edge line, as many commercial decks have
     index_font: str | None = None
+    back: BackDesign = DECKO_BACK
 
     def __post_init__(self) -> None:
         if self.corner_index == "both" and not self.underline:
@@ -204,8 +206,8 @@ def draw_card(face: CardFace, style: CardStyle, height_px: int = 264) -> Image.I
             outline=style.border,
             width=max(2, int(0.012 * W)),
         )
-    if face.kind == "reference":
-        _draw_reference(draw, style, W, H)
+    if face.kind in ("reference", "back"):
+        (_draw_reference if face.kind == "reference" else _draw_back)(draw, style, W, H)
         return img.resize((w, h), Image.LANCZOS)
 
     ink = style.ink(face.digits[0])
@@ -314,6 +316,18 @@ def _draw_reference(draw: ImageDraw.ImageDraw, style: CardStyle, W: int, H: int)
                 x = center[0] + (k - (marks[i] - 1) / 2) * W * 0.025
                 r = W * 0.007
                 draw.ellipse((x - r, box[3] + 2 * r, x + r, box[3] + 4 * r), fill=(40, 40, 40))
+
+
+def _draw_back(draw: ImageDraw.ImageDraw, style: CardStyle, W: int, H: int) -> None:
+    """A card face down, as Grid o' Digits lays them (`style.back`): its pattern round an emblem."""
+    back = style.back
+    ink, paper = back.ink or style.palette[0], back.paper or style.paper
+    draw_back_panel(draw, back, ink, paper, W, H)
+    if back.emblem != "none":
+        rx, ry, width = 0.28 * W, 0.16 * H, max(2, int(0.2 * back.step * W))
+        draw.ellipse((W / 2 - rx, H / 2 - ry, W / 2 + rx, H / 2 + ry), fill=paper, outline=ink, width=width)
+        if back.emblem == "pi":
+            _draw_centered(draw, "π", style.font, (W / 2, H / 2), (rx, ry), ink)
 
 
 # --- random designs for training and evaluation ------------------------------------------------------------
