@@ -87,6 +87,7 @@ train: $(STAMP) system-packages
 		--start models/sticks_locate.onnx --steps 4000 --lr 5e-4 --seed 10 --checkpoint data/sticks_locate-mikado.pt
 	$(BIN)/python -m models.train_stick_pairs
 	$(BIN)/python -m models.quantize
+	$(BIN)/python -m models.train_card_backs
 
 evaluate: $(STAMP) system-packages
 	$(BIN)/tableref evaluate cards
