@@ -16,12 +16,15 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
+from models.synth.backs import grid_scene_spec
 from models.synth.degrade import Degradation, degrade, moved, px_per_mm, worsened
 from models.synth.scenes import PORTRAIT_SIZE, Scene, SceneSpec, render_scene, split_fonts
 from models.train_cards import tempus_line_spec, training_spec
 from rules.pi import BLOCKS, PI_DECIMALS, wild_pair
 from vision.cards.artwork import CARD_MM, STARTER, CardFace
+from vision.cards.backs import FaceDownCheck
 from vision.cards.classify import CardClassifier
+from vision.cards.grid import face_up
 from vision.cards.lines import CardLine, NoStarterError, read_appending_line, read_tempus_line
 from vision.cards.recognize import Card, CardRecognizer
 from vision.cards.sets import SET_SIZE, read_sets
@@ -121,6 +124,7 @@ class Laid(enum.Enum):
     TOUCHING = "touching"  # a Tempus line laid TOUCHING_GAP_MM apart, as in a race
     APPENDING = "appending"  # a line of the appending game (`appending_line_spec`)
     BLOCKS = "blocks"  # the block game's sets of five (`block_sets_spec`)
+    GRID = "grid"  # a Grid o' Digits table part played (`grid_scene_spec`), its face-down cards told apart
 
 
 LAID_TITLES = {
@@ -128,6 +132,7 @@ LAID_TITLES = {
     Laid.TOUCHING: ", laid touching",
     Laid.APPENDING: ", lines of the appending game",
     Laid.BLOCKS: ", sets of the block game",
+    Laid.GRID: ", Grid o' Digits tables",
 }
 
 
@@ -181,15 +186,24 @@ def scene_spec(seed: int, laid: Laid = Laid.MIX) -> SceneSpec:
         return appending_line_spec(rng, "heldout")
     if laid is Laid.BLOCKS:
         return block_sets_spec(rng, "heldout")
+    if laid is Laid.GRID:
+        return grid_scene_spec(rng, "heldout")
     if laid is Laid.TOUCHING:
         return tempus_line_spec(rng, "heldout", TOUCHING_GAP_MM)
     return training_spec(seed, split="heldout")
 
 
+@functools.cache
+def _face_down_check() -> FaceDownCheck:
+    return FaceDownCheck()
+
+
 def read_exactly(laid: Laid, scene: Scene, classifier: CardClassifier, image: np.ndarray, cards: list[Card]) -> bool:
     """Whether the scene's line (or sets) is read card for card as its game's judge reads it: a Tempus line
-    (`judge tempus`), an appending line (`judge append`), or the block game's sets, each as the cards it holds
-    (`judge blocks`)."""
+    (`judge tempus`), an appending line (`judge append`), the block game's sets, each as the cards it holds
+    (`judge blocks`), or the cards of a Grid o' Digits table face up (`cards` already told from the backs)."""
+    if laid is Laid.GRID:
+        return sorted(card.face.label for card in cards) == sorted(card.face.label for card in scene.cards)
     if laid is Laid.BLOCKS:
         truth = [card.face for card in scene.cards]
         sets = sorted(sorted(f.label for f in truth[k : k + SET_SIZE]) for k in range(0, len(truth), SET_SIZE))
@@ -225,6 +239,8 @@ def _evaluate_cards(
         image = degrade(scene.image, worse, s, on_table, px_per_mm(on_table, CARD_MM[1]))
         scene = as_made_worse(scene, worse)
         cards = recognizer(image)
+        if laid is Laid.GRID:  # as `judge grid` reads a table: no card lying face down
+            cards = face_up(image, cards, _face_down_check())
         result = score_scene(scene, cards)
         if spec.faces is not None:  # a game's line or sets, read as its judge reads them
             result.lines = 1

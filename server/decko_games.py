@@ -1,17 +1,19 @@
-"""Decko Digits' appending and block games: their verdicts in a referee's words, and the watch that referees them
-as they are laid, from a film, a camera or a stream (`tableref judge append|blocks VIDEO|CAMERA`, and the
-dashboard).
+"""Decko Digits' appending, block and grid games: their verdicts in a referee's words, and the watch that referees
+them as they are played, from a film, a camera or a stream (`tableref judge append|blocks|grid VIDEO|CAMERA`,
+and the dashboard).
 
-Every frame is read as a photo of the game is (the line after the Starter, or the sets of five); what is read
-counts once it holds for a few frames (rules/settling.py), so a hand laying a card changes nothing until it
-is gone, and each state settled is judged by the game's rules. The watch ends with the film, when the game
-says it is over (the fifty decimals laid), on Ctrl-C, or when a camera stops (what was judged stands).
+Every frame is read as a photo of the game is (the line after the Starter, the sets of five, the grid's cards
+face up); what is read counts once it holds for a few frames (rules/settling.py), so a hand laying a card
+changes nothing until it is gone, and each state settled is judged by the game's rules (the grid's from the
+state before). The watch ends with the film, when the game says it is over (the fifty decimals laid, the grid
+all face up), on Ctrl-C, or when a camera stops (what was judged stands).
 """
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -22,10 +24,12 @@ import typer
 from rules.appending import AppendVerdict, appendable, judge_line, jump_to_end
 from rules.blocks import BLOCK_SIZE, BlockSet, BlockTable, judge_sets
 from rules.decko import DeckoCard, card_text
-from rules.pi import BLOCKS, wild_pair
+from rules.grid_digits import STREAK, GridGame, Reveal, new_game, turns
+from rules.pi import BLOCKS, PI_DECIMALS, wild_pair
 from rules.settling import Settler
 from server.storage import NotRecorded, Recording, recording
 from server.watching import Onlooker, Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
+from vision.cards.grid import GridView
 from vision.cards.recognize import CardRecognizer
 
 
@@ -40,11 +44,12 @@ class DeckoGame:
 
     name: str
     read: Callable[[CardRecognizer, np.ndarray], tuple | None]
-    judge: Callable[[tuple], Verdict]
+    judge: Callable[[Any, tuple], Verdict]  # the verdict before (None at first) and the state settled
     ended: Callable[[Any], str | None]
     short: Callable[[Any], str]  # a verdict on one line, as it settles
     said: Callable[[Any], list[str]]  # the verdict whole
     nothing: tuple[str, str]  # what was not seen, and what to film instead
+    key: Callable[[tuple], Hashable] = lambda reading: reading  # states read alike by this are one state
 
 
 @dataclass(frozen=True)
@@ -71,14 +76,15 @@ def watch_game(
     judged as it settles, `recording` keeps it, and the `onlooker` sees every frame."""
     recording = recording or NotRecorded()
     recognizer = recognizer or CardRecognizer()
-    settler: Settler[tuple] = Settler()
+    settler: Settler[tuple] = Settler(key=game.key)
     judged: list[Settled] = []
 
     def on_frame(seconds: float, frame: np.ndarray) -> str | None:
         settled = settler.add(seconds, game.read(recognizer, frame))
         if settled is None:
             return None
-        judged.append(Settled(settled.seconds, game.judge(settled.reading)))
+        before = judged[-1].verdict if judged else None
+        judged.append(Settled(settled.seconds, game.judge(before, settled.reading)))
         recording.add(settled.seconds, judged[-1].verdict.to_json())
         on_change(judged[-1])
         return game.ended(judged[-1].verdict)
@@ -187,7 +193,7 @@ def _line_in(recognizer: CardRecognizer, frame: np.ndarray) -> tuple | None:
 APPENDING = DeckoGame(
     name="append",
     read=_line_in,
-    judge=judge_line,
+    judge=lambda _, line: judge_line(line),
     ended=lambda verdict: "complete" if verdict.complete else None,
     short=lambda verdict: line_text(verdict.cards),
     said=lambda verdict: appending_lines(verdict, None),
@@ -210,9 +216,96 @@ def _sets_in(recognizer: CardRecognizer, frame: np.ndarray) -> tuple:
 BLOCK_GAME = DeckoGame(
     name="blocks",
     read=_sets_in,
-    judge=judge_sets,
+    judge=lambda _, sets: judge_sets(sets),
     ended=lambda table: None,
     short=lambda table: f"{table.count} block(s) set down in {len(table.sets)} set(s)",
     said=block_lines,
     nothing=("no set of cards", "film the sets of five set down"),
 )
+
+
+def grid_lines(game: GridGame, whose: bool = True) -> list[str]:
+    """The grid in a referee's words: the cards kept face up, this turn's streak, the cards to turn down, the digit
+    needed next (and, if the game was followed turn by turn, `whose`, whose turn it is or who won), and what
+    looked wrong."""
+    kept = "".join(map(str, PI_DECIMALS[: game.kept]))
+    fives = " ".join(kept[i : i + STREAK] for i in range(0, len(kept), STREAK))
+    lines = [f"face up for good: 3.{fives} ({game.kept} of {game.cards} cards)"]
+    if game.streak:
+        more = STREAK - len(game.streak)
+        lines.append(f"this turn so far: {' '.join(map(str, game.streak))} ({more} more right to keep them face up)")
+    if game.to_turn_down:
+        lines.append(f"turn face down: {' '.join(map(str, game.to_turn_down))} (the last turn's cards)")
+    if game.over:
+        lines.append(f"player {game.winner} revealed the last card and wins" if whose else "the grid is all face up")
+    else:
+        place = game.kept + len(game.streak) + 1
+        lines.append(
+            f"{f'player {game.player}' if whose else 'next'} to reveal: {_a(game.next_digit)} (decimal {place})"
+        )
+    return [*lines, *(f"note: {problem}" for problem in game.problems)]
+
+
+def _reveal_text(reveal: Reveal) -> str:
+    if not reveal.right:
+        return f"{reveal.digit} (wrong: decimal {reveal.place + 1} is {PI_DECIMALS[reveal.place]})"
+    return f"{reveal.digit} |" if reveal.kept else str(reveal.digit)
+
+
+def turn_lines(game: GridGame) -> list[str]:
+    """Each turn's reveals ("|" after five kept face up, the wrong card with the digit it should have been)."""
+    return [
+        f"turn {n}, player {turn[0].player}: " + " ".join(map(_reveal_text, turn))
+        for n, turn in enumerate(turns(game), start=1)
+    ]
+
+
+def _a(digit: int | None) -> str:
+    return f"an {digit}" if digit == 8 else f"a {digit}"
+
+
+def grid_short(view: GridView) -> str:
+    """What a view of the grid showed, and the grid then, on one line as each view settles."""
+    game = view.game
+    shown = [f"turned down {' '.join(map(str, view.turned_down))}"] if view.turned_down else []
+    for reveal in game.reveals[len(game.reveals) - view.revealed :]:
+        outcome = "right, five kept" if reveal.kept else "right" if reveal.right else "wrong"
+        shown.append(f"player {reveal.player} revealed {_a(reveal.digit)}: {outcome}")
+    said = "; ".join(shown) + " | " if shown else ""
+    said += f"{game.kept} of {game.cards} kept"
+    if game.streak:
+        said += f", streak {' '.join(map(str, game.streak))}"
+    if game.to_turn_down:
+        said += f", to turn down {' '.join(map(str, game.to_turn_down))}"
+    if game.over:
+        return f"{said}: player {game.winner} wins"
+    return f"{said}: player {game.player} to reveal {_a(game.next_digit)}"
+
+
+@functools.cache
+def _face_down_check():
+    from vision.cards.backs import FaceDownCheck
+
+    return FaceDownCheck()
+
+
+def face_up_in(recognizer: CardRecognizer, frame: np.ndarray) -> tuple:
+    from vision.cards.grid import face_up_cards
+
+    return face_up_cards(frame, recognizer(frame), _face_down_check())
+
+
+def grid_game(cards: int, players: int) -> DeckoGame:
+    """Grid o' Digits as a film of it is refereed, on a grid of `cards` for `players`: each view of the grid
+    judged, as it settles, from the one before."""
+    start = GridView(new_game(cards, players))
+    return DeckoGame(
+        name="grid",
+        read=face_up_in,
+        judge=lambda before, shown: (before or start).seen(shown),
+        ended=lambda view: "won" if view.game.over else None,
+        short=grid_short,
+        said=lambda view: [*turn_lines(view.game), *grid_lines(view.game)],
+        nothing=("no frame of the grid", "film the grid of cards from above"),
+        key=lambda shown: tuple(sorted(card.digit for card in shown)),
+    )

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any
 import cv2
 import numpy as np
 
+from rules.grid_digits import GRID_CARDS
 from rules.tempus import TempusOptions
-from server.decko_games import APPENDING, BLOCK_GAME, DeckoGame, Settled, watch_game
+from server.decko_games import APPENDING, BLOCK_GAME, DeckoGame, Settled, grid_game, watch_game
 from server.storage import Recording
 from server.watching import Onlooker, Watched
 from vision.sources import FrameCounts, Rate, SourceError, is_live
@@ -42,6 +43,8 @@ class GameSetup:
     tile_set: str = "auto"  # Seven Pis: six, nine or auto
     pips: bool = False  # Seven Pis: score the pips left, not the tiles
     rotations_only: bool = False  # DIGIT: a mirror image is another card
+    grid_cards: int = GRID_CARDS  # Grid o' Digits: the cards in the grid
+    players: int = 2  # Grid o' Digits: the players taking turns
     # Tempus Digit: the mat's lanes, a player each; Seven Pis: the hand area, so that each turn is judged.
     profile: CalibrationProfile | None = None
 
@@ -144,11 +147,15 @@ def _watch_tempus_lanes(
     return watch_lane_race(source, setup.profile, options, on_change, kept, onlooker, reader).watched
 
 
-def _watch_decko(game: DeckoGame) -> Callable[[str, GameSetup, Any, Said, Recording, Onlooker], Watched]:
-    """The watch of one of Decko Digits' appending or block games (server/decko_games.py), in the words its
-    `judge` command prints."""
+def _watch_decko(
+    game_for: Callable[[GameSetup], DeckoGame],
+) -> Callable[[str, GameSetup, Any, Said, Recording, Onlooker], Watched]:
+    """The watch of one of Decko Digits' appending, block or grid games (server/decko_games.py) as the setup has
+    it, in the words its `judge` command prints."""
 
     def run(source: str, setup: GameSetup, reader: Any, said: Said, kept: Recording, onlooker: Onlooker) -> Watched:
+        game = game_for(setup)
+
         def on_change(settled: Settled) -> None:
             said(settled.seconds, game.said(settled.verdict), settled.verdict.to_json())
 
@@ -224,8 +231,9 @@ def _watch_seven_pis(
 GAMES: dict[str, Game] = {
     "tempus": Game(_card_reader, _draw_cards, _watch_tempus),
     "tempus-lanes": Game(_card_reader, _draw_cards, _watch_tempus_lanes),
-    "append": Game(_card_reader, _draw_cards, _watch_decko(APPENDING)),
-    "blocks": Game(_card_reader, _draw_cards, _watch_decko(BLOCK_GAME)),
+    "append": Game(_card_reader, _draw_cards, _watch_decko(lambda setup: APPENDING)),
+    "blocks": Game(_card_reader, _draw_cards, _watch_decko(lambda setup: BLOCK_GAME)),
+    "grid": Game(_card_reader, _draw_cards, _watch_decko(lambda setup: grid_game(setup.grid_cards, setup.players))),
     "digit": Game(_stick_reader, _draw_sticks, _watch_digit),
     "seven-pis": Game(_domino_reader, _draw_dominoes, _watch_seven_pis),
 }
@@ -310,8 +318,9 @@ class LiveTable:
     @property
     def retries(self) -> bool:
         """Whether a watch that a camera or a stream cut short starts again by itself once it comes back: a
-        game's table is read anew where it stands; a race is not (its clock would start again)."""
-        return is_live(self.source) and self.setup.game != "tempus"
+        game's table is read anew where it stands; a race is not (its clock would start again), nor Grid o' Digits
+        (whose turn it is cannot be read off the table)."""
+        return is_live(self.source) and self.setup.game not in ("tempus", "grid")
 
     def _fresh_watch(self) -> None:
         self._events, self._frame, self._reader.seen = [], None, None

@@ -155,11 +155,15 @@ def read_line_photo(photo: Path, annotate: Path | None, read: LineReader) -> tup
 def kit_digits(
     output: Path = pdf_output("deck.pdf"),
 ) -> None:
-    """The print-and-play Decko-style deck on A4 with cut marks."""
+    """The print-and-play Decko-style deck on A4 with cut marks, and a last page of backs to print on the back of
+    each sheet (for Grid o' Digits, whose cards lie face down)."""
     from server.kit import write_digit_deck
 
     pages = write_digit_deck(output)
-    typer.echo(f"wrote {output}: {pages} A4 pages, 9 cards a page, cut along the marks")
+    typer.echo(
+        f"wrote {output}: {pages} A4 pages, 9 cards a page, cut along the marks; the last page is the backs, "
+        "to print on the back of the others"
+    )
 
 
 @evaluate_app.command("cards")
@@ -189,15 +193,21 @@ def evaluate_cards(
         "order, a fifth laid as their Wild, read as `judge blocks PHOTO` reads them (column `lines exact`: scenes "
         "whose every set is read card for card).",
     ),
+    grid: bool = typer.Option(
+        False,
+        help="Make every scene a Grid o' Digits table part played: the 25 cards in a grid, some face down (backs "
+        "of held-out patterns), read as `judge grid` reads them, the backs told apart (column `lines exact`: "
+        "tables whose every card face up is read, and nothing else).",
+    ),
 ) -> None:
     """Digit cards: share read right and false detections on held-out scenes."""
     from models.evaluate import Laid
     from models.evaluate import evaluate_cards as run
 
-    asked = {Laid.TOUCHING: touching, Laid.APPENDING: appending, Laid.BLOCKS: blocks}
+    asked = {Laid.TOUCHING: touching, Laid.APPENDING: appending, Laid.BLOCKS: blocks, Laid.GRID: grid}
     chosen = [laid for laid, wanted in asked.items() if wanted]
     if len(chosen) > 1:
-        fail("--touching, --appending and --blocks each lay every scene their own way: give one of them")
+        fail("--touching, --appending, --blocks and --grid each lay every scene their own way: give one of them")
         raise typer.Exit(code=2)
     laid = chosen[0] if chosen else Laid.MIX
     run(scenes, seed, worse=degrade, portrait=portrait, laid=laid, varied_wilds=varied_wilds)

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import typer
 
+from rules.grid_digits import GRID_CARDS
 from server.app import app, fail, load_calibration, output_file
 
 LOOPBACK_NAMES = {"localhost"}
-GAME_CHOICES = ("tempus", "append", "blocks", "digit", "seven-pis")
+GAME_CHOICES = ("tempus", "append", "blocks", "grid", "digit", "seven-pis")
 # What a calibration profile brings to each game: the zones it must hold.
 CALIBRATED = {"tempus": "lane", "seven-pis": "hand"}
 DEFAULT_PORT = 8765
@@ -49,12 +50,18 @@ def serve(
         ..., help="What to watch: a camera (0), a stream URL or a video file (played at its own pace)."
     ),
     game: str = typer.Option(
-        "tempus", "--game", help="tempus, append or blocks (Decko's appending and block games), digit or seven-pis."
+        "tempus",
+        "--game",
+        help="tempus, append, blocks or grid (Decko's appending and block games, Grid o' Digits), digit or seven-pis.",
     ),
     beginner: int = typer.Option(50, "--beginner", help="Tempus Digit: only the first N digits are in play."),
     tile_set: str = typer.Option("auto", "--set", help="Seven Pis: six, nine, or auto (the tiles say)."),
     pips: bool = typer.Option(False, "--pips", help="Seven Pis: score the pips left instead of the tiles left."),
     rotations_only: bool = typer.Option(False, "--rotations-only", help="DIGIT: a mirror image is another card."),
+    grid_cards: int = typer.Option(
+        GRID_CARDS, "--cards", help="Grid o' Digits: the cards in the grid (a multiple of 5)."
+    ),
+    players: int = typer.Option(2, "--players", help="Grid o' Digits: the players taking turns."),
     calibration: Path | None = typer.Option(
         None,
         "--calibration",
@@ -85,6 +92,7 @@ def serve(
     once; the page starts a new one (a new race, a new game) or stops it. Ctrl-C stops the server."""
     import uvicorn
 
+    from rules.grid_digits import GridError, new_game
     from rules.tempus import TempusError, TempusOptions
     from server.dashboard import dashboard_app
     from server.live import GameSetup, LiveTable
@@ -101,6 +109,10 @@ def serve(
     try:
         TempusOptions(digits=beginner)
     except TempusError as exc:
+        problems.append(str(exc))
+    try:
+        new_game(grid_cards, players)
+    except GridError as exc:
         problems.append(str(exc))
     if not is_live(source) and not Path(source).is_file():
         problems.append(f"{source}: no such file; give a camera index (0), a video file or a stream URL")
@@ -122,7 +134,8 @@ def serve(
 
     profile = load_calibration(calibration, CALIBRATED[game]) if calibration is not None else None
     token = token or secrets.token_urlsafe(16)
-    live = LiveTable(source, GameSetup(game, beginner, tile_set, pips, rotations_only, profile), results)
+    setup = GameSetup(game, beginner, tile_set, pips, rotations_only, grid_cards, players, profile)
+    live = LiveTable(source, setup, results)
     sock = bound(host, port)
     shown_host = f"[{host}]" if ":" in host else host
     typer.echo(f"tableref: the dashboard is at http://{shown_host}:{sock.getsockname()[1]}/?token={token}")

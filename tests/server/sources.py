@@ -14,7 +14,9 @@ import pytest
 import server.watching as watching
 import vision.sources as sources
 from models.evaluate import appending_line_spec, block_sets_spec
-from models.synth.samples import race_frames, write_clip
+from models.synth.backs import grid_table, turned_up
+from models.synth.samples import filmed, race_frames, write_clip
+from models.synth.scenes import render_scene
 from rules.blocks import blocks_matched
 from rules.decko import card_text
 from vision.sources import FrameCounts, SourceError, timed_frames
@@ -89,3 +91,28 @@ def block_sets_film(path: Path, seed: int) -> list[int]:
     write_clip(path, race_frames(seed, spec))
     played = [face.played for face in spec.faces]
     return [blocks_matched(played[k : k + 5])[0] for k in range(0, len(played), 5)]
+
+
+# Grid o' Digits filmed (`grid_film`): the cells (by the decimal each holds) face up, state by state, and the digits
+# revealed. Player 1 reveals two right and a wrong card, which go back face down; player 2 reveals the first five
+# again (kept), two more right and the same wrong card, which go back down with the two; player 1 keeps the next five.
+GRID_STATES: list[tuple[int, ...]] = [
+    (), (0,), (0, 1), (0, 1, 12), (),
+    *((*range(n),) for n in range(1, 6)), (*range(6),), (*range(7),), (*range(7), 12), (*range(5),),
+    *((*range(n),) for n in range(6, 11)),
+]  # fmt: skip
+GRID_REVEALS = [1, 4, 7, 1, 4, 1, 5, 9, 2, 6, 7, 2, 6, 5, 3, 5]
+GRID_FRAMES_PER_STATE = 6
+
+
+def grid_film(path: Path, seed: int, states: int = len(GRID_STATES)) -> None:
+    """A film at `path` of the held-out grid of `seed` played as the first `states` of GRID_STATES have it."""
+    spec, order = grid_table(random.Random(seed), "heldout")
+    cell = {decimal: k for k, decimal in enumerate(order)}
+
+    def frames() -> Iterator[np.ndarray]:
+        for n, decimals in enumerate(GRID_STATES[:states]):
+            image = render_scene(seed, turned_up(spec, order, {cell[d] for d in decimals})).image
+            yield from filmed(image, GRID_FRAMES_PER_STATE, seed + n)
+
+    write_clip(path, frames())

@@ -11,7 +11,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 from rules.pi import PI_DECIMALS
 from server.live import GameSetup, LiveTable
 from tests.server.serving import CHROMIUM, CHROMIUM_ARGS, TOKEN, call, served
-from tests.server.sources import appending_film, camera_filming
+from tests.server.sources import appending_film, camera_filming, grid_film
 
 pytestmark = pytest.mark.browser
 
@@ -94,6 +94,19 @@ def test_an_appending_line_is_shown_with_its_wilds_in_place(page: Page, tmp_path
         expect(line.locator(".ok")).to_have_count(len(laid))
         expect(page.locator("#verdict")).to_contain_text(f"right: {len(laid)} card(s) in order after the Starter")
         expect(page.locator("#clock")).to_be_hidden()  # no race, no clock
+
+
+def test_a_grid_game_shows_the_fives_kept_face_up_and_whose_turn_it_is(page: Page, tmp_path) -> None:
+    film = tmp_path / "grid.mp4"
+    grid_film(film, 97_850_000, states=10)  # a wrong turn turned back down, then the first five kept
+    with served(LiveTable(str(film), GameSetup("grid"), tmp_path / "results.sqlite", pace=False)) as base:
+        page.goto(f"{base}/")
+        expect(page.locator("#status")).to_have_text("ended: the film ended", timeout=90_000)
+        expect(page.locator("#game")).to_have_text("Grid o' Digits")
+        line = page.locator("#verdict .line")
+        expect(line).to_have_text("3.14159 ····· ····· ····· ·····")
+        expect(line.locator(".ok")).to_have_count(5)
+        expect(page.locator("#verdict")).to_contain_text("player 2 to reveal: a 2 (decimal 6)")
 
 
 def test_without_the_token_the_page_shows_the_table_but_cannot_control_it(page: Page, tmp_path) -> None:

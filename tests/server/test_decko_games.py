@@ -1,4 +1,4 @@
-"""Decko Digits' appending and block games refereed from films of held-out renders laid a card at a time:
+"""Decko Digits' appending, block and grid games refereed from films of held-out renders played a card at a time:
 each state judged as it settles, in the terminal and on the dashboard alike."""
 
 import json
@@ -11,10 +11,13 @@ import server.cli  # noqa: F401  (registers the commands)
 from server.app import app
 from server.live import GameSetup, LiveTable
 from tests.server.serving import watched_to_the_end
-from tests.server.sources import appending_film, block_sets_film
+from rules.grid_digits import play
+from server.decko_games import grid_lines, turn_lines
+from tests.server.sources import GRID_REVEALS, appending_film, block_sets_film, grid_film
 
 SEED = 97_300_000  # a held-out appending line no other test reads
 BLOCKS_SEED = 97_700_000  # held-out block-game sets no other test reads
+GRID_SEED = 97_800_000  # a held-out Grid o' Digits table no other test reads
 
 
 @pytest.fixture(scope="module")
@@ -59,3 +62,17 @@ def test_the_block_games_sets_are_counted_as_they_are_set_down_on_the_page_as_in
     words = CliRunner().invoke(app, ["judge", "blocks", str(film)]).stdout.splitlines()
     state = watched_to_the_end(LiveTable(str(film), GameSetup("blocks"), tmp_path / "r.sqlite", pace=False))
     assert state["events"][-1]["lines"] == words[len(state["events"]) :]  # the verdict on the last, word for word
+
+
+def test_a_grid_game_is_refereed_reveal_by_reveal_on_the_page_as_in_the_terminal(tmp_path) -> None:
+    film = tmp_path / "grid.mp4"
+    grid_film(film, GRID_SEED)
+    printed = CliRunner().invoke(app, ["judge", "grid", str(film), "--json"])
+    assert printed.exit_code == 0, printed.output
+    game = json.loads(printed.stdout)
+    expected = play(GRID_REVEALS)
+    assert game["ended_by"] == "film" and {k: game[k] for k in expected.to_json()} == expected.to_json()
+    kept = [view["kept"] for view in game["laid"]]
+    assert kept == sorted(kept) and kept[-1] == 10
+    state = watched_to_the_end(LiveTable(str(film), GameSetup("grid"), tmp_path / "r.sqlite", pace=False))
+    assert state["events"][-1]["lines"] == [*turn_lines(expected), *grid_lines(expected)]

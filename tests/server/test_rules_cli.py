@@ -102,3 +102,24 @@ def test_mathleague_scores_a_typed_team_against_the_win_number() -> None:
     ]
     refused = tableref("judge", "mathleague", "--student", "ms forty red")
     assert refused.returncode == 2 and "give LEVEL (elem, ms, hs), SCORE and COLOUR" in refused.stderr
+
+
+def test_grid_typed_says_each_turn_whose_turn_it_is_and_refuses_what_the_game_does_not_allow() -> None:
+    result = tableref("judge", "grid", "--reveals", "1 4 1 5 9 2 7 3", "--players", "3")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "turn 1, player 1: 1 4 1 5 9 | 2 7 (wrong: decimal 7 is 6)",
+        "turn 2, player 2: 3 (wrong: decimal 6 is 2)",
+        "face up for good: 3.14159 (5 of 25 cards)",
+        "player 3 to reveal: a 2 (decimal 6)",
+    ]
+    won = json.loads(tableref("judge", "grid", "--reveals", "1 4 1 5 9", "--cards", "5", "--json").stdout)
+    assert (won["winner"], won["player"], won["kept"]) == (1, None, 5)
+    for args, said in (
+        (("--reveals", "1 4 x"), "type the digits revealed"),
+        (("--reveals", "1", "--cards", "12"), "a multiple of 5"),
+        (("--reveals", "1 4 1 5 9 2", "--cards", "5"), "player 1 won"),
+        ((), "give a photo or film of the grid or --reveals"),
+    ):
+        refused = tableref("judge", "grid", *args)
+        assert refused.returncode == 2 and said in refused.stderr, args
