@@ -13,7 +13,8 @@ from vision.cards.artwork import STARTER, CardFace
 from vision.cards.back_patterns import BackDesign, BackPattern
 
 TRAIN_BACKS: tuple[BackPattern, ...] = (
-    "lattice", "stripes", "checks", "rings", "plain", "grid", "harlequin", "scales", "confetti", "blotches"
+    "lattice", "stripes", "checks", "rings", "plain", "grid", "harlequin", "scales", "confetti", "blotches",
+    "chevrons", "swirls",
 )  # fmt: skip
 HELDOUT_BACKS: tuple[BackPattern, ...] = ("dots", "waves")
 _INKS = ((160, 30, 40), (30, 60, 140), (20, 100, 60), (40, 40, 45), (110, 40, 120), (200, 120, 20), (0, 110, 130))

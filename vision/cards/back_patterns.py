@@ -1,6 +1,7 @@
 """Card backs: the patterns a deck's back may carry, for Grid o' Digits' face-down cards. The print-and-play
 deck's back is a lattice round a pi; the rest give the face-down network (models/train_card_backs.py) the
-variety of real decks' backs, two of them kept out of training to measure it on."""
+variety of real decks' backs (plain, geometric, scattered, curled), two of them kept out of training to measure
+it on."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from PIL import ImageDraw
 RGB = tuple[int, int, int]
 BackPattern = Literal[
     "lattice", "stripes", "checks", "rings", "plain", "grid", "harlequin", "scales", "confetti", "blotches",
-    "dots", "waves",
+    "chevrons", "swirls", "dots", "waves",
 ]  # fmt: skip
 
 
@@ -120,6 +121,25 @@ def _blotches(draw: ImageDraw.ImageDraw, p: Panel, rng: random.Random) -> None:
         draw.ellipse(box, fill=mixed if rng.random() < 0.5 else p.paper)
 
 
+def _chevrons(draw: ImageDraw.ImageDraw, p: Panel, rng: random.Random) -> None:
+    for y in (p.y0 + t for t in p.ticks(p.y1 - p.y0)):
+        xs = [p.x0 + t for t in p.ticks(p.x1 - p.x0)]
+        zigzag = [(x, y + (p.step / 2 if k % 2 else 0)) for k, x in enumerate(xs)]
+        draw.line(zigzag, fill=p.paper, width=p.width, joint="curve")
+
+
+def _swirls(draw: ImageDraw.ImageDraw, p: Panel, rng: random.Random) -> None:
+    """Curls of arcs scattered over the panel, as ornate backs have."""
+    for _ in range(int((p.x1 - p.x0) * (p.y1 - p.y0) / (1.5 * p.step) ** 2)):
+        cx, cy = rng.uniform(p.x0, p.x1), rng.uniform(p.y0, p.y1)
+        start = rng.uniform(0, 360)
+        for k in range(1, 4):
+            r = 0.35 * k * p.step
+            box = (max(cx - r, p.x0), max(cy - r, p.y0), min(cx + r, p.x1), min(cy + r, p.y1))
+            if box[0] < box[2] and box[1] < box[3]:
+                draw.arc(box, start, start + 240, fill=p.paper, width=max(1, p.width // 2))
+
+
 def _rings(draw: ImageDraw.ImageDraw, p: Panel, rng: random.Random) -> None:
     for k, inset in enumerate(t for t in p.ticks(p.x1 - p.x0) if t < (p.x1 - p.x0) / 2):
         if k % 2:
@@ -144,6 +164,8 @@ PATTERNS: dict[str, Callable[[ImageDraw.ImageDraw, Panel, random.Random], None]]
     "scales": _scales,
     "confetti": _confetti,
     "blotches": _blotches,
+    "chevrons": _chevrons,
+    "swirls": _swirls,
     "dots": _dots,
     "waves": _waves,
 }
