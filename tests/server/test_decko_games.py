@@ -8,11 +8,11 @@ import pytest
 from typer.testing import CliRunner
 
 import server.cli  # noqa: F401  (registers the commands)
+from rules.grid_digits import play
 from server.app import app
+from server.decko_games import grid_lines, turn_lines
 from server.live import GameSetup, LiveTable
 from tests.server.serving import watched_to_the_end
-from rules.grid_digits import play
-from server.decko_games import grid_lines, turn_lines
 from tests.server.sources import GRID_REVEALS, appending_film, block_sets_film, grid_film
 
 SEED = 97_300_000  # a held-out appending line no other test reads
