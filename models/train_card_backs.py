@@ -24,6 +24,7 @@ import numpy as np
 import typer
 
 from models.datasets import render_cached
+from models.locator_training import block
 from models.synth.backs import grid_scene_spec
 from models.synth.scenes import render_scene
 from models.train_cards import crop_batch, fit_classifier
@@ -78,9 +79,6 @@ def heldout_grid_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 def make_model():
     import torch.nn as nn
-
-    def block(cin: int, cout: int) -> nn.Sequential:
-        return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU())
 
     return nn.Sequential(
         block(3, 16),
