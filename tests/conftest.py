@@ -20,6 +20,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 # short files fill the gaps.
 LONGEST_FIRST = (
     "vision/test_cards.py",
+    "server/test_decko_games.py",
     "vision/test_table.py",
     "vision/test_cards_second_looks.py",
     "server/test_seven_pis_turns_video.py",
@@ -34,7 +35,6 @@ LONGEST_FIRST = (
     "vision/test_sticks_mirrored.py",
     "vision/test_dominoes.py",
     "server/test_tempus_lane_video.py",
-    "server/test_decko_games.py",
     "models/test_stick_locator_training.py",
     "calibration/test_sweep.py",
     "rules/test_seven_pis.py",
