@@ -29,7 +29,8 @@ from rules.pi import BLOCKS, PI_DECIMALS, wild_pair
 from rules.settling import Settler
 from server.storage import NotRecorded, Recording, recording
 from server.watching import Onlooker, Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
-from vision.cards.grid import GridView
+from vision.cards.backs import FaceDownCheck
+from vision.cards.grid import FaceUp, GridView, face_up_cards
 from vision.cards.recognize import CardRecognizer
 
 
@@ -283,15 +284,12 @@ def grid_short(view: GridView) -> str:
 
 
 @functools.cache
-def _face_down_check():
-    from vision.cards.backs import FaceDownCheck
-
+def _face_down_check() -> FaceDownCheck:
     return FaceDownCheck()
 
 
-def face_up_in(recognizer: CardRecognizer, frame: np.ndarray) -> tuple:
-    from vision.cards.grid import face_up_cards
-
+def face_up_in(recognizer: CardRecognizer, frame: np.ndarray) -> tuple[FaceUp, ...]:
+    """The grid's cards a frame shows face up."""
     return face_up_cards(frame, recognizer(frame), _face_down_check())
 
 
@@ -302,7 +300,7 @@ def grid_game(cards: int, players: int) -> DeckoGame:
     return DeckoGame(
         name="grid",
         read=face_up_in,
-        judge=lambda before, shown: (before or start).seen(shown),
+        judge=lambda before, shown: (start if before is None else before).seen(shown),
         ended=lambda view: "won" if view.game.over else None,
         short=grid_short,
         said=lambda view: [*turn_lines(view.game), *grid_lines(view.game)],
