@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
 import typer
 
 from models.synth.degrade import Degradation
@@ -138,6 +139,12 @@ def read_line_photo(photo: Path, annotate: Path | None, read: LineReader) -> tup
         fail(f"{photo}: {exc}")
         raise typer.Exit(code=1) from exc
     warnings = []
+    if not any(card.face.kind == "starter" for card in cards):
+        head = min(cards, key=lambda card: float(np.linalg.norm(card.center - line.starter.center)))
+        warnings.append(
+            f"no Starter was read: the card heading the line (read as {head.face.label}) was taken for it; "
+            "check that it is the Starter"
+        )
     if line.stray:
         warnings.append(f"{len(line.stray)} card(s) lie apart from the line and were not judged")
     short = short_rows(line)

@@ -317,6 +317,23 @@ def test_judge_append_reads_a_line_with_wilds_and_says_what_the_hand_appends(tmp
     assert verdict["cards"] == laid and verdict["correct"] == len(laid) and verdict["first_error"] is None
     assert verdict["next_digit"] == following[0]
     assert verdict["append_now"] == hand.split()[1::-1]  # the Wild for the next digit, then the one after
+    assert not any("Starter" in warning for warning in verdict["warnings"])
+
+
+def test_judge_append_says_when_no_starter_was_read_and_a_card_stood_in_for_it(tmp_path) -> None:
+    """A line headed by a 3 instead of the Starter (a Starter misread looks so): the 3 heads the line, and the
+    player is told to check it."""
+    from models.synth.scenes import SceneSpec
+    from vision.cards.artwork import CardFace
+
+    faces = tuple(CardFace("digit", (d,)) for d in (3, 1, 4, 1, 5, 9))
+    scene = render_scene(97_250_000, SceneSpec(split="heldout", layout="row", faces=faces, one_deck_style=True))
+    photo = tmp_path / "line.png"
+    Image.fromarray(scene.image[..., ::-1]).save(photo)
+    result = tableref("judge", "append", str(photo))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0] == "3.14159"
+    assert "note: no Starter was read: the card heading the line (read as 3) was taken for it" in result.stdout
 
 
 def test_judge_append_typed_names_the_first_wrong_card_and_refuses_nonsense() -> None:
