@@ -14,7 +14,6 @@ tables. Needs the `train` extra (torch, onnx).
 from __future__ import annotations
 
 import functools
-import json
 import random
 import time
 from dataclasses import replace
@@ -27,10 +26,9 @@ from models.datasets import render_cached
 from models.locator_training import block
 from models.synth.backs import grid_scene_spec
 from models.synth.scenes import render_scene
-from models.train_cards import crop_batch, fit_classifier
-from models.training import export_onnx
+from models.train_cards import crop_batch, export_classifier, fit_classifier
 from vision.cards.backs import CLASSES, MODEL_PATH
-from vision.cards.classify import CROP_SIZE, crop_card
+from vision.cards.classify import crop_card
 from vision.cards.recognize import CardRecognizer
 from vision.geometry import points_in_quads
 
@@ -114,17 +112,10 @@ def main(
     started = time.time()
     model = make_model()
     acc = fit_classifier(model, train, val, epochs, max_lr, seed)
-    export_onnx(model, (1, 3, CROP_SIZE[1], CROP_SIZE[0]), out, "crops", "logits")
-    manifest = {
-        "model": out.name,
-        "input": {
-            "name": "crops",
-            "shape": ["n", 3, CROP_SIZE[1], CROP_SIZE[0]],
-            "layout": "NCHW BGR",
-            "normalisation": "per crop: (x - mean) / (std + 8), over all pixels and channels",
-        },
-        "classes": list(CLASSES),
-        "training": {
+    export_classifier(
+        model,
+        out,
+        {
             "scenes": scenes,
             "val_scenes": val_scenes,
             "epochs": epochs,
@@ -140,9 +131,8 @@ def main(
             "heldout_crop_accuracy": round(acc, 4),
             "seconds": round(time.time() - started),
         },
-    }
-    out.with_suffix(".json").write_text(json.dumps(manifest, indent=2) + "\n")
-    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) and its manifest")
+        list(CLASSES),
+    )
 
 
 if __name__ == "__main__":

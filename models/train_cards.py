@@ -300,8 +300,9 @@ def fit_classifier(
     return fit_epochs(model, len(x_train), epochs, max_lr, seed, batch_loss, evaluate)
 
 
-def export_classifier(model, out: Path, training: dict) -> None:
-    """The model as ONNX at `out`, with its manifest (`training` says how it was made) beside it."""
+def export_classifier(model, out: Path, training: dict, classes: list[str] | None = None) -> None:
+    """The model as ONNX at `out`, with its manifest (`training` says how it was made; `classes`, the card
+    classifier's unless given) beside it. Any network that reads the classifier's crops is exported so."""
     export_onnx(model, (1, 3, CROP_SIZE[1], CROP_SIZE[0]), out, "crops", "logits")
     manifest = {
         "model": out.name,
@@ -311,7 +312,7 @@ def export_classifier(model, out: Path, training: dict) -> None:
             "layout": "NCHW BGR",
             "normalisation": "per crop: (x - mean) / (std + 8), over all pixels and channels",
         },
-        "classes": class_names(),
+        "classes": class_names() if classes is None else classes,
         "training": training,
     }
     out.with_suffix(".json").write_text(json.dumps(manifest, indent=2) + "\n")
