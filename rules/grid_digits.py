@@ -85,7 +85,8 @@ class GridGame:
         problems = self.problems
         if self.face_down[digit] == 0:
             problems += (
-                f"a {digit} was revealed, but no {digit} is left face down (a misread, or not a card of the grid)",
+                f"{a_digit(digit)} was revealed, but no {digit} is left face down "
+                "(a misread, or not a card of the grid)",
             )
         place = self.kept + len(self.streak)
         right = digit == PI_DECIMALS[place]
@@ -117,7 +118,7 @@ class GridGame:
             if digit in pending:
                 pending.remove(digit)
             else:
-                problems.append(f"a {digit} was turned face down that stays face up (a streak's or a kept card)")
+                problems.append(f"{a_digit(digit)} was turned face down that stays face up (a streak's or a kept card)")
         return replace(self, to_turn_down=tuple(pending), problems=tuple(problems))
 
     def to_json(self) -> dict[str, Any]:
@@ -137,6 +138,11 @@ class GridGame:
             ],
             "problems": list(self.problems),
         }
+
+
+def a_digit(digit: int | None) -> str:
+    """'a 7', 'an 8'."""
+    return f"an {digit}" if digit == 8 else f"a {digit}"
 
 
 def new_game(cards: int = GRID_CARDS, players: int = 2) -> GridGame:

@@ -24,7 +24,7 @@ import typer
 from rules.appending import AppendVerdict, appendable, judge_line, jump_to_end
 from rules.blocks import BLOCK_SIZE, BlockSet, BlockTable, judge_sets
 from rules.decko import DeckoCard, card_text
-from rules.grid_digits import STREAK, GridGame, Reveal, new_game, turns
+from rules.grid_digits import STREAK, GridGame, Reveal, a_digit, new_game, turns
 from rules.pi import BLOCKS, PI_DECIMALS, wild_pair
 from rules.settling import Settler
 from server.storage import NotRecorded, Recording, recording
@@ -242,7 +242,7 @@ def grid_lines(game: GridGame, whose: bool = True) -> list[str]:
     else:
         place = game.kept + len(game.streak) + 1
         lines.append(
-            f"{f'player {game.player}' if whose else 'next'} to reveal: {_a(game.next_digit)} (decimal {place})"
+            f"{f'player {game.player}' if whose else 'next'} to reveal: {a_digit(game.next_digit)} (decimal {place})"
         )
     return [*lines, *(f"note: {problem}" for problem in game.problems)]
 
@@ -261,17 +261,13 @@ def turn_lines(game: GridGame) -> list[str]:
     ]
 
 
-def _a(digit: int | None) -> str:
-    return f"an {digit}" if digit == 8 else f"a {digit}"
-
-
 def grid_short(view: GridView) -> str:
     """What a view of the grid showed, and the grid then, on one line as each view settles."""
     game = view.game
     shown = [f"turned down {' '.join(map(str, view.turned_down))}"] if view.turned_down else []
     for reveal in game.reveals[len(game.reveals) - view.revealed :]:
         outcome = "right, five kept" if reveal.kept else "right" if reveal.right else "wrong"
-        shown.append(f"player {reveal.player} revealed {_a(reveal.digit)}: {outcome}")
+        shown.append(f"player {reveal.player} revealed {a_digit(reveal.digit)}: {outcome}")
     said = "; ".join(shown) + " | " if shown else ""
     said += f"{game.kept} of {game.cards} kept"
     if game.streak:
@@ -280,7 +276,7 @@ def grid_short(view: GridView) -> str:
         said += f", to turn down {' '.join(map(str, game.to_turn_down))}"
     if game.over:
         return f"{said}: player {game.winner} wins"
-    return f"{said}: player {game.player} to reveal {_a(game.next_digit)}"
+    return f"{said}: player {game.player} to reveal {a_digit(game.next_digit)}"
 
 
 @functools.cache
