@@ -22,7 +22,7 @@ from models.synth.scenes import PORTRAIT_SIZE, Scene, SceneSpec, render_scene, s
 from models.train_cards import tempus_line_spec, training_spec
 from rules.pi import BLOCKS, PI_DECIMALS, wild_pair
 from vision.cards.artwork import CARD_MM, STARTER, CardFace
-from vision.cards.backs import FaceDownCheck
+from vision.cards.backs import shipped_check
 from vision.cards.classify import CardClassifier
 from vision.cards.grid import face_up
 from vision.cards.lines import CardLine, NoStarterError, read_appending_line, read_tempus_line
@@ -193,11 +193,6 @@ def scene_spec(seed: int, laid: Laid = Laid.MIX) -> SceneSpec:
     return training_spec(seed, split="heldout")
 
 
-@functools.cache
-def _face_down_check() -> FaceDownCheck:
-    return FaceDownCheck()
-
-
 def read_exactly(laid: Laid, scene: Scene, classifier: CardClassifier, image: np.ndarray, cards: list[Card]) -> bool:
     """Whether the scene's line (or sets) is read card for card as its game's judge reads it: a Tempus line
     (`judge tempus`), an appending line (`judge append`), the block game's sets, each as the cards it holds
@@ -240,7 +235,7 @@ def _evaluate_cards(
         scene = as_made_worse(scene, worse)
         cards = recognizer(image)
         if laid is Laid.GRID:  # as `judge grid` reads a table: no card lying face down
-            cards = face_up(image, cards, _face_down_check())
+            cards = face_up(image, cards, shipped_check())
         result = score_scene(scene, cards)
         if spec.faces is not None:  # a game's line or sets, read as its judge reads them
             result.lines = 1

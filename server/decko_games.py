@@ -11,7 +11,6 @@ all face up), on Ctrl-C, or when a camera stops (what was judged stands).
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
@@ -29,7 +28,7 @@ from rules.pi import BLOCKS, PI_DECIMALS, wild_pair
 from rules.settling import Settler
 from server.storage import NotRecorded, Recording, recording
 from server.watching import Onlooker, Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
-from vision.cards.backs import FaceDownCheck
+from vision.cards.backs import shipped_check
 from vision.cards.grid import FaceUp, GridView, face_up_cards
 from vision.cards.recognize import CardRecognizer
 
@@ -279,14 +278,9 @@ def grid_short(view: GridView) -> str:
     return f"{said}: player {game.player} to reveal {a_digit(game.next_digit)}"
 
 
-@functools.cache
-def _face_down_check() -> FaceDownCheck:
-    return FaceDownCheck()
-
-
 def face_up_in(recognizer: CardRecognizer, frame: np.ndarray) -> tuple[FaceUp, ...]:
     """The grid's cards a frame shows face up."""
-    return face_up_cards(frame, recognizer(frame), _face_down_check())
+    return face_up_cards(frame, recognizer(frame), shipped_check())
 
 
 def grid_game(cards: int, players: int) -> DeckoGame:

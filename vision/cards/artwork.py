@@ -322,10 +322,10 @@ def _draw_back(draw: ImageDraw.ImageDraw, style: CardStyle, W: int, H: int) -> N
     """A card face down, as Grid o' Digits lays them (`style.back`): its pattern round an emblem."""
     back = style.back
     ink, paper = back.ink or style.palette[0], back.paper or style.paper
-    draw_back_panel(draw, back, ink, paper, W, H)
+    panel = draw_back_panel(draw, back, ink, paper, W, H)
     if back.emblem != "none":
-        rx, ry, width = 0.28 * W, 0.16 * H, max(2, int(0.2 * back.step * W))
-        draw.ellipse((W / 2 - rx, H / 2 - ry, W / 2 + rx, H / 2 + ry), fill=paper, outline=ink, width=width)
+        rx, ry = 0.28 * W, 0.16 * H
+        draw.ellipse((W / 2 - rx, H / 2 - ry, W / 2 + rx, H / 2 + ry), fill=paper, outline=ink, width=panel.width)
         if back.emblem == "pi":
             _draw_centered(draw, "π", style.font, (W / 2, H / 2), (rx, ry), ink)
 

@@ -171,9 +171,10 @@ PATTERNS: dict[str, Callable[[ImageDraw.ImageDraw, Panel, random.Random], None]]
 }
 
 
-def draw_back_panel(draw: ImageDraw.ImageDraw, back: BackDesign, ink: RGB, paper: RGB, W: int, H: int) -> None:
-    """The back's panel and pattern on a card W x H pixels (the emblem is the caller's)."""
+def draw_back_panel(draw: ImageDraw.ImageDraw, back: BackDesign, ink: RGB, paper: RGB, W: int, H: int) -> Panel:
+    """The back's panel and pattern on a card W x H pixels, drawn and returned (the emblem is the caller's)."""
     m = back.margin * W
     panel = Panel(m, m, W - m, H - m, back.step * W, max(2, int(0.2 * back.step * W)), ink, paper)
     draw.rounded_rectangle((panel.x0, panel.y0, panel.x1, panel.y1), radius=0.04 * W, fill=ink)
     PATTERNS[back.pattern](draw, panel, random.Random(back.seed))
+    return panel

@@ -7,6 +7,7 @@ whether it shows a face or a back.
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -22,6 +23,12 @@ CLASSES = ("face", "back")
 # not trained on (seeds 71600000..): of the cards read there, those on faces dropped and those on backs kept, at
 # 0.1: 5 and 3, at 0.15: 1 and 5, at 0.2: 1 and 6, at 0.3: 1 and 10, at 0.5: 0 and 13 (models/card_backs.md).
 BACK_ABOVE = 0.15
+
+
+@functools.cache
+def shipped_check() -> FaceDownCheck:
+    """The shipped face-down network, loaded once for the process (a referee's watch and the evaluation alike)."""
+    return FaceDownCheck()
 
 
 class FaceDownCheck:
