@@ -9,7 +9,7 @@ from dataclasses import replace
 from models.synth.scenes import SceneSpec
 from rules.grid_digits import GRID_CARDS, STREAK
 from rules.pi import PI_DECIMALS
-from vision.cards.artwork import STARTER, CardFace
+from vision.cards.artwork import FACE_CLASSES, STARTER, CardFace
 from vision.cards.back_patterns import BackDesign, BackPattern
 
 TRAIN_BACKS: tuple[BackPattern, ...] = (
@@ -69,3 +69,17 @@ def grid_scene_spec(rng: random.Random, split: str) -> SceneSpec:
     spec, order = grid_table(rng, split)
     share = rng.random()
     return turned_up(spec, order, {k for k in range(len(order)) if rng.random() < share})
+
+
+# Scenes with every card face up: a check of backs must pass faces of every design and table, most of all.
+ALL_FACES_UP = 0.3
+
+
+def some_face_down(rng: random.Random, spec: SceneSpec) -> SceneSpec:
+    """`spec` with a random share of its cards (its own, or as many as the renderer would draw) laid face down
+    in one back of the split's, as a deck beside a race, the appending game's Deck or the bluffing game's line
+    lays them; in ALL_FACES_UP of scenes, none."""
+    faces = list(spec.faces or (rng.choice(FACE_CLASSES) for _ in range(rng.randint(*spec.n_cards))))
+    share = 0.0 if rng.random() < ALL_FACES_UP else rng.uniform(0.1, 0.6)
+    faces = [CardFace("back") if rng.random() < share else face for face in faces]
+    return replace(spec, faces=tuple(faces), back=random_back(rng, spec.split == "heldout"))
