@@ -16,13 +16,12 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
-from models.synth.backs import grid_scene_spec
+from models.synth.backs import grid_scene_spec, some_face_down
 from models.synth.degrade import Degradation, degrade, moved, px_per_mm, worsened
 from models.synth.scenes import PORTRAIT_SIZE, Scene, SceneSpec, render_scene, split_fonts
 from models.train_cards import tempus_line_spec, training_spec
 from rules.pi import BLOCKS, PI_DECIMALS, wild_pair
 from vision.cards.artwork import CARD_MM, STARTER, CardFace
-from vision.cards.backs import shipped_check
 from vision.cards.classify import CardClassifier
 from vision.cards.grid import face_up
 from vision.cards.lines import CardLine, NoStarterError, read_appending_line, read_tempus_line
@@ -125,6 +124,7 @@ class Laid(enum.Enum):
     APPENDING = "appending"  # a line of the appending game (`appending_line_spec`)
     BLOCKS = "blocks"  # the block game's sets of five (`block_sets_spec`)
     GRID = "grid"  # a Grid o' Digits table part played (`grid_scene_spec`), its face-down cards told apart
+    FACE_DOWN = "face-down"  # the mix with a share of each scene's cards face down (`some_face_down`)
 
 
 LAID_TITLES = {
@@ -133,6 +133,7 @@ LAID_TITLES = {
     Laid.APPENDING: ", lines of the appending game",
     Laid.BLOCKS: ", sets of the block game",
     Laid.GRID: ", Grid o' Digits tables",
+    Laid.FACE_DOWN: ", some cards face down",
 }
 
 
@@ -190,13 +191,15 @@ def scene_spec(seed: int, laid: Laid = Laid.MIX) -> SceneSpec:
         return grid_scene_spec(rng, "heldout")
     if laid is Laid.TOUCHING:
         return tempus_line_spec(rng, "heldout", TOUCHING_GAP_MM)
+    if laid is Laid.FACE_DOWN:
+        return some_face_down(rng, training_spec(seed, split="heldout"))
     return training_spec(seed, split="heldout")
 
 
 def read_exactly(laid: Laid, scene: Scene, classifier: CardClassifier, image: np.ndarray, cards: list[Card]) -> bool:
     """Whether the scene's line (or sets) is read card for card as its game's judge reads it: a Tempus line
     (`judge tempus`), an appending line (`judge append`), the block game's sets, each as the cards it holds
-    (`judge blocks`), or the cards of a Grid o' Digits table face up (`cards` already told from the backs)."""
+    (`judge blocks`), or the cards of a Grid o' Digits table face up."""
     if laid is Laid.GRID:
         return sorted(card.face.label for card in cards) == sorted(card.face.label for card in scene.cards)
     if laid is Laid.BLOCKS:
@@ -234,10 +237,10 @@ def _evaluate_cards(
         image = degrade(scene.image, worse, s, on_table, px_per_mm(on_table, CARD_MM[1]))
         scene = as_made_worse(scene, worse)
         cards = recognizer(image)
-        if laid is Laid.GRID:  # as `judge grid` reads a table: no card lying face down
-            cards = face_up(image, cards, shipped_check())
+        if laid is Laid.GRID:  # as `judge grid` reads a table, most of it face down
+            cards = face_up(cards)
         result = score_scene(scene, cards)
-        if spec.faces is not None:  # a game's line or sets, read as its judge reads them
+        if spec.faces is not None and laid is not Laid.FACE_DOWN:  # a game's line or sets, read as its judge reads them
             result.lines = 1
             result.lines_exact = read_exactly(laid, scene, recognizer.classifier, image, cards)
         total.add(result)

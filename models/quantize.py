@@ -254,7 +254,7 @@ def main(
     from vision.dominoes.pips import MODEL_PATH as PIPS_PATH
 
     cv2.setNumThreads(1)
-    cards = CardRecognizer(classifier=CardClassifier(CARDS_PATH))
+    cards = CardRecognizer(classifier=CardClassifier(CARDS_PATH), backs=False)  # its crops are all it records
     seeds = range(61_000_000, 61_000_000 + card_scenes)
     inputs = recorded_inputs(
         cards.classifier, lambda s: cards(render_scene(s, card_spec(s, split="train")).image), seeds

@@ -28,7 +28,6 @@ from rules.pi import BLOCKS, PI_DECIMALS, wild_pair
 from rules.settling import Settler
 from server.storage import NotRecorded, Recording, recording
 from server.watching import Onlooker, Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
-from vision.cards.backs import shipped_check
 from vision.cards.grid import FaceUp, GridView, face_up_cards
 from vision.cards.recognize import CardRecognizer
 
@@ -280,7 +279,7 @@ def grid_short(view: GridView) -> str:
 
 def face_up_in(recognizer: CardRecognizer, frame: np.ndarray) -> tuple[FaceUp, ...]:
     """The grid's cards a frame shows face up."""
-    return face_up_cards(frame, recognizer(frame), shipped_check())
+    return face_up_cards(recognizer(frame))
 
 
 def grid_game(cards: int, players: int) -> DeckoGame:

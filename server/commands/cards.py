@@ -206,15 +206,26 @@ def evaluate_cards(
         "of held-out patterns), read as `judge grid` reads them, the backs told apart (column `lines exact`: "
         "tables whose every card face up is read, and nothing else).",
     ),
+    face_down: bool = typer.Option(
+        False,
+        help="Lay a share of each scene's cards face down (backs of held-out patterns), as a deck beside a race "
+        "or the appending game's Deck lies: a back read as a card is a false detection.",
+    ),
 ) -> None:
     """Digit cards: share read right and false detections on held-out scenes."""
     from models.evaluate import Laid
     from models.evaluate import evaluate_cards as run
 
-    asked = {Laid.TOUCHING: touching, Laid.APPENDING: appending, Laid.BLOCKS: blocks, Laid.GRID: grid}
+    asked = {
+        Laid.TOUCHING: touching,
+        Laid.APPENDING: appending,
+        Laid.BLOCKS: blocks,
+        Laid.GRID: grid,
+        Laid.FACE_DOWN: face_down,
+    }
     chosen = [laid for laid, wanted in asked.items() if wanted]
     if len(chosen) > 1:
-        fail("--touching, --appending, --blocks and --grid each lay every scene their own way: give one of them")
+        fail("--touching, --appending, --blocks, --grid and --face-down each lay every scene their own way: give one")
         raise typer.Exit(code=2)
     laid = chosen[0] if chosen else Laid.MIX
     run(scenes, seed, worse=degrade, portrait=portrait, laid=laid, varied_wilds=varied_wilds)

@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 
 from vision.cards.artwork import CARD_MM, STARTER, CardFace
+from vision.cards.backs import BACK_ABOVE, FaceDownCheck, shipped_check
 from vision.cards.centres import MODEL_PATH as LOCATOR_PATH
 from vision.cards.centres import PEAK_THRESHOLD, PORTRAIT_MODEL_PATH, CardLocator, HeatMap, half_axes, outline
 from vision.cards.classify import CardClassifier, Reading
@@ -157,6 +158,7 @@ class Card:
     face: CardFace
     corners: np.ndarray
     confidence: float
+    back: float = 0.0  # how likely it lies face down, as the face-down check (vision/cards/backs.py) sees it
 
     @property
     def center(self) -> np.ndarray:
@@ -392,7 +394,9 @@ class CardRecognizer:
     network, which marks each card's centre and axes (busy or low-contrast tables, touching cards; portrait
     frames have a locator of their own, `locator_for`). The corner
     network puts the locator's loose outlines, and any outline the classifier doubts, on the card's own
-    corners. The classifier is the judge.
+    corners. The classifier is the judge; a card it reads that surely lies face down (the face-down check,
+    vision/cards/backs.py, tells: a deck beside a race, the appending game's Deck) is no card read, and each
+    card read keeps how likely it is a back, for a game whose cards lie face down to be stricter.
     """
 
     def __init__(
@@ -403,7 +407,10 @@ class CardRecognizer:
         focus: FocusGauge | None = None,
         closer_locator: CardLocator | None = None,
         portrait_locator: CardLocator | None = None,
+        backs: bool = True,
     ) -> None:
+        """`backs=False` reads a card's back as the classifier reads it, and gives no card its likelihood of
+        being one (the face-down check's training wants those readings)."""
         self.classifier = classifier or CardClassifier.shipped()
         # One 8-bit network serves both looks at landscape frames (models/digit_cards.md).
         eight_bit = CardLocator(quantized(LOCATOR_PATH)) if locator is None or closer_locator is None else None
@@ -412,6 +419,7 @@ class CardRecognizer:
         self.portrait_locator = portrait_locator or CardLocator(PORTRAIT_MODEL_PATH)
         self.corners = corners or card_corners()
         self.focus = focus or FocusGauge()
+        self.face_down_check: FaceDownCheck | None = shipped_check() if backs else None
 
     def __call__(self, image: np.ndarray) -> list[Card]:
         return self.timed(image)[0]
@@ -419,8 +427,8 @@ class CardRecognizer:
     def timed(self, image: np.ndarray) -> tuple[list[Card], dict[str, float]]:
         """The cards and each stage's milliseconds (`read`). A frame read in doubt (RESTORE_DOUBTED) whose
         cepstrum shows a moving camera's streak clearly (vision/deblur.py) is read again with the streak taken
-        out: those cards come first, then the first reading's that are none of them. A picture larger than the
-        working size is read at it (vision/working_size.py)."""
+        out: those cards come first, then the first reading's that are none of them. Cards surely lying face
+        down are left out. A picture larger than the working size is read at it (vision/working_size.py)."""
         image, factor = working_copy(image)
         cards, timing = self.read(image)
         t0 = time.perf_counter()
@@ -431,6 +439,11 @@ class CardRecognizer:
             cards = restored + [c for c in cards if not any(_same_card(c.corners, r.corners) for r in restored)]
             cards = alike_only(cards, image.shape[1::-1])
         timing["deblurred_ms"] = (time.perf_counter() - t0) * 1000
+        t0 = time.perf_counter()
+        if self.face_down_check is not None:
+            backs = self.face_down_check.back_probability(image, [card.corners for card in cards])
+            cards = [replace(card, back=float(b)) for card, b in zip(cards, backs, strict=True) if b <= BACK_ABOVE]
+        timing["backs_ms"] = (time.perf_counter() - t0) * 1000
         return [replace(c, corners=to_picture(c.corners, factor)) for c in cards] if factor > 1 else cards, timing
 
     def read(self, image: np.ndarray, sharpen: bool = True) -> tuple[list[Card], dict[str, float]]:
