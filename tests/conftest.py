@@ -25,6 +25,7 @@ LONGEST_FIRST = (
     "vision/test_cards_second_looks.py",
     "server/test_seven_pis_turns_video.py",
     "server/test_dashboard.py",
+    "vision/test_card_backs.py",
     "vision/test_dominoes_blurred.py",
     "vision/test_sticks.py",
     "vision/test_sticks_blurred.py",
