@@ -146,11 +146,14 @@ def random_tile_style(rng: random.Random, split: str = "train", top: int = 6) ->
     )
 
 
-def draw_tile(style: TileStyle, pips: tuple[int, int], px_per_mm: float, rng: random.Random) -> np.ndarray:
-    """The top face as float32 BGRA, portrait: the half showing `pips[0]` on top."""
+def draw_tile(
+    style: TileStyle, pips: tuple[int, int], px_per_mm: float, rng: random.Random, back: BGR | None = None
+) -> np.ndarray:
+    """The top face as float32 BGRA, portrait: the half showing `pips[0]` on top; or, given the colour of its
+    `back`, the tile lying face down (no divider, no pips)."""
     w, h = round(style.width * px_per_mm), round(2 * style.width * px_per_mm)
     art = np.empty((h, w, 3), np.float32)
-    art[:] = style.body
+    art[:] = style.body if back is None else back
     art *= 1 + 0.04 * (np.asarray(_grain(rng, h, w)) - 0.5)[..., None]
     mask = np.zeros((h, w), np.uint8)
     r = max(1, round(style.corner_radius * px_per_mm))
@@ -171,6 +174,8 @@ def draw_tile(style: TileStyle, pips: tuple[int, int], px_per_mm: float, rng: ra
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         ramp = (xx * math.cos(light) + yy * math.sin(light)) / max(w, h)
         art += (style.gloss * 255 * np.clip(ramp - ramp.mean() + 0.5, 0, 1))[..., None]
+    if back is not None:
+        return np.dstack([np.clip(art, 0, 255), mask.astype(np.float32)])
 
     s = px_per_mm * 16  # cv2 drawing with 4 bits of sub-pixel precision
     mid = style.width / 2
@@ -258,6 +263,7 @@ class DominoScene:
     tiles: list[TruthTile]
     table: str  # the kind of table top, from models.synth.tables
     distractors: list[np.ndarray] = field(default_factory=list)  # image outlines of things that are not tiles
+    face_down: list[np.ndarray] = field(default_factory=list)  # image outlines of the tiles lying face down
 
 
 @dataclass(frozen=True)
@@ -284,6 +290,9 @@ class DominoSpec:
     # Only these tiles (by their place in the layout: in `placed`, their place there) lie on the table, the
     # scene otherwise the same: tiles taken up again as well, e.g. from a hand laid apart. Overrides `laid`.
     shown: tuple[int, ...] | None = None
+    # Tiles lying face down in a loose heap clear of the rest, as Seven Pis's draw pile lies: not tiles to read. Drawn
+    # from a stream of their own, after everything else (a scene without them renders as before).
+    face_down: int = 0
 
 
 class _Lens:
@@ -519,8 +528,42 @@ def render_dominoes(seed: int, spec: DominoSpec = DominoSpec()) -> DominoScene:
         corners = lens.project(pose.outline(st.width), st.thickness).astype(np.float32)
         halves = lens.project(pose.halves(st.width), st.thickness).astype(np.float32)
         truth.append((i, TruthTile(pose.pips, corners, halves, kind, pose.pi)))
+    pile = _draw_pile(random.Random(f"pile {seed}"), image, lens, outlines, spec, style)
     image = _photograph(rng, nrng, image)
-    return DominoScene(image, [t for _, t in sorted(truth, key=lambda x: x[0])], table, distractors)
+    return DominoScene(image, [t for _, t in sorted(truth, key=lambda x: x[0])], table, distractors, pile)
+
+
+def _draw_pile(
+    rng: random.Random, image: np.ndarray, lens: _Lens, tiles: list[np.ndarray], spec: DominoSpec, style: TileStyle
+) -> list[np.ndarray]:
+    """`spec.face_down` tiles of the set face down in a loose heap clear of `tiles` (table mm), their backs the
+    body's colour or, in some sets, one of their own; their image outlines."""
+    if not spec.face_down:
+        return []
+    taken = [_grown(t, 6.0) for t in tiles]
+    w, h = spec.size
+    back = style.body if rng.random() < 0.7 else _hsv(rng.uniform(0, 360), rng.uniform(0.2, 0.8), rng.uniform(0.2, 0.9))
+    poses: list[Pose] = []
+    for _try in range(40):
+        centre = _unproject(lens, np.array([[rng.uniform(0, w), rng.uniform(0, h)]]))[0]
+        for _ in range(spec.face_down):
+            for _place in range(30):
+                angle = rng.uniform(-math.pi, math.pi)
+                spot = centre + np.array([rng.gauss(0, 1.5), rng.gauss(0, 1.5)]) * style.width
+                pose = Pose(spot, np.array([math.cos(angle), math.sin(angle)]), (0, 0))
+                quad = pose.outline(style.width)
+                heap = [_grown(p.outline(style.width), 1.0) for p in poses]
+                if not _overlap_any([quad], taken + heap) and _fits(lens.project(quad, 0), spec.size, spec.min_tile_px):
+                    poses.append(pose)
+                    break
+        if poses:
+            break
+    _cast_shadows(rng, image, lens, [(p, "pile") for p in poses], [style] * len(poses))
+    outlines = []
+    for pose in sorted(poses, key=lambda p: -lens.depth(p.center)):
+        _draw_block(rng, image, lens, pose, style, back)
+        outlines.append(lens.project(pose.outline(style.width), style.thickness).astype(np.float32))
+    return outlines
 
 
 def _cast_shadows(
@@ -538,8 +581,10 @@ def _cast_shadows(
     image *= (1 - rng.uniform(0.25, 0.55) * shadow)[..., None]
 
 
-def _draw_block(rng: random.Random, image: np.ndarray, lens: _Lens, pose: Pose, style: TileStyle) -> None:
-    """The tile's visible sides, then its top face."""
+def _draw_block(
+    rng: random.Random, image: np.ndarray, lens: _Lens, pose: Pose, style: TileStyle, back: BGR | None = None
+) -> None:
+    """The tile's visible sides, then its top face (its `back`, if it lies face down)."""
     base = lens.project(pose.outline(style.width, gap=0.3), 0)
     top = lens.project(pose.outline(style.width, gap=0.3), style.thickness)
     for k in range(4):  # each side face, shaded by which way it faces
@@ -548,7 +593,7 @@ def _draw_block(rng: random.Random, image: np.ndarray, lens: _Lens, pose: Pose, 
         color = tuple(c * shade for c in style.side)
         cv2.fillConvexPoly(image, np.round(face * 16).astype(np.int32), color, cv2.LINE_AA, shift=4)
     narrow = np.linalg.norm(top[1] - top[0])
-    art = draw_tile(style, pose.pips, px_per_mm=float(np.clip(narrow * 2, 24, 160)) / style.width, rng=rng)
+    art = draw_tile(style, pose.pips, float(np.clip(narrow * 2, 24, 160)) / style.width, rng, back)
     _paste(image, art, top)
 
 

@@ -89,16 +89,23 @@ def evaluate_dominoes(
         False,
         help="Render the tiles as small as a webcam taking in a whole table sees them: 36-56 px long at the centre.",
     ),
+    face_down: int = typer.Option(
+        0,
+        "--face-down",
+        min=0,
+        help="Lay this many more tiles face down in a heap beside the rest, as Seven Pis's draw pile lies; a tile "
+        "read there is a false detection.",
+    ),
 ) -> None:
     """Dominoes: tiles with both halves read right, false detections, and speed on 28-tile frames."""
     from models.evaluate_dominoes import evaluate_dominoes as run
     from models.evaluate_dominoes import print_evaluation
 
-    result = run(scenes, seed, worse=degrade, far=far)
+    result = run(scenes, seed, worse=degrade, far=far, face_down=face_down)
     if as_json:
         typer.echo(json.dumps(result.to_json()))
     else:
-        print_evaluation(result, scenes, seed, degrade, far)
+        print_evaluation(result, scenes, seed, degrade, far, face_down)
 
 
 @judge_app.command("seven-pis")

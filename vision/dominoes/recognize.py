@@ -136,6 +136,10 @@ SIZED_FROM = 3
 # 50000000.., 51000000.., 95000000.. and 96000000.., 17 of 22 false blanks went and none of 217 right ones
 # (models/dominoes.md, sixty-fourth session).
 DIVIDER_MIN = 5.0
+# A tile lying face down (Seven Pis draws from a pile of them) is read as 0|0, 0.8-0.87 sure, its face the set's
+# own: it has no divider at all. On 200 scenes with ten tiles face down beside the rest (51000000..), 16 of the 18
+# such readings stood under 2.8 and every one of the 74 true blanks over 7.5 (models/dominoes.md).
+NO_DIVIDER = 3.0
 FACE_UNLIKE = 40.0
 FACE_FAR = 100.0
 FACE_OFF = 12.0
@@ -425,21 +429,24 @@ def _faces(crops: list[np.ndarray]) -> np.ndarray:
 
 
 def true_blanks(image: np.ndarray, kept: list[Candidate]) -> list[Candidate]:
-    """`kept` without the 0|0 readings whose face is far unlike the other tiles', or somewhat unlike them with no
-    divider across its middle (see FACE_FAR, FACE_UNLIKE and DIVIDER_MIN)."""
+    """`kept` without the 0|0 readings with no divider at all (a tile lying face down), or whose face is far
+    unlike the other tiles', or somewhat unlike them with a faint divider (see NO_DIVIDER, FACE_FAR, FACE_UNLIKE
+    and DIVIDER_MIN)."""
     blanks = [i for i, c in enumerate(kept) if c.pips == (0, 0)]
-    if not blanks or len(kept) <= BLANK_FACES_FROM:
+    if not blanks:
         return kept
     crops = crop_tiles(image, [c.frame for c in kept])
-    faces = _faces(crops)
-    unlike = set()
-    for i in blanks:
-        others = np.delete(faces, i, axis=0)
-        typical = np.median(others, axis=0)
-        spread = max(float(np.median(np.linalg.norm(others - typical, axis=1))), FACE_SPREAD_MIN)
-        off = float(np.linalg.norm(faces[i] - typical))
-        if (off > FACE_FAR and off > FACE_OFF * spread) or (off > FACE_UNLIKE and _divider(crops[i]) < DIVIDER_MIN):
-            unlike.add(i)
+    dividers = {i: _divider(crops[i]) for i in blanks}
+    unlike = {i for i in blanks if dividers[i] < NO_DIVIDER}
+    if len(kept) > BLANK_FACES_FROM:
+        faces = _faces(crops)
+        for i in blanks:
+            others = np.delete(faces, i, axis=0)
+            typical = np.median(others, axis=0)
+            spread = max(float(np.median(np.linalg.norm(others - typical, axis=1))), FACE_SPREAD_MIN)
+            off = float(np.linalg.norm(faces[i] - typical))
+            if (off > FACE_FAR and off > FACE_OFF * spread) or (off > FACE_UNLIKE and dividers[i] < DIVIDER_MIN):
+                unlike.add(i)
     return [c for i, c in enumerate(kept) if i not in unlike]
 
 
