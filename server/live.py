@@ -105,6 +105,13 @@ def _draw_cards(frame: np.ndarray, cards: Any) -> np.ndarray:
     return annotate_cards(frame, cards)
 
 
+def _draw_face_up(frame: np.ndarray, cards: Any) -> np.ndarray:
+    """A grid's cards as its game reads them: a card it takes for a back is not drawn as a digit."""
+    from vision.cards.grid import face_up
+
+    return _draw_cards(frame, face_up(cards))
+
+
 def _watch_tempus(
     source: str, setup: GameSetup, reader: Any, said: Said, kept: Recording, onlooker: Onlooker
 ) -> Watched:
@@ -233,7 +240,7 @@ GAMES: dict[str, Game] = {
     "tempus-lanes": Game(_card_reader, _draw_cards, _watch_tempus_lanes),
     "append": Game(_card_reader, _draw_cards, _watch_decko(lambda setup: APPENDING)),
     "blocks": Game(_card_reader, _draw_cards, _watch_decko(lambda setup: BLOCK_GAME)),
-    "grid": Game(_card_reader, _draw_cards, _watch_decko(lambda setup: grid_game(setup.grid_cards, setup.players))),
+    "grid": Game(_card_reader, _draw_face_up, _watch_decko(lambda setup: grid_game(setup.grid_cards, setup.players))),
     "digit": Game(_stick_reader, _draw_sticks, _watch_digit),
     "seven-pis": Game(_domino_reader, _draw_dominoes, _watch_seven_pis),
 }

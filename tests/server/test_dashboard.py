@@ -329,3 +329,20 @@ def test_digit_cards_are_drawn_for_the_page_as_the_kit_prints_them(tmp_path) -> 
         for number in ("0", "56"):
             assert call(f"{base}/api/digit-cards/{number}.png")[0] == 404
         assert call(f"{base}/api/digit-cards/seven.png")[0] == 422
+
+
+def test_a_grid_games_picture_draws_no_digit_on_a_card_it_takes_for_a_back() -> None:
+    """The page's picture of a Grid o' Digits table shows the cards face up as its game reads them, not a
+    back the reader doubted (its back probability between the grid's bar and the reader's)."""
+    from vision.cards.artwork import CardFace
+    from vision.cards.grid import GRID_BACK_ABOVE
+    from vision.cards.recognize import Card
+
+    frame = np.full((200, 300, 3), 90, np.uint8)
+    corners = np.array([[100, 50], [160, 50], [160, 134], [100, 134]], np.float32)
+    seven = CardFace("digit", (7,))
+    draw = live_module.GAMES["grid"].draw
+    doubted = Card(seven, corners, 0.9, back=(GRID_BACK_ABOVE + 1) / 2)
+    assert np.array_equal(draw(frame, [doubted]), frame)
+    assert not np.array_equal(draw(frame, [Card(seven, corners, 0.9, back=GRID_BACK_ABOVE / 2)]), frame)
+    assert not np.array_equal(live_module.GAMES["tempus"].draw(frame, [doubted]), frame)
