@@ -516,54 +516,58 @@ def render_dominoes(seed: int, spec: DominoSpec = DominoSpec()) -> DominoScene:
     laid = len(tiles) if spec.laid is None else spec.laid
     shown = set(range(laid) if spec.shown is None else spec.shown)
     _cast_shadows(rng, image, lens, [tiles[i] for i in sorted(shown)], [styles[i] for i in sorted(shown)])
+    pile_rng = random.Random(f"pile {seed}")
+    pile, back = _pile(pile_rng, lens, outlines, spec, style)
+    _cast_shadows(pile_rng, image, lens, [(p, "pile") for p in pile], [style] * len(pile))
     # A tile not shown is drawn aside all the same, so that the tiles shown look the same in every frame.
     aside = np.zeros_like(image) if len(shown) < len(tiles) else image
     truth = []
-    order = sorted(range(len(tiles)), key=lambda i: -lens.depth(tiles[i][0].center))
-    for i in order:  # far to near, so nearer tiles hide the sides of farther ones
-        (pose, kind), st = tiles[i], styles[i]
+    blocks = [(tiles[i][0], i) for i in range(len(tiles))] + [(p, None) for p in pile]
+    for pose, i in sorted(blocks, key=lambda b: -lens.depth(b[0].center)):  # far to near: nearer hide farther
+        if i is None:
+            _draw_block(pile_rng, image, lens, pose, style, back)
+            continue
+        kind, st = tiles[i][1], styles[i]
         _draw_block(rng, image if i in shown else aside, lens, pose, st)
         if i not in shown:
             continue
         corners = lens.project(pose.outline(st.width), st.thickness).astype(np.float32)
         halves = lens.project(pose.halves(st.width), st.thickness).astype(np.float32)
         truth.append((i, TruthTile(pose.pips, corners, halves, kind, pose.pi)))
-    pile = _draw_pile(random.Random(f"pile {seed}"), image, lens, outlines, spec, style)
+    face_down = [lens.project(p.outline(style.width), style.thickness).astype(np.float32) for p in pile]
     image = _photograph(rng, nrng, image)
-    return DominoScene(image, [t for _, t in sorted(truth, key=lambda x: x[0])], table, distractors, pile)
+    return DominoScene(image, [t for _, t in sorted(truth, key=lambda x: x[0])], table, distractors, face_down)
 
 
-def _draw_pile(
-    rng: random.Random, image: np.ndarray, lens: _Lens, tiles: list[np.ndarray], spec: DominoSpec, style: TileStyle
-) -> list[np.ndarray]:
-    """`spec.face_down` tiles of the set face down in a loose heap clear of `tiles` (table mm), their backs the
-    body's colour or, in some sets, one of their own; their image outlines."""
+def _pile(
+    rng: random.Random, lens: _Lens, tiles: list[np.ndarray], spec: DominoSpec, style: TileStyle
+) -> tuple[list[Pose], BGR]:
+    """`spec.face_down` tiles of the set face down in a loose heap clear of `tiles` (table mm), where the most of
+    them fit, and the colour of their backs: the body's or, in some sets, one of their own."""
     if not spec.face_down:
-        return []
+        return [], style.body
     taken = [_grown(t, 6.0) for t in tiles]
     w, h = spec.size
     back = style.body if rng.random() < 0.7 else _hsv(rng.uniform(0, 360), rng.uniform(0.2, 0.8), rng.uniform(0.2, 0.9))
+    spread = 0.5 * math.sqrt(max(spec.face_down, 9)) * style.width  # a heap of ten about three tiles wide
     poses: list[Pose] = []
-    for _try in range(40):
+    for _try in range(12):
         centre = _unproject(lens, np.array([[rng.uniform(0, w), rng.uniform(0, h)]]))[0]
+        heap: list[Pose] = []
         for _ in range(spec.face_down):
             for _place in range(30):
                 angle = rng.uniform(-math.pi, math.pi)
-                spot = centre + np.array([rng.gauss(0, 1.5), rng.gauss(0, 1.5)]) * style.width
-                pose = Pose(spot, np.array([math.cos(angle), math.sin(angle)]), (0, 0))
+                pose = Pose(centre + np.array([rng.gauss(0, spread), rng.gauss(0, spread)]),
+                            np.array([math.cos(angle), math.sin(angle)]), (0, 0))  # fmt: skip
                 quad = pose.outline(style.width)
-                heap = [_grown(p.outline(style.width), 1.0) for p in poses]
-                if not _overlap_any([quad], taken + heap) and _fits(lens.project(quad, 0), spec.size, spec.min_tile_px):
-                    poses.append(pose)
+                clear = not _overlap_any([quad], taken + [_grown(p.outline(style.width), 1.0) for p in heap])
+                if clear and _fits(lens.project(quad, 0), spec.size, spec.min_tile_px):
+                    heap.append(pose)
                     break
-        if poses:
+        poses = max(poses, heap, key=len)
+        if len(poses) == spec.face_down:
             break
-    _cast_shadows(rng, image, lens, [(p, "pile") for p in poses], [style] * len(poses))
-    outlines = []
-    for pose in sorted(poses, key=lambda p: -lens.depth(p.center)):
-        _draw_block(rng, image, lens, pose, style, back)
-        outlines.append(lens.project(pose.outline(style.width), style.thickness).astype(np.float32))
-    return outlines
+    return poses, back
 
 
 def _cast_shadows(

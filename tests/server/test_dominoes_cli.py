@@ -1,6 +1,7 @@
 """`tableref judge seven-pis` on typed tiles and on a rendered photo of a game, and `tableref evaluate dominoes`."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -75,6 +76,25 @@ def test_a_photo_of_a_finished_game_is_scored(tmp_path: Path) -> None:
     assert len(verdict["completed_pis"]) == len(truth.completed)
     assert verdict["status"]["ok"]
     assert cv2.imread(str(tmp_path / "pis.png")) is not None
+
+
+def test_the_draw_pile_lying_face_down_beside_the_pis_is_not_read_as_tiles(tmp_path: Path) -> None:
+    """Mid-game, the tiles not yet drawn lie face down in a heap beside the pis (as the sheet has the draw pile):
+    the photo is judged as the pis alone, none of the pile taken for a tile laid."""
+    states = play_game("advisor", 5, DOUBLE_SIX)
+    state = states[len(states) // 2]
+    shape = DOUBLE_SIX.shape
+    placed = tuple((p.pi, shape.slots[shape.index[p.slot]].cells, p.ends) for p in state.layout.placements)
+    spec = DominoSpec(split="heldout", layout="pis", top=6, placed=placed, tile_px=(50, 60), max_tilt=25)
+    scene = render_dominoes(5, replace(spec, face_down=28 - len(placed)))
+    assert len(scene.face_down) >= 8
+    photo = tmp_path / "mid-game.jpg"
+    cv2.imwrite(str(photo), scene.image)
+    result = tableref("judge", "seven-pis", str(photo), "--json")
+    assert result.returncode == 0, result.stderr
+    verdict = json.loads(result.stdout)
+    assert verdict["placed"] == state.outcome().placed == len(placed)
+    assert verdict["status"]["ok"], verdict["status"]
 
 
 HAND = 99  # the hand's tiles are laid as a block of their own, apart from the pis

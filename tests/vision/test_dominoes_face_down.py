@@ -9,9 +9,9 @@ from vision.dominoes import DominoRecognizer
 from vision.geometry import points_in_quads
 
 SEED = 51_000_000
-# The scenes of the tuning set where ten tiles face down beside the rest had one or more read as 0|0 before a
-# blank with no divider at all was taken for a tile face down (NO_DIVIDER in vision/dominoes/recognize.py).
-PILE_SCENES = (43, 46, 58, 61, 65, 73, 96, 117, 126, 135, 199)
+# The scenes of the tuning set where ten tiles face down beside the rest had one or more read as 0|0 with no divider
+# at all, before such a blank was taken for a tile face down (NO_DIVIDER in vision/dominoes/recognize.py).
+PILE_SCENES = (15, 28, 37, 43, 48, 83, 96, 101, 106, 121, 172, 175, 199)
 PILE = 10
 
 
