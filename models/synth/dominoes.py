@@ -291,7 +291,7 @@ class DominoSpec:
     # scene otherwise the same: tiles taken up again as well, e.g. from a hand laid apart. Overrides `laid`.
     shown: tuple[int, ...] | None = None
     # Tiles lying face down in a loose heap clear of the rest, as Seven Pis's draw pile lies: not tiles to read. Drawn
-    # from a stream of their own, after everything else (a scene without them renders as before).
+    # far to near among the others from a random stream of their own (a scene without them renders as before).
     face_down: int = 0
 
 
