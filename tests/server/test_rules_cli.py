@@ -1,6 +1,8 @@
 """The rules-only commands: the DIGIT card list and the Seven Pis simulator."""
 
 import json
+import subprocess
+import sys
 
 from rules.sticks import Edge, card_number
 from tests.server.test_cli import tableref
@@ -123,3 +125,47 @@ def test_grid_typed_says_each_turn_whose_turn_it_is_and_refuses_what_the_game_do
     ):
         refused = tableref("judge", "grid", *args)
         assert refused.returncode == 2 and said in refused.stderr, args
+
+
+BLUFF_LOG = """players: Ann Bob Cem
+bluff
+challenge: Cem; strengthen: Cem
+challenge: Ann Bob; reveal: Cem=4 Ann=1/6 Bob=1
+challenge: Cem; reveal: Ann=3 Cem=3
+"""
+
+
+def test_bluff_settles_each_turn_of_a_log_and_says_the_scores_and_whose_turn_it_is(tmp_path) -> None:
+    log = tmp_path / "game.txt"
+    log.write_text(BLUFF_LOG)
+    result = tableref("judge", "bluff", str(log), "--bluff-worth", "2")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "turn 1, Ann, the 1st decimal (1): not challenged; Ann's card stays face down (a bluff)",
+        "turn 2, Bob, the 2nd decimal (4): challenged by Cem; Cem's bluff is the strongest after round 1 (2 cards): "
+        "Cem wins 2 cards, bluff stays face down",
+        "turn 3, Cem, the 3rd decimal (1): challenged by Ann, Bob; revealed Cem 4, Ann 1/6, Bob 1: Bob wins 2 cards; "
+        "Bob's 1 appended face up",
+        "turn 4, Ann, the 4th decimal (5): challenged by Cem; revealed Ann 3, Cem 3: none fits 5, nobody wins; "
+        "the 2 cards placed go back into the Deck; the 4th decimal is needed",
+        "line: 3. ? ? 1 (3 cards after the Starter)",
+        "scores:",
+        "  Cem: 4 (2 cards won, 1 bluff standing worth 2)",
+        "  Ann: 2 (0 cards won, 1 bluff standing worth 2)",
+        "  Bob: 2 (2 cards won, 0 bluffs standing)",
+        "next: Bob states the 4th decimal (5)",
+    ]
+    piped = subprocess.run(
+        [sys.executable, "-m", "server", "judge", "bluff", "-", "--json"],
+        input=BLUFF_LOG + "challenge: Zed\nbluff\n",
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert piped.returncode == 2 and "line 6: 'Zed' is not at the table" in piped.stderr
+    game = json.loads(piped.stdout)
+    assert len(game["turns"]) == 4 and game["next"] == {"player": "Bob", "decimal": 4, "digit": 5}
+    assert [c["face_up"] for c in game["line"]] == [None, None, "1"]
+    assert game["deck"] == 40 - 4 + 2  # four replacements drawn, two cards back
+    missing = tableref("judge", "bluff", str(tmp_path / "none.txt"))
+    assert missing.returncode == 1 and "none.txt: cannot be read" in missing.stderr
