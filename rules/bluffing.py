@@ -31,7 +31,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from rules.decko import DeckoCard, DeckoCardError, card_fits, card_text, checked, parse_card
+from rules.decko import DeckoCard, card_fits, card_text, checked, parse_card
+from rules.game_log import Log, Replay, parse_log, replay
 from rules.pi import PI_DECIMALS
 
 HAND = 5
@@ -284,63 +285,19 @@ def leaders(table: list[Standing]) -> list[str]:
     return [s.player for s in table if s.score == table[0].score]
 
 
-@dataclass(frozen=True)
-class Log:
-    """A game as the players wrote it down: the seats, the hand size, each turn's challenge (None: none) and the
-    players' word that it ended (None: it did not, by their word)."""
+def read_log(text: str) -> Log[Challenge | None]:
+    """A game written down (rules/game_log.py), a turn a line: ``bluff`` for a turn nobody challenged, or
 
-    players: tuple[str, ...]
-    hand: int
-    turns: tuple[Challenge | None, ...]
-    ended: str | None = None
-    lines: tuple[int, ...] = ()  # each turn's line number in the text
+        challenge: Bob Cem; strengthen: Ann Bob; strengthen: Bob; reveal: Ann=7 Bob=2/7
+
+    the challengers, then who placed another card in each strengthening round (none for nobody), then at the
+    Reveal each initial bluff turned up."""
+    return parse_log(text, _turn)
 
 
-def parse_log(text: str) -> Log:
-    """A game written one turn a line (``#`` starts a comment):
-
-        players: Ann Bob Cem
-        hand: 5
-        bluff
-        challenge: Bob Cem; strengthen: Ann Bob; strengthen: Bob
-        challenge: Ann; reveal: Cem=4 Ann=4/9
-        end: no card can be placed
-
-    ``bluff`` is a turn nobody challenged; a challenge lists its challengers, then one ``strengthen`` per round
-    (who placed another card, none for nobody), then at the Reveal each initial bluff turned up."""
-    players: tuple[str, ...] = ()
-    hand, turns, numbers, ended = HAND, [], [], None
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        try:
-            if ended is not None:
-                raise BluffingError("nothing follows the end")
-            key, _, rest = line.partition(":")
-            key = key.strip().lower()
-            if key == "players" and not players and not turns:
-                players = tuple(rest.split())
-            elif key == "hand" and not turns:
-                hand = _whole(rest.strip())
-            elif key == "end":
-                ended = rest.strip() or "the players ended it"
-            elif not players:
-                raise BluffingError("the log begins with the players in seat order: 'players: Ann Bob Cem'")
-            else:
-                turns.append(_turn(line))
-                numbers.append(number)
-        except (BluffingError, DeckoCardError) as exc:
-            raise BluffingError(f"line {number}: {exc}") from exc
-    if not players:
-        raise BluffingError("the log names no players ('players: Ann Bob Cem')")
-    return Log(players, hand, tuple(turns), ended, tuple(numbers))
-
-
-def _whole(text: str) -> int:
-    if not text.isdigit():
-        raise BluffingError(f"a hand size is a whole number, not {text!r}")
-    return int(text)
+def replay_log(log: Log[Challenge | None]) -> Replay[BluffGame, Turn]:
+    """The game played as `log` has it, up to a turn the rules do not allow."""
+    return replay(log, new_game(log.players, HAND if log.hand is None else log.hand), play, end, BluffingError)
 
 
 def _turn(line: str) -> Challenge | None:
@@ -366,22 +323,3 @@ def _shown(word: str) -> tuple[str, DeckoCard]:
     if not equals or not name:
         raise BluffingError(f"a card revealed is written Name=card (Ann=7, Bob=2/7), not {word!r}")
     return name, checked(parse_card(card))
-
-
-@dataclass(frozen=True)
-class Replay:
-    game: BluffGame  # after the last turn the rules allowed
-    turns: tuple[Turn, ...]
-    error: str | None = None  # the first turn the rules do not allow, by its line; the turns after it unplayed
-
-
-def replay(log: Log) -> Replay:
-    """The game played turn by turn as `log` has it, up to a turn the rules do not allow."""
-    game, judged = new_game(log.players, log.hand), []
-    for number, challenge in zip(log.lines, log.turns, strict=True):
-        try:
-            game, turn = play(game, challenge)
-        except BluffingError as exc:
-            return Replay(game, tuple(judged), f"line {number}: {exc}")
-        judged.append(turn)
-    return Replay(end(game, log.ended) if log.ended else game, tuple(judged))

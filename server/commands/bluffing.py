@@ -9,8 +9,9 @@ from pathlib import Path
 
 import typer
 
-from rules.bluffing import BluffingError, Replay, Standing, Turn, leaders, parse_log, replay, standings
+from rules.bluffing import BluffingError, Standing, Turn, leaders, read_log, replay_log, standings
 from rules.decko import card_text
+from rules.game_log import GameLogError, Replay
 from server.app import counted, fail, judge_app
 
 ORDINALS = ("1st", "2nd", "3rd")
@@ -93,8 +94,8 @@ def judge_bluff(
         fail(f"{log}: cannot be read as a text file ({exc}); give the game log's path, or - for standard input")
         raise typer.Exit(code=1) from exc
     try:
-        played = replay(parse_log(text))
-    except BluffingError as exc:
+        played = replay_log(read_log(text))
+    except (GameLogError, BluffingError) as exc:
         fail(f"{log}: {exc}")
         raise typer.Exit(code=2) from exc
     if as_json:

@@ -11,14 +11,14 @@ from rules.bluffing import (
     ROUNDS,
     BluffingError,
     Challenge,
-    Log,
     new_game,
-    parse_log,
     play,
-    replay,
+    read_log,
+    replay_log,
     standings,
 )
 from rules.decko import card_fits, card_text
+from rules.game_log import GameLogError, Log
 from rules.pi import PI_DECIMALS, WILD_PAIRS, wild_pair
 
 NAMES = ("Ann", "Bob", "Cem", "Dee", "Eva", "Fay")
@@ -162,7 +162,7 @@ end: nobody can place
 
 
 def test_a_log_is_read_as_written() -> None:
-    log = parse_log(LOG)
+    log = read_log(LOG)
     assert log == Log(
         ("Ann", "Bob", "Cem"),
         4,
@@ -174,7 +174,7 @@ def test_a_log_is_read_as_written() -> None:
         "nobody can place",
         (4, 5, 6),
     )
-    played = replay(log)
+    played = replay_log(log)
     assert played.error is None and played.game.over == "nobody can place"
     assert [t.winners for t in played.turns] == [("Ann",), ("Cem",), ("Bob",)]
     assert card_text(played.game.line[-1].card) == "1"
@@ -194,7 +194,7 @@ def test_a_log_is_read_as_written() -> None:
     ],
 )
 def test_a_turn_the_rules_do_not_allow_is_named_and_the_turns_before_it_stand(line: str, says: str) -> None:
-    played = replay(parse_log(f"players: Ann Bob Cem\nhand: 2\nbluff\nbluff\nbluff\n{line}\nbluff\n"))
+    played = replay_log(read_log(f"players: Ann Bob Cem\nhand: 2\nbluff\nbluff\nbluff\n{line}\nbluff\n"))
     assert len(played.turns) == 3 and played.error.startswith("line 6: ") and says in played.error
 
 
@@ -209,12 +209,13 @@ def test_a_turn_the_rules_do_not_allow_is_named_and_the_turns_before_it_stand(li
         ("players: Ann Bob\nstrengthen: Bob", "a turn is 'bluff'"),
         ("players: Ann Bob\nchallenge: Bob; reveal: Bob=1; strengthen: Ann", "then one 'reveal:'"),
         ("players: Ann Bob\nhand: five", "whole number"),
+        ("players: Ann Bob\nhand: 0", "one card or more"),
         ("players: Ann Bob\nend:\nbluff", "nothing follows the end"),
     ],
 )
 def test_a_log_that_cannot_be_read_says_where(text: str, says: str) -> None:
-    with pytest.raises(BluffingError, match=says):
-        replay(parse_log(text))
+    with pytest.raises((GameLogError, BluffingError), match=says):
+        replay_log(read_log(text))
 
 
 @pytest.mark.parametrize(("players", "hand"), [(("Ann",), 5), (("Ann", "Bob"), 0), (NAMES, 10)])

@@ -1,0 +1,95 @@
+"""Games played in the hand, refereed from what the players write down: a log of a game's seats, hand size and
+turns, one a line, and the game replayed from it turn by turn up to the first turn its rules do not allow.
+
+    players: Ann Bob Cem   # seat order; the first plays first
+    hand: 5                # optional
+    ...                    # a turn a line, in the game's own words
+    end: why               # optional: the players' word that the game is over
+
+``#`` starts a comment. Each game reads its own turn lines (``read_turn``) and raises a ValueError for one it
+cannot read; the log's error names the line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+Move = TypeVar("Move")
+Game = TypeVar("Game")
+Judged = TypeVar("Judged")
+
+
+class GameLogError(ValueError):
+    """A log that cannot be read, naming its line."""
+
+
+@dataclass(frozen=True)
+class Log(Generic[Move]):
+    players: tuple[str, ...]
+    hand: int | None  # None: the game's own
+    turns: tuple[Move, ...]
+    ended: str | None = None  # the players' word that the game is over
+    lines: tuple[int, ...] = ()  # each turn's line number in the text
+
+
+def parse_log(text: str, read_turn: Callable[[str], Move]) -> Log[Move]:
+    players: tuple[str, ...] = ()
+    hand, turns, numbers, ended = None, [], [], None
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        try:
+            if ended is not None:
+                raise GameLogError("nothing follows the end")
+            key, _, rest = line.partition(":")
+            key = key.strip().lower()
+            if key == "players" and not players and not turns:
+                players = tuple(rest.split())
+            elif key == "hand" and not turns:
+                hand = _whole(rest.strip())
+            elif key == "end":
+                ended = rest.strip() or "the players ended it"
+            elif not players:
+                raise GameLogError("the log begins with the players in seat order: 'players: Ann Bob Cem'")
+            else:
+                turns.append(read_turn(line))
+                numbers.append(number)
+        except ValueError as exc:
+            raise GameLogError(f"line {number}: {exc}") from exc
+    if not players:
+        raise GameLogError("the log names no players ('players: Ann Bob Cem')")
+    return Log(players, hand, tuple(turns), ended, tuple(numbers))
+
+
+def _whole(text: str) -> int:
+    if not text.isdigit():
+        raise GameLogError(f"a hand size is a whole number, not {text!r}")
+    return int(text)
+
+
+@dataclass(frozen=True)
+class Replay(Generic[Game, Judged]):
+    game: Game  # after the last turn the rules allowed
+    turns: tuple[Judged, ...]
+    error: str | None = None  # the first turn the rules do not allow, by its line; the turns after it unplayed
+
+
+def replay(
+    log: Log[Move],
+    game: Game,
+    play: Callable[[Game, Move], tuple[Game, Judged]],
+    end: Callable[[Game, str], Game],
+    refused: type[ValueError],
+) -> Replay[Game, Judged]:
+    """`game` played turn by turn as `log` has it, up to a turn whose `play` raises `refused`."""
+    judged = []
+    for number, move in zip(log.lines, log.turns, strict=True):
+        try:
+            game, turn = play(game, move)
+        except refused as exc:
+            return Replay(game, tuple(judged), f"line {number}: {exc}")
+        judged.append(turn)
+    return Replay(end(game, log.ended) if log.ended else game, tuple(judged))
