@@ -8,11 +8,11 @@ from server.app import app
 from server.commands import (  # noqa: F401  (registers the commands)
     appending,
     blocks,
-    bluffing,
     cards,
     death_by_digits,
     dominoes,
     grid,
+    hand_games,
     mathleague,
     serve,
     sticks,

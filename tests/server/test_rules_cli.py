@@ -169,3 +169,24 @@ def test_bluff_settles_each_turn_of_a_log_and_says_the_scores_and_whose_turn_it_
     assert game["deck"] == 40 - 4 + 2  # four replacements drawn, two cards back
     missing = tableref("judge", "bluff", str(tmp_path / "none.txt"))
     assert missing.returncode == 1 and "none.txt: cannot be read" in missing.stderr
+
+
+def test_pass_checks_each_try_of_a_log_along_pi_and_says_whose_try_it_is(tmp_path) -> None:
+    log = tmp_path / "game.txt"
+    log.write_text("players: Ann Bob Cem\n3. -> Cem\n1 -> Bob\ndraws 3; trade Ann; return\n1/6 -> Ann\n")
+    result = tableref("judge", "pass", str(log))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        'try 1, Ann: "Three point!", the Starter to Cem',
+        "try 2, Cem: 1 for the 1st decimal (1) to Bob",
+        "try 3, Bob: draws 3, trades with Ann, no match: 1 back to Cem, who passes the 1st decimal again",
+        "try 4, Cem: 1/6 for the 1st decimal (1) to Ann",
+        "passed: 3.1 (1 decimal)",
+        "hands: Ann 5, Bob 8, Cem 6; Deck 35",
+        "next: Ann passes the 2nd decimal (4)",
+    ]
+    log.write_text("players: Ann Bob\n3. -> Bob\n1 -> Ann\n5 -> Bob\n")
+    refused = tableref("judge", "pass", str(log), "--json")
+    assert refused.returncode == 2 and "line 4: 5 does not fit decimal 2, a 4" in refused.stderr
+    game = json.loads(refused.stdout)
+    assert len(game["tries"]) == 2 and game["next"] == {"player": "Ann", "decimal": 2} and game["passed"] == 1
