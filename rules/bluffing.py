@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rules.decko import DeckoCard, card_fits, card_text, checked, parse_card
-from rules.game_log import Log, Replay, parse_log, replay
+from rules.game_log import Log, Replay, dealt, parse_log, replay
 from rules.pi import PI_DECIMALS
 
 HAND = 5
@@ -150,16 +150,8 @@ class Standing:
 def new_game(players: Iterable[str], hand: int = HAND) -> BluffGame:
     """Hands of `hand` cards dealt to each player in seat order (the first is the current player); the rest is
     the Deck."""
-    names = tuple(players)
-    if len(names) < 2:
-        raise BluffingError("the bluffing game needs two players or more")
-    if len(set(names)) != len(names):
-        raise BluffingError(f"two players share a name: {' '.join(names)}")
-    if hand < 1:
-        raise BluffingError(f"a hand holds one card or more, not {hand}")
-    if hand * len(names) > DECK:
-        raise BluffingError(f"{len(names)} hands of {hand} need {hand * len(names)} cards; the deck has {DECK}")
-    return BluffGame(names, (hand,) * len(names), DECK - hand * len(names), won=(0,) * len(names))
+    names, deck = dealt(players, hand, DECK, BluffingError)
+    return BluffGame(names, (hand,) * len(names), deck, won=(0,) * len(names))
 
 
 def end(game: BluffGame, reason: str) -> BluffGame:

@@ -12,7 +12,7 @@ cannot read; the log's error names the line.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -23,6 +23,21 @@ Judged = TypeVar("Judged")
 
 class GameLogError(ValueError):
     """A log that cannot be read, naming its line."""
+
+
+def dealt(players: Iterable[str], hand: int, cards: int, refused: type[ValueError]) -> tuple[tuple[str, ...], int]:
+    """The players in seat order and the cards left once each is dealt `hand` of `cards`; a table that cannot be
+    dealt so raises `refused`, saying why."""
+    names = tuple(players)
+    if len(names) < 2:
+        raise refused("the game needs two players or more")
+    if len(set(names)) != len(names):
+        raise refused(f"two players share a name: {' '.join(names)}")
+    if hand < 1:
+        raise refused(f"a hand holds one card or more, not {hand}")
+    if hand * len(names) > cards:
+        raise refused(f"{len(names)} hands of {hand} need {hand * len(names)} cards; the deck has {cards}")
+    return names, cards - hand * len(names)
 
 
 @dataclass(frozen=True)

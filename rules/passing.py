@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from rules.decko import DeckoCard, card_fits, card_text, parse_card
-from rules.game_log import Log, Replay, parse_log, replay
+from rules.game_log import Log, Replay, dealt, parse_log, replay
 from rules.pi import PI_DECIMALS
 
 HAND = 5
@@ -112,16 +112,8 @@ class PassingGame:
 
 
 def new_game(players: Iterable[str], hand: int = HAND) -> PassingGame:
-    names = tuple(players)
-    if len(names) < 2:
-        raise PassingError("the passing game needs two players or more")
-    if len(set(names)) != len(names):
-        raise PassingError(f"two players share a name: {' '.join(names)}")
-    if hand < 1:
-        raise PassingError(f"a hand holds one card or more, not {hand}")
-    if hand * len(names) > DECK:
-        raise PassingError(f"{len(names)} hands of {hand} need {hand * len(names)} cards; the deck has {DECK}")
-    return PassingGame(names, (hand,) * len(names), DECK - hand * len(names))
+    names, deck = dealt(players, hand, DECK, PassingError)
+    return PassingGame(names, (hand,) * len(names), deck)
 
 
 def end(game: PassingGame, reason: str) -> PassingGame:
