@@ -130,4 +130,6 @@ def _noise(grey: np.ndarray) -> float:
     """The frame's noise as a standard deviation in grey levels (Immerkaer's estimate: the mean response to a
     Laplacian difference that cancels smooth shading and most edges)."""
     response = cv2.filter2D(grey.astype(np.float32), -1, NOISE_KERNEL)[1:-1, 1:-1]
+    if not response.size:  # a picture two pixels across or less: no pixel has neighbours all round
+        return 0.0
     return float(np.sqrt(np.pi / 2) * np.abs(response).mean() / 6)

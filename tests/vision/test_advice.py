@@ -1,6 +1,8 @@
 """Advice on a frame (vision/advice.py): held-out renders as rendered get little of it, and copies made worse
 get the advice that fits what was done to them."""
 
+import warnings
+
 import cv2
 import numpy as np
 import pytest
@@ -65,3 +67,10 @@ def test_the_advice_names_the_streak_it_saw(frames) -> None:
     assert (
         "a 15 px streak" in advice.message or "a 14 px streak" in advice.message or "a 16 px streak" in advice.message
     )
+
+
+@pytest.mark.parametrize("size", [(1, 1), (2, 5), (3, 3), (1, 4000)])
+def test_a_picture_a_few_pixels_across_gets_advice_without_warnings(size: tuple[int, int]) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's "mean of empty slice" would be one
+        assert [a.problem for a in frame_advice(np.zeros((*size, 3), np.uint8))] == ["dark"]
