@@ -53,6 +53,14 @@ def test_unknown_kinds_are_refused() -> None:
         TableReader(("cards", "marbles"))
 
 
+@pytest.mark.parametrize(("height", "width"), [(3, 9000), (9000, 3), (1, 20000), (2, 2)])
+def test_a_picture_a_few_pixels_across_is_an_empty_table(height: int, width: int) -> None:
+    """A strip the card locator would shrink to no pixel at all across (a sliver cut from a photo)."""
+    noise = np.random.default_rng(height * width).integers(0, 256, (height, width, 3), dtype=np.uint8)
+    reading = TableReader().read(noise)
+    assert (reading.cards, reading.dominoes, reading.sticks) == ([], [], [])
+
+
 def test_with_a_calibration_sticks_snap_in_table_millimetres() -> None:
     reader = TableReader(("sticks",))
     reader.sticks = RecordingSticks()

@@ -94,14 +94,21 @@ def colour_canny(image: np.ndarray, low: float, high: float) -> np.ndarray:
     return cv2.Canny(best_dx, best_dy, low, high)
 
 
-def locate_card_quads(image: np.ndarray) -> list[np.ndarray]:
-    """Candidate card outlines (4x2 float32, clockwise from top-left) in `image` pixel coordinates."""
+def _detection_size(image: np.ndarray) -> tuple[np.ndarray, float]:
+    """`image` shrunk to DETECT_SIDE on its longer side (never grown), and the scale it was shrunk by."""
     h, w = image.shape[:2]
     scale = min(1.0, DETECT_SIDE / max(h, w))
-    # Linear, not area, resampling: eight times cheaper, and the blur below takes out what it aliases.
-    small = (
-        cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_LINEAR) if scale < 1 else image
-    )
+    if scale == 1:
+        return image, scale
+    # Linear, not area, resampling: eight times cheaper, and the blur after it takes out what it aliases. A
+    # side of a pixel or two stays a pixel, however far the other is shrunk.
+    size = (max(1, round(w * scale)), max(1, round(h * scale)))
+    return cv2.resize(image, size, interpolation=cv2.INTER_LINEAR), scale
+
+
+def locate_card_quads(image: np.ndarray) -> list[np.ndarray]:
+    """Candidate card outlines (4x2 float32, clockwise from top-left) in `image` pixel coordinates."""
+    small, scale = _detection_size(image)
     min_side = MIN_CARD_SIDE * scale
     min_area = min_side * min_side * 1.2
     max_area = 0.95 * small.shape[0] * small.shape[1]
@@ -137,11 +144,7 @@ def locate_paper_quads(image: np.ndarray) -> list[np.ndarray]:
     """Outlines of white paper (4x2 float32, clockwise from top-left, `image` pixels): regions brighter and
     greyer than the table around them. Where a cloth's pattern or its glare is as bright as the card in grey,
     the edges and thresholds of `locate_card_quads` lose a white card's outline; its lack of colour keeps it."""
-    h, w = image.shape[:2]
-    scale = min(1.0, DETECT_SIDE / max(h, w))
-    small = (
-        cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_LINEAR) if scale < 1 else image
-    )
+    small, scale = _detection_size(image)
     channels = cv2.split(small)
     least, most = cv2.min(cv2.min(*channels[:2]), channels[2]), cv2.max(cv2.max(*channels[:2]), channels[2])
     white = cv2.GaussianBlur(cv2.subtract(least, cv2.subtract(most, least)), (3, 3), 0)  # dark where coloured
