@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -72,23 +73,53 @@ def bluff_json(played: Replay, bluff_worth: int) -> dict:
     }
 
 
+@dataclass(frozen=True)
+class Told:
+    """How a game played in the hand is told: its log replayed, each turn in a referee's words, where the game
+    stands, who plays next (or how it ended), and the whole as JSON."""
+
+    judge: Callable[[str], Replay]
+    turn: Callable[[int, Any], str]
+    standing: Callable[[Replay], list[str]]
+    upcoming: Callable[[Replay], str]
+    as_json: Callable[[Replay], dict]
+
+    def lines(self, played: Replay) -> list[str]:
+        turns = [self.turn(number, turn) for number, turn in enumerate(played.turns, start=1)]
+        return [*turns, *self.standing(played), self.upcoming(played)]
+
+
 LOG_HELP = (
-    "The game written down, a {turn} a line (a text file, or - to read it from the keyboard or a pipe). It starts "
-    "'players: Ann Bob Cem' in seat order (the first plays first); 'hand: 5' sets the hand size, 'end: why' ends "
-    "the game by the players' word, # starts a comment. {turns}"
+    "The game written down, a {turn} a line: a text file, or - to read it whole from a pipe. Without it, the "
+    "game is typed as it is played, each line judged at once. It starts 'players: Ann Bob Cem' in seat order (the "
+    "first plays first); 'hand: 5' sets the hand size, 'end: why' ends the game by the players' word, # starts a "
+    "comment. {turns}"
 )
 
 
 def log_argument(turn: str, turns: str) -> Any:
-    return typer.Argument(..., metavar="LOG", help=LOG_HELP.format(turn=turn, turns=turns))
+    return typer.Argument(None, metavar="[LOG]", help=LOG_HELP.format(turn=turn, turns=turns), show_default=False)
 
 
-def judged_log(
-    log: str,
-    judge: Callable[[str], Replay],
-    said: Callable[[Replay], list[str]],
-    as_json: Callable[[Replay], dict] | None,
-) -> None:
+SAVE_OPTION = typer.Option(
+    None,
+    "--save",
+    help="Typing the game: keep each line the rules allow in this file the moment it is typed, so that nothing "
+    "is lost; if the file holds a game already, it goes on from there.",
+)
+
+
+def referee(log: str | None, told: Told, as_json: bool, save: Path | None) -> None:
+    if log is None:
+        play_along(told, save)
+        return
+    if save is not None:
+        fail("--save keeps a game typed as it is played; a LOG given is a game written down already")
+        raise typer.Exit(code=2)
+    judged_log(log, told, as_json)
+
+
+def judged_log(log: str, told: Told, as_json: bool) -> None:
     """Read the log at `log` (- for standard input), replay it and print it; a log that cannot be read is one
     line and exit code 1 (no file) or 2 (no game), a turn the rules refuse is named after the turns before it."""
     try:
@@ -97,23 +128,82 @@ def judged_log(
         fail(f"{log}: cannot be read as a text file ({exc}); give the game log's path, or - for standard input")
         raise typer.Exit(code=1) from exc
     try:
-        played = judge(text)
+        played = told.judge(text)
     except ValueError as exc:  # the log's or the table's
         fail(f"{log}: {exc}")
         raise typer.Exit(code=2) from exc
-    if as_json is not None:
-        typer.echo(json.dumps(as_json(played)))
-    else:
-        for line in said(played):
-            typer.echo(line)
+    for line in [json.dumps(told.as_json(played))] if as_json else told.lines(played):
+        typer.echo(line)
     if played.error:
         fail(f"{log}: {played.error}; what comes before it stands: mend that line and judge the log again")
         raise typer.Exit(code=2)
 
 
+def play_along(told: Told, save: Path | None) -> None:
+    """The game typed as it is played (standard input, a line at a time): each line the rules allow is kept and
+    its turn said at once with who plays next; a line they refuse is said why and dropped, to be typed again
+    (the exit code is then 2). Ctrl-D (or 'end: why') ends it with where the game stands."""
+    kept, refusals = _saved(save), 0
+    played = _judged(told, kept)
+    if played is not None:
+        typer.echo(f"tableref: {save}: the game goes on from its {counted(len(played.turns), 'turn')}", err=True)
+        typer.echo(told.upcoming(played))
+    elif sys.stdin.isatty():
+        typer.echo("tableref: type the game a line at a time, 'players: Ann Bob Cem' first; Ctrl-D ends", err=True)
+    for raw in sys.stdin:
+        line = raw.rstrip("\r\n")
+        try:
+            trial = _judged(told, [*kept, line])
+            refused = trial.error if trial is not None else None
+        except ValueError as exc:
+            trial, refused = None, str(exc)
+        if refused:
+            fail(f"{refused}; not kept: type it again")
+            refusals += 1
+            continue
+        kept.append(line)
+        if save is not None:
+            with save.open("a", encoding="utf-8") as out:
+                out.write(line + "\n")
+        if trial is None or not line.split("#", 1)[0].strip():
+            continue  # a blank line or a comment: nothing new to say
+        done = len(played.turns) if played is not None else 0
+        played = trial
+        for number, turn in enumerate(played.turns[done:], start=done + 1):
+            typer.echo(told.turn(number, turn))
+        typer.echo(told.upcoming(played))
+        if played.game.over:
+            break
+    if played is None:
+        fail("no game was typed: it starts 'players: Ann Bob Cem'")
+        raise typer.Exit(code=2)
+    for line in told.standing(played):
+        typer.echo(line)
+    if refusals:
+        raise typer.Exit(code=2)  # said line by line above; the game kept stands
+
+
+def _judged(told: Told, lines: list[str]) -> Replay | None:
+    """The game the lines typed so far make; None while they hold nothing but blanks and comments."""
+    if not any(line.split("#", 1)[0].strip() for line in lines):
+        return None
+    return told.judge("\n".join(lines))
+
+
+def _saved(save: Path | None) -> list[str]:
+    """The lines of a game kept before in `save` (none if it does not exist yet)."""
+    if save is None or not save.exists():
+        return []
+    try:
+        return save.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        fail(f"{save}: cannot be read as a game's log ({exc}); give --save a new file")
+        raise typer.Exit(code=1) from exc
+
+
 @judge_app.command("bluff")
 def judge_bluff(
-    log: str = log_argument(
+    log: str | None = log_argument(
         "turn",
         "Each turn is 'bluff' (nobody challenged) or 'challenge: Bob Cem; strengthen: Ann Bob; reveal: Ann=7 "
         "Bob=2/7' (who challenged, who placed another card in each round, the initial bluffs turned up at the "
@@ -122,57 +212,65 @@ def judge_bluff(
     bluff_worth: int = typer.Option(
         1, "--bluff-worth", min=1, help="Points for each bluff left standing (the house rule makes it more than 1)."
     ),
-    as_json: bool = typer.Option(False, "--json", help="Print the game as JSON."),
+    as_json: bool = typer.Option(False, "--json", help="Print the game written down as JSON."),
+    save: Path | None = SAVE_OPTION,
 ) -> None:
-    """Decko Digits' bluffing game: each turn of the game as written settled by the rules (the strongest bluff
-    after each strengthening round, else the Reveal: the current player's card, then the others', a Digit card
-    before a Wild), where every card went, the score and whose turn it is. A turn the rules do not allow is
-    named; the turns before it stand. The cards lie face down, so the game is told, not filmed."""
-    judged_log(
-        log,
+    """Decko Digits' bluffing game: each turn settled by the rules (the strongest bluff after each strengthening
+    round, else the Reveal: the current player's card, then the others', a Digit card before a Wild), where
+    every card went, the score and whose turn it is. A turn the rules do not allow is named; the turns before it
+    stand. The cards lie face down, so the game is told, not filmed: written down, or typed as it is played."""
+    told = Told(
         lambda text: bluffing.replay_log(bluffing.read_log(text)),
-        lambda played: bluff_lines(played, bluff_worth),
-        (lambda played: bluff_json(played, bluff_worth)) if as_json else None,
+        turn_line,
+        lambda played: bluff_standing(played, bluff_worth),
+        lambda played: bluff_upcoming(played, bluff_worth),
+        lambda played: bluff_json(played, bluff_worth),
     )
+    referee(log, told, as_json, save)
 
 
-def bluff_lines(played: Replay, bluff_worth: int) -> list[str]:
+def bluff_standing(played: Replay, bluff_worth: int) -> list[str]:
     game = played.game
-    lines = [turn_line(number, turn) for number, turn in enumerate(played.turns, start=1)]
     shown = " ".join("?" if c.card is None else card_text(c.card) for c in game.line)
-    lines.append(f"line: 3. {shown}".rstrip() + f" ({counted(len(game.line), 'card')} after the Starter)")
     table = standings(game, bluff_worth)
-    lines += ["scores:", *(f"  {standing_line(s, bluff_worth)}" for s in table)]
+    return [
+        f"line: 3. {shown}".rstrip() + f" ({counted(len(game.line), 'card')} after the Starter)",
+        "scores:",
+        *(f"  {standing_line(s, bluff_worth)}" for s in table),
+    ]
+
+
+def bluff_upcoming(played: Replay, bluff_worth: int) -> str:
+    game = played.game
     if game.over:
-        best = leaders(table)
-        won = f"{best[0]} wins" if len(best) == 1 else f"{' and '.join(best)} tie"
-        lines.append(f"game over: {game.over}; {won}")
-    else:
-        lines.append(f"next: {game.current} states {decimal(game.place)} ({game.digit})")
-    return lines
+        return f"game over: {game.over}; {_won(leaders(standings(game, bluff_worth)))}"
+    return f"next: {game.current} states {decimal(game.place)} ({game.digit})"
+
+
+def _won(best: list[str]) -> str:
+    return f"{best[0]} wins" if len(best) == 1 else f"{' and '.join(best)} tie"
 
 
 @judge_app.command("pass")
 def judge_pass(
-    log: str = log_argument(
+    log: str | None = log_argument(
         "try",
         "The first is the First Player's '3. -> Cem' (the Starter given); then each is the holder's "
         "'[draws N;] [trade NAME;] CARD -> NAME' (the card passed for the next decimal, e.g. 'draws 2; 4 -> Ann') "
         "or '[draws 3;] [trade NAME;] return' (no match: the card received goes back).",
     ),
-    as_json: bool = typer.Option(False, "--json", help="Print the game as JSON."),
+    as_json: bool = typer.Option(False, "--json", help="Print the game written down as JSON."),
+    save: Path | None = SAVE_OPTION,
 ) -> None:
-    """Decko Digits' passing game: each try of the game as written checked by the rules (the card passed fits
-    the decimal called, up to three draws before a trade or a failure, a failed card back to its giver), the
-    decimals passed, every hand and the Deck, and whose try it is, or who wins with the fewest cards. A try the
-    rules do not allow is named; the tries before it stand. The cards go hand to hand, so the game is told, not
-    filmed."""
-    judged_log(
-        log,
-        lambda text: passing.replay_log(passing.read_log(text)),
-        pass_lines,
-        pass_json if as_json else None,
+    """Decko Digits' passing game: each try checked by the rules (the card passed fits the decimal called, up to
+    three draws before a trade or a failure, a failed card back to its giver), the decimals passed, every hand
+    and the Deck, and whose try it is, or who wins with the fewest cards. A try the rules do not allow is named;
+    the tries before it stand. The cards go hand to hand, so the game is told, not filmed: written down, or typed
+    as it is played."""
+    told = Told(
+        lambda text: passing.replay_log(passing.read_log(text)), try_line, pass_standing, pass_upcoming, pass_json
     )
+    referee(log, told, as_json, save)
 
 
 def try_line(number: int, tried: passing.Tried) -> str:
@@ -190,22 +288,20 @@ def try_line(number: int, tried: passing.Tried) -> str:
     return head + ", ".join([*searched, passed + ("" if tried.replacement else ", no replacement: the Deck is gone")])
 
 
-def pass_lines(played: Replay) -> list[str]:
+def pass_standing(played: Replay) -> list[str]:
     game = played.game
-    lines = [try_line(number, tried) for number, tried in enumerate(played.turns, start=1)]
     called = "".join(str(d) for d in PI_DECIMALS[: game.recited])
-    lines.append(f"passed: 3.{called} ({counted(game.recited, 'decimal')})")
     hands = ", ".join(f"{name} {n}" for name, n in zip(game.players, game.hands, strict=True))
-    lines.append(f"hands: {hands}; Deck {game.deck}")
+    return [f"passed: 3.{called} ({counted(game.recited, 'decimal')})", f"hands: {hands}; Deck {game.deck}"]
+
+
+def pass_upcoming(played: Replay) -> str:
+    game = played.game
     if game.over:
-        best = game.winners()
-        won = f"{best[0]} wins" if len(best) == 1 else f"{' and '.join(best)} tie"
-        lines.append(f"game over: {game.over}; {won} with the fewest cards")
-    elif game.chain:
-        lines.append(f"next: {game.holder} passes {decimal(game.recited)} ({PI_DECIMALS[game.recited]})")
-    else:
-        lines.append(f'next: {game.holder} calls "Three point!" and gives the Starter')
-    return lines
+        return f"game over: {game.over}; {_won(game.winners())} with the fewest cards"
+    if game.chain:
+        return f"next: {game.holder} passes {decimal(game.recited)} ({PI_DECIMALS[game.recited]})"
+    return f'next: {game.holder} calls "Three point!" and gives the Starter'
 
 
 def pass_json(played: Replay) -> dict:

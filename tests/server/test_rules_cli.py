@@ -190,3 +190,38 @@ def test_pass_checks_each_try_of_a_log_along_pi_and_says_whose_try_it_is(tmp_pat
     assert refused.returncode == 2 and "line 4: 5 does not fit decimal 2, a 4" in refused.stderr
     game = json.loads(refused.stdout)
     assert len(game["tries"]) == 2 and game["next"] == {"player": "Ann", "decimal": 2} and game["passed"] == 1
+
+
+def test_a_game_typed_as_it_is_played_is_judged_line_by_line_kept_and_taken_up_again(tmp_path) -> None:
+    saved = tmp_path / "game.txt"
+
+    def typed(text: str) -> subprocess.CompletedProcess:
+        command = [sys.executable, "-m", "server", "judge", "bluff", "--save", str(saved)]
+        return subprocess.run(command, input=text, capture_output=True, text=True, timeout=300)
+
+    first = typed("players: Ann Bob\n\nbluff\nchallenge: Ann\nchallenge: Ann; reveal: Bob=4 Ann=9\n")
+    assert first.returncode == 2  # a line was refused; the others stand
+    assert (
+        "line 4: the Reveal needs the initial bluff of Bob and Ann" in first.stderr and "type it again" in first.stderr
+    )
+    assert first.stdout.splitlines()[:4] == [
+        "next: Ann states the 1st decimal (1)",
+        "turn 1, Ann, the 1st decimal (1): not challenged; Ann's card stays face down (a bluff)",
+        "next: Bob states the 2nd decimal (4)",
+        "turn 2, Bob, the 2nd decimal (4): challenged by Ann; revealed Bob 4, Ann 9: Bob wins 1 card; "
+        "Bob's 4 appended face up",
+    ]
+    assert saved.read_text() == "players: Ann Bob\n\nbluff\nchallenge: Ann; reveal: Bob=4 Ann=9\n"
+    again = typed("bluff\nend: time is up\n")
+    assert again.returncode == 0 and "goes on from its 2 turns" in again.stderr
+    assert again.stdout.splitlines()[-5:] == [
+        "game over: time is up; Ann wins",
+        "line: 3. ? 4 ? (3 cards after the Starter)",
+        "scores:",
+        "  Ann: 2 (0 cards won, 2 bluffs standing)",
+        "  Bob: 1 (1 card won, 0 bluffs standing)",
+    ]
+    whole = tableref("judge", "bluff", str(saved), "--json")
+    assert json.loads(whole.stdout)["over"] == "time is up"
+    refused = tableref("judge", "bluff", str(saved), "--save", str(saved))
+    assert refused.returncode == 2 and "--save keeps a game typed" in refused.stderr
