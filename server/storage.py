@@ -104,27 +104,44 @@ def _owner(connection: sqlite3.Connection) -> str:
 
 
 class Recording:
-    """One watch being recorded in `path`: `add` each event as it is judged, `end` when the watch ends."""
+    """One watch being recorded in `path`: `add` each event as it is judged, `end` when the watch ends. Each write
+    opens the file for itself, so that any thread may record (the dashboard's typed games write from the web
+    server's threads) and no connection is left open by a watch that never ends."""
 
     def __init__(self, path: Path, game: str, source: str) -> None:
-        self._db = _connected(path)
+        self.path = path
         started = datetime.now(UTC).isoformat(timespec="seconds")
-        with self._db:
-            cursor = self._db.execute(
-                "INSERT INTO watches (game, source, started) VALUES (?, ?, ?)", (game, source, started)
-            )
+        with _writing(path) as db:
+            cursor = db.execute("INSERT INTO watches (game, source, started) VALUES (?, ?, ?)", (game, source, started))
         self.id = int(cursor.lastrowid or 0)
 
+    @classmethod
+    def continued(cls, path: Path, watch_id: int) -> Recording:
+        """The watch numbered `watch_id`, already in `path`, recorded on (one a crash cut off, taken up again)."""
+        recording = object.__new__(cls)
+        recording.path, recording.id = path, watch_id
+        return recording
+
     def add(self, seconds: float, event: dict[str, Any]) -> None:
-        with self._db:
-            self._db.execute("INSERT INTO events VALUES (?, ?, ?)", (self.id, seconds, json.dumps(event)))
+        with _writing(self.path) as db:
+            db.execute("INSERT INTO events VALUES (?, ?, ?)", (self.id, seconds, json.dumps(event)))
 
     def end(self, watched: Watched) -> None:
-        with self._db:
-            self._db.execute(
+        with _writing(self.path) as db:
+            db.execute(
                 "UPDATE watches SET ended_by = ?, frames = ? WHERE id = ?", (watched.ended_by, watched.frames, self.id)
             )
-        self._db.close()
+
+
+@contextmanager
+def _writing(path: Path) -> Iterator[sqlite3.Connection]:
+    """The results file opened to write one thing, committed whole (or not at all) and closed."""
+    db = _connected(path)
+    try:
+        with db:
+            yield db
+    finally:
+        db.close()
 
 
 class NotRecorded:
