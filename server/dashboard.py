@@ -1,8 +1,10 @@
-"""The dashboard: a FastAPI app over one live table (server/live.py) and its results file.
+"""The dashboard: a FastAPI app over one live table (server/live.py), or one hand game typed turn by turn
+(server/hand_table.py), and its results file.
 
-Everything that changes the table's watch (start, stop) needs the access token. Viewing needs it too where
-the server is opened to the network; on the machine itself (127.0.0.1) anyone at the keyboard may look.
-The token is taken from an `Authorization: Bearer` header or, for links and pictures, a `token` query.
+Everything that changes the table's watch or the game (start, stop, a turn typed) needs the access token.
+Viewing needs it too where the server is opened to the network; on the machine itself (127.0.0.1) anyone at the
+keyboard may look. The token is taken from an `Authorization: Bearer` header or, for links and pictures, a
+`token` query.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any, TypeVar
 
-from fastapi import Depends, FastAPI, HTTPException, Request, Response
+from fastapi import Body, Depends, FastAPI, HTTPException, Request, Response
 from fastapi.responses import HTMLResponse
 
 from rules.sticks import PENTASTICKS
+from server.hand_table import HandTable
 from server.live import LiveTable
 from server.storage import StorageError, recorded, summaries
 
@@ -29,15 +32,18 @@ CARD_PX = 180  # a DIGIT card's height on the page
 NO_TOKEN = "this needs the access token that `tableref serve` printed: open the link it gave, token included"
 
 
-def dashboard_app(live: LiveTable, token: str, viewing_needs_token: bool, start_watching: bool = True) -> FastAPI:
-    """The web app for `live`; `start_watching` begins the first watch as the server starts."""
+def dashboard_app(
+    live: LiveTable | HandTable, token: str, viewing_needs_token: bool, start_watching: bool = True
+) -> FastAPI:
+    """The web app for `live` (a table watched, or a hand game typed); `start_watching` begins the first watch
+    (or game) as the server starts."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if start_watching:
             live.start()
         yield
-        live.stop()
+        live.close()
 
     def has_token(request: Request) -> bool:
         given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
@@ -80,6 +86,16 @@ def dashboard_app(live: LiveTable, token: str, viewing_needs_token: bool, start_
     def stop() -> dict[str, Any]:
         if not live.stop():
             raise HTTPException(status_code=409, detail="no watch is running")
+        return live.state()
+
+    @app.post("/api/hand/line", dependencies=[Depends(controller)])
+    def hand_line(line: str = Body(..., embed=True)) -> dict[str, Any]:
+        """A turn of a hand game typed: kept where the rules allow it, else refused with why (422)."""
+        if not isinstance(live, HandTable):
+            raise HTTPException(status_code=404, detail="turns are typed for the hand games (--game bluff or pass)")
+        refused = live.typed(line)
+        if refused is not None:
+            raise HTTPException(status_code=422, detail=refused)
         return live.state()
 
     @app.get("/api/digit-cards/{number}.png")

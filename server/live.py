@@ -287,6 +287,10 @@ class LiveTable:
         thread.join(wait_s)
         return True
 
+    def close(self) -> None:
+        """The server stops: so does the watch."""
+        self.stop()
+
     def state(self) -> dict[str, Any]:
         """What the page shows: the game (a race's time limit), the source, the watch (the seconds of its last
         frame since its first, the frames judged a second, a live source's frames read a second and dropped)

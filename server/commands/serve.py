@@ -12,9 +12,11 @@ import typer
 
 from rules.grid_digits import GRID_CARDS
 from server.app import app, fail, load_calibration, output_file
+from server.hand_games import HAND_GAMES
 
 LOOPBACK_NAMES = {"localhost"}
-GAME_CHOICES = ("tempus", "append", "blocks", "grid", "digit", "seven-pis")
+WATCHED_GAMES = ("tempus", "append", "blocks", "grid", "digit", "seven-pis")
+GAME_CHOICES = (*WATCHED_GAMES, *HAND_GAMES)
 # What a calibration profile brings to each game: the zones it must hold.
 CALIBRATED = {"tempus": "lane", "seven-pis": "hand"}
 DEFAULT_PORT = 8765
@@ -46,13 +48,20 @@ def bound(host: str, port: int) -> socket.socket:
 
 @app.command("serve")
 def serve(
-    source: str = typer.Argument(
-        ..., help="What to watch: a camera (0), a stream URL or a video file (played at its own pace)."
+    source: str | None = typer.Argument(
+        None,
+        help="What to watch: a camera (0), a stream URL or a video file (played at its own pace). None for the "
+        "hand games (bluff, pass), which are typed on the page turn by turn.",
+        show_default=False,
     ),
     game: str = typer.Option(
         "tempus",
         "--game",
-        help="tempus, append, blocks or grid (Decko's appending and block games, Grid o' Digits), digit or seven-pis.",
+        help="tempus, append, blocks or grid (Decko's appending and block games, Grid o' Digits), digit or "
+        "seven-pis; or bluff or pass (Decko's bluffing and passing games, played in the hand and typed on the page).",
+    ),
+    bluff_worth: int = typer.Option(
+        1, "--bluff-worth", min=1, help="The bluffing game: points for each bluff left standing (house rule: more)."
     ),
     beginner: int = typer.Option(50, "--beginner", help="Tempus Digit: only the first N digits are in play."),
     tile_set: str = typer.Option("auto", "--set", help="Seven Pis: six, nine, or auto (the tiles say)."),
@@ -87,6 +96,8 @@ def serve(
     ),
 ) -> None:
     """Show the table live on a web page: the camera's picture, the verdict as it settles, every watch recorded.
+    A hand game (bluff, pass) is typed on the page a turn at a time instead, each turn judged and recorded as it
+    is typed; a server started again on the same results file takes an unfinished game up where it stopped.
 
     The page is at the printed link (the link carries the access token: keep it to yourself). A watch starts at
     once; the page starts a new one (a new race, a new game) or stops it. Ctrl-C stops the server."""
@@ -95,6 +106,7 @@ def serve(
     from rules.grid_digits import GridError, new_game
     from rules.tempus import TempusError, TempusOptions
     from server.dashboard import dashboard_app
+    from server.hand_table import HandTable
     from server.live import GameSetup, LiveTable
     from server.storage import StorageError, recorded
     from vision.sources import is_live
@@ -114,7 +126,11 @@ def serve(
         new_game(grid_cards, players)
     except GridError as exc:
         problems.append(str(exc))
-    if not is_live(source) and not Path(source).is_file():
+    if game in HAND_GAMES and source is not None:
+        problems.append(f"{source}: the {game} game is typed on the page turn by turn, not watched: leave SOURCE out")
+    elif game not in HAND_GAMES and source is None:
+        problems.append("give SOURCE, what to watch: a camera index (0), a video file or a stream URL")
+    elif source is not None and not is_live(source) and not Path(source).is_file():
         problems.append(f"{source}: no such file; give a camera index (0), a video file or a stream URL")
     open_to_network = not _is_loopback(host)
     if open_to_network and not token:
@@ -134,8 +150,11 @@ def serve(
 
     profile = load_calibration(calibration, CALIBRATED[game]) if calibration is not None else None
     token = token or secrets.token_urlsafe(16)
-    setup = GameSetup(game, beginner, tile_set, pips, rotations_only, grid_cards, players, profile)
-    live = LiveTable(source, setup, results)
+    if source is None:
+        live: LiveTable | HandTable = HandTable(game, results, bluff_worth)
+    else:
+        setup = GameSetup(game, beginner, tile_set, pips, rotations_only, grid_cards, players, profile)
+        live = LiveTable(source, setup, results)
     sock = bound(host, port)
     shown_host = f"[{host}]" if ":" in host else host
     typer.echo(f"tableref: the dashboard is at http://{shown_host}:{sock.getsockname()[1]}/?token={token}")

@@ -16,6 +16,7 @@ import uvicorn
 
 from server.commands.serve import bound
 from server.dashboard import dashboard_app
+from server.hand_table import HandTable
 from server.live import LiveTable
 
 TOKEN = "test-token"
@@ -33,7 +34,9 @@ CHROMIUM_ARGS = [
 
 
 @contextmanager
-def served(live: LiveTable, viewing_needs_token: bool = False, start_watching: bool = True) -> Iterator[str]:
+def served(
+    live: LiveTable | HandTable, viewing_needs_token: bool = False, start_watching: bool = True
+) -> Iterator[str]:
     """The dashboard's address while the block runs; the server is shut down (its watch stopped) after."""
     sock = bound("127.0.0.1", 0)
     server = uvicorn.Server(

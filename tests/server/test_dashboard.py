@@ -219,6 +219,8 @@ def test_the_page_says_what_the_terminal_says(tmp_path) -> None:
         ([RACE, "--game", "grid", "--players", "0"], "a game needs a player or more"),
         ([RACE, "--host", "0.0.0.0"], "--host 0.0.0.0 opens the dashboard to the network: give --token"),
         ([RACE, "--game", "digit", "--calibration", "c.json"], "--calibration: digit is watched without one"),
+        ([], "give SOURCE, what to watch"),
+        ([RACE, "--game", "bluff"], "the bluff game is typed on the page turn by turn, not watched"),
     ],
 )
 def test_serve_refuses_what_it_cannot_do_before_it_listens(args: list[str], said: str, monkeypatch) -> None:

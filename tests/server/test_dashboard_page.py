@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from rules.pi import PI_DECIMALS
+from server.hand_table import HandTable
 from server.live import GameSetup, LiveTable
 from tests.server.serving import CHROMIUM, CHROMIUM_ARGS, TOKEN, call, served
 from tests.server.sources import appending_film, camera_filming, grid_film
@@ -107,6 +108,38 @@ def test_a_grid_game_shows_the_fives_kept_face_up_and_whose_turn_it_is(page: Pag
         expect(line).to_have_text("3.14159 ····· ····· ····· ·····")
         expect(line.locator(".ok")).to_have_count(5)
         expect(page.locator("#verdict")).to_contain_text("player 2 to reveal: a 2 (decimal 6)")
+
+
+def test_a_hand_game_is_typed_turn_by_turn_and_a_refused_turn_stays_to_be_mended(page: Page, tmp_path) -> None:
+    """The bluffing game typed on the page: each turn judged as it is typed, the scores and who plays next shown;
+    a turn the rules refuse is said why and left in the box; End the game ends it and the recorded game says so."""
+    with served(HandTable("bluff", tmp_path / "results.sqlite")) as base:
+        page.goto(f"{base}/?token={TOKEN}")
+        expect(page.locator("#status")).to_have_text("playing")
+        expect(page.locator("#camera")).to_be_hidden()
+        turn = page.locator("#turn")
+        for line in ("players: Ann Bob", "bluff"):
+            turn.fill(line)
+            turn.press("Enter")
+            expect(turn).to_have_value("")
+        turn.fill("challenge: Bob")
+        page.locator("#judge").click()
+        expect(page.locator("#refusal")).to_have_text(
+            "line 3: a challenge is joined by other players than Bob, each once"
+        )
+        expect(turn).to_have_value("challenge: Bob")
+        turn.fill("challenge: Ann; reveal: Bob=4 Ann=9")
+        turn.press("Enter")
+        expect(page.locator("#refusal")).to_have_text("")
+        expect(page.locator("#verdict .next")).to_have_text("next: Ann states the 3rd decimal (1)")
+        expect(page.locator("#verdict")).to_contain_text("Bob: 1 (1 card won, 0 bluffs standing)")
+        expect(page.locator("#events li")).to_have_count(3)
+        expect(page.locator("#events li").first).to_contain_text("› challenge: Ann; reveal: Bob=4 Ann=9")
+        expect(page.locator("#watches tr")).to_contain_text("going on")
+        page.locator("#stop").click()
+        expect(page.locator("#status")).to_have_text("ended: stopped")
+        expect(turn).to_be_disabled()
+        expect(page.locator("#watches tr")).to_contain_text("stopped")
 
 
 def test_without_the_token_the_page_shows_the_table_but_cannot_control_it(page: Page, tmp_path) -> None:

@@ -1,0 +1,152 @@
+"""A game played in the hand, typed turn by turn on the dashboard (server/hand_games.py tells it): each line the
+rules allow is recorded in the results file the moment it is typed, and a server started again on that file takes
+an unfinished game up where it stopped. It answers the web app as the live table does (state, start, stop), so
+one page and one set of routes serve both.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rules.game_log import Replay
+from server.hand_games import hand_game
+from server.storage import Recording, recorded
+from server.watching import Watched
+
+SOURCE = "typed at the table"
+LONGEST_LINE = 500  # characters: a turn takes a line of a few dozen
+
+
+class HandTable:
+    """One hand game (bluff or pass) typed at a time; every game is a watch of the results file, each line typed
+    an event of it."""
+
+    def __init__(self, game: str, results: Path, bluff_worth: int = 1) -> None:
+        self.game, self.results, self.source = game, results, SOURCE
+        self._told = hand_game(game, bluff_worth)
+        self._lock = threading.Lock()
+        self._kept: Recording | None = None  # the game being typed; None: none
+        self._watch: dict[str, Any] | None = None
+        self._lines: list[str] = []
+        self._events: list[dict[str, Any]] = []
+        self._played: Replay | None = None
+        self._take_up()
+
+    @property
+    def running(self) -> bool:
+        return self._kept is not None
+
+    def start(self) -> bool:
+        """A new game; False where one is being typed."""
+        with self._lock:
+            if self._kept is not None:
+                return False
+            self._kept = Recording(self.results, self.game, SOURCE)
+            started = datetime.now(UTC).isoformat(timespec="seconds")
+            self._watch = {"id": self._kept.id, "started": started, "ended_by": None, "why": ""}
+            self._lines, self._events, self._played = [], [], None
+            return True
+
+    def stop(self) -> bool:
+        """End the game typed (what was kept stands); False where none is."""
+        with self._lock:
+            return self._ended("stopped")
+
+    def close(self) -> None:
+        """The server stops: the game stays open in the results file, to be taken up again."""
+
+    def typed(self, line: str) -> str | None:
+        """Judge a line typed: None where the rules allow it (it is kept and recorded), else why not."""
+        if len(line) > LONGEST_LINE or "\n" in line:
+            return f"a turn is one line of at most {LONGEST_LINE} characters"
+        with self._lock:
+            if self._kept is None:
+                return "no game is being typed: start a new game"
+            try:
+                trial = self._told.judged([*self._lines, line])
+                refused = trial.error if trial is not None else None
+            except ValueError as exc:
+                trial, refused = None, str(exc)
+            if refused:
+                return refused
+            done = len(self._played.turns) if self._played is not None else 0
+            self._lines.append(line)
+            said = []
+            if trial is not None:
+                self._played = trial
+                numbered = enumerate(trial.turns[done:], start=done + 1)
+                said = [*(self._told.turn(n, turn) for n, turn in numbered), self._told.upcoming(trial)]
+            event = {"typed": line, "lines": said, "turns": [turn.to_json() for turn in self._new_turns(done)]}
+            seconds = self._seconds()
+            self._kept.add(seconds, event)
+            self._events.append({"seconds": seconds, **event})
+            if self._played is not None and self._played.game.over:
+                self._ended("game over")
+            return None
+
+    def state(self) -> dict[str, Any]:
+        """What the page shows: the game, whether one is being typed, its watch, each line kept with what it
+        settled, and where the game stands (the whole game as `tableref judge bluff|pass --json` prints it)."""
+        with self._lock:
+            played = self._played
+            watch = None if self._watch is None else {**self._watch, "frames": len(self._lines)}
+            hand = {
+                "syntax": self._told.syntax,
+                "lines": list(self._lines),
+                "standing": self._told.standing(played) if played is not None else [],
+                "upcoming": self._told.upcoming(played) if played is not None else "",
+                "game": self._told.as_json(played) if played is not None else None,
+            }
+            return {
+                "game": self.game,
+                "source": SOURCE,
+                "running": self.running,
+                "watch": watch,
+                "events": list(self._events),
+                "hand": hand,
+            }
+
+    def frame_jpeg(self) -> None:
+        return None  # nothing is filmed
+
+    def _new_turns(self, done: int) -> list[Any]:
+        return list(self._played.turns[done:]) if self._played is not None else []
+
+    def _seconds(self) -> float:
+        assert self._watch is not None
+        started = datetime.fromisoformat(self._watch["started"])
+        return round((datetime.now(UTC) - started).total_seconds(), 3)
+
+    def _ended(self, why: str) -> bool:
+        if self._kept is None or self._watch is None:
+            return False
+        self._kept.end(Watched(len(self._lines), why))
+        self._kept = None
+        self._watch.update(ended_by=why)
+        return True
+
+    def _take_up(self) -> None:
+        """The last game of this kind the results file holds unfinished (a server stopped, or cut off, while it
+        was typed), taken up where it stopped."""
+        if not self.results.is_file():
+            return
+        open_games = [
+            w for w in recorded(self.results) if w.game == self.game and w.source == SOURCE and w.ended_by is None
+        ]
+        if not open_games:
+            return
+        last = open_games[-1]
+        kept = Recording.continued(self.results, last.id)
+        lines = [event["typed"] for event in last.events]
+        try:
+            played = self._told.judged(lines)
+        except ValueError:
+            played = None
+        if played is not None and played.error:  # rules read otherwise since: the game stands as recorded
+            kept.end(Watched(len(lines), "not taken up", played.error))
+            return
+        self._kept, self._lines, self._events, self._played = kept, lines, last.events, played
+        self._watch = {"id": last.id, "started": last.started, "ended_by": None, "why": "taken up where it stopped"}
