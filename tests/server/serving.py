@@ -53,9 +53,12 @@ def served(
         sock.close()
 
 
-def call(url: str, method: str = "GET", token: str | None = None) -> tuple[int, Any]:
-    """The status and the decoded body (JSON, or bytes) of one request."""
-    request = urllib.request.Request(url, method=method)
+def call(url: str, method: str = "GET", token: str | None = None, body: Any = None) -> tuple[int, Any]:
+    """The status and the decoded body (JSON, or bytes) of one request (sending `body` as JSON, if given)."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method=method)
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
     if token is not None:
         request.add_header("Authorization", f"Bearer {token}")
     try:

@@ -2,9 +2,6 @@
 moment it is typed, a refused line is said why and kept nowhere, and a server started again on the results file
 takes an unfinished game up where it stopped."""
 
-import json
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 from server.hand_table import LONGEST_LINE, SOURCE, HandTable
@@ -67,15 +64,7 @@ def test_a_game_the_rules_now_refuse_is_not_taken_up_and_stands_as_recorded(tmp_
 
 
 def _typed(base: str, line: str, token: str | None = TOKEN) -> tuple[int, dict]:
-    request = urllib.request.Request(f"{base}/api/hand/line", data=json.dumps({"line": line}).encode(), method="POST")
-    request.add_header("Content-Type", "application/json")
-    if token is not None:
-        request.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read())
+    return call(f"{base}/api/hand/line", "POST", token, {"line": line})
 
 
 def test_turns_are_typed_over_http_with_the_token_and_a_refusal_says_why(tmp_path) -> None:
