@@ -34,9 +34,31 @@ class Told:
 
     def judged(self, lines: list[str]) -> Replay | None:
         """The game the lines typed so far make; None while they hold nothing but blanks and comments."""
-        if not any(line.split("#", 1)[0].strip() for line in lines):
+        if not any(_said(line) for line in lines):
             return None
         return self.judge("\n".join(lines))
+
+    def tried(self, lines: list[str], line: str) -> tuple[Replay | None, str | None]:
+        """The game once `line` is typed after `lines`, or why the rules refuse it."""
+        try:
+            trial = self.judged([*lines, line])
+        except ValueError as exc:  # the log's or the table's
+            return None, str(exc)
+        return (None, trial.error) if trial is not None and trial.error else (trial, None)
+
+    def news(self, before: Replay | None, after: Replay | None, line: str) -> tuple[list[Any], list[str]]:
+        """What typing `line` turned `before` into `after`: the turns it settled, and in words each of them, then
+        who plays next (nothing for a blank line or a comment)."""
+        if after is None or not _said(line):
+            return [], []
+        done = len(before.turns) if before is not None else 0
+        turns = list(after.turns[done:])
+        return turns, [*(self.turn(n, turn) for n, turn in enumerate(turns, start=done + 1)), self.upcoming(after)]
+
+
+def _said(line: str) -> bool:
+    """Whether a line of a log says anything (not blank, not only a comment)."""
+    return bool(line.split("#", 1)[0].strip())
 
 
 BLUFF_TURNS = (
@@ -56,7 +78,7 @@ def hand_game(game: str, bluff_worth: int = 1) -> Told:
     if game == "bluff":
         return Told(
             lambda text: bluffing.replay_log(bluffing.read_log(text)),
-            turn_line,
+            bluff_turn,
             lambda played: bluff_standing(played, bluff_worth),
             lambda played: bluff_upcoming(played, bluff_worth),
             lambda played: bluff_json(played, bluff_worth),
@@ -65,7 +87,7 @@ def hand_game(game: str, bluff_worth: int = 1) -> Told:
     if game == "pass":
         return Told(
             lambda text: passing.replay_log(passing.read_log(text)),
-            try_line,
+            pass_try,
             pass_standing,
             pass_upcoming,
             pass_json,
@@ -84,7 +106,7 @@ def decimal(place: int) -> str:
     return f"the {n}{suffix} decimal"
 
 
-def turn_line(number: int, turn: Turn) -> str:
+def bluff_turn(number: int, turn: Turn) -> str:
     """One turn in a referee's words."""
     head = f"turn {number}, {turn.player}, {decimal(turn.place)} ({turn.digit}): "
     if turn.challenge is None:
@@ -150,7 +172,7 @@ def _won(best: list[str]) -> str:
     return f"{best[0]} wins" if len(best) == 1 else f"{' and '.join(best)} tie"
 
 
-def try_line(number: int, tried: passing.Tried) -> str:
+def pass_try(number: int, tried: passing.Tried) -> str:
     move, head = tried.move, f"try {number}, {tried.player}: "
     searched = [f"draws {move.draws}"] if move.draws else []
     searched += [f"trades with {move.trade}"] if move.trade else []

@@ -65,21 +65,13 @@ class HandTable:
         with self._lock:
             if self._kept is None:
                 return "no game is being typed: start a new game"
-            try:
-                trial = self._told.judged([*self._lines, line])
-                refused = trial.error if trial is not None else None
-            except ValueError as exc:
-                trial, refused = None, str(exc)
+            trial, refused = self._told.tried(self._lines, line)
             if refused:
                 return refused
-            done = len(self._played.turns) if self._played is not None else 0
+            turns, said = self._told.news(self._played, trial, line)
             self._lines.append(line)
-            said = []
-            if trial is not None:
-                self._played = trial
-                numbered = enumerate(trial.turns[done:], start=done + 1)
-                said = [*(self._told.turn(n, turn) for n, turn in numbered), self._told.upcoming(trial)]
-            event = {"typed": line, "lines": said, "turns": [turn.to_json() for turn in self._new_turns(done)]}
+            self._played = trial if trial is not None else self._played
+            event = {"typed": line, "lines": said, "turns": [turn.to_json() for turn in turns]}
             seconds = self._seconds()
             self._kept.add(seconds, event)
             self._events.append({"seconds": seconds, **event})
@@ -111,9 +103,6 @@ class HandTable:
 
     def frame_jpeg(self) -> None:
         return None  # nothing is filmed
-
-    def _new_turns(self, done: int) -> list[Any]:
-        return list(self._played.turns[done:]) if self._played is not None else []
 
     def _seconds(self) -> float:
         assert self._watch is not None

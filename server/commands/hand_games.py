@@ -76,11 +76,7 @@ def play_along(told: Told, save: Path | None) -> None:
         typer.echo("tableref: type the game a line at a time, 'players: Ann Bob Cem' first; Ctrl-D ends", err=True)
     for raw in sys.stdin:
         line = raw.rstrip("\r\n")
-        try:
-            trial = told.judged([*kept, line])
-            refused = trial.error if trial is not None else None
-        except ValueError as exc:
-            trial, refused = None, str(exc)
+        trial, refused = told.tried(kept, line)
         if refused:
             fail(f"{refused}; not kept: type it again")
             refusals += 1
@@ -89,14 +85,11 @@ def play_along(told: Told, save: Path | None) -> None:
         if save is not None:
             with save.open("a", encoding="utf-8") as out:
                 out.write(line + "\n")
-        if trial is None or not line.split("#", 1)[0].strip():
-            continue  # a blank line or a comment: nothing new to say
-        done = len(played.turns) if played is not None else 0
-        played = trial
-        for number, turn in enumerate(played.turns[done:], start=done + 1):
-            typer.echo(told.turn(number, turn))
-        typer.echo(told.upcoming(played))
-        if played.game.over:
+        said = told.news(played, trial, line)[1]
+        played = trial if trial is not None else played
+        for text in said:
+            typer.echo(text)
+        if played is not None and played.game.over:
             break
     if played is None:
         fail("no game was typed: it starts 'players: Ann Bob Cem'")
