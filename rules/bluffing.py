@@ -226,7 +226,8 @@ def _reveal(game: BluffGame, player: str, challenge: Challenge, placed: dict[str
         raise BluffingError(f"{' and '.join(outsiders)} did not join this challenge, so reveal nothing in it")
     fitting = [name for name in needed if card_fits(challenge.revealed[name], digit)]
     naturals = [name for name in fitting if isinstance(challenge.revealed[name], int)]
-    winners = tuple(naturals or fitting)
+    seats = len(game.players)
+    winners = tuple(sorted(naturals or fitting, key=lambda name: (game.seat(name) - game.turn) % seats))
     total = sum(placed.values())
     if not winners:
         return Turn(player, game.place, challenge, "nobody", (), None, to_deck=total, placed=placed)

@@ -53,16 +53,17 @@ def a_turn(data: st.DataObject, game) -> Challenge | None:
     return Challenge(tuple(challengers), tuple(rounds), revealed)
 
 
-def expected_winners(turn, current: str) -> tuple[str, ...]:
+def expected_winners(turn, current: str, seats: tuple[str, ...]) -> tuple[str, ...]:
     """The sheet's Reveal read afresh: the strongest reveal, the current player first; a fitting Digit card beats
-    a fitting Wild."""
+    a fitting Wild; tied winners in turn order from the current player."""
     placed, revealed, digit = turn.placed, turn.challenge.revealed, turn.digit
     most = max(placed.values())
     revealing = [name for name in placed if placed[name] == most]
     if current in revealing and card_fits(revealed[current], digit):
         return (current,)
     rank = {name: 2 if revealed[name] == digit else 1 for name in revealing if card_fits(revealed[name], digit)}
-    return tuple(name for name in revealing if rank and rank.get(name) == max(rank.values()))
+    best = [name for name in revealing if rank and rank.get(name) == max(rank.values())]
+    return tuple(sorted(best, key=lambda name: (seats.index(name) - seats.index(current)) % len(seats)))
 
 
 @given(st.data())
@@ -86,7 +87,7 @@ def test_random_games_keep_every_card_and_every_face_up_card_on_its_digit(data: 
             assert all(n < most for name, n in turn.placed.items() if name != turn.winners[0])
             assert turn.won[turn.winners[0]] == sum(turn.placed.values()) - 1 and game.line[-1].card is None
         if turn.settled_by in ("reveal", "nobody"):
-            assert turn.winners == expected_winners(turn, before.current)
+            assert turn.winners == expected_winners(turn, before.current, game.players)
         if turn.settled_by == "reveal":
             assert game.line[-1] == turn.appended and turn.appended.owner == turn.winners[0]
             assert card_fits(turn.appended.card, turn.digit)
