@@ -252,6 +252,7 @@ def results(
     as_json: bool = typer.Option(False, "--json", help="Every watch and its events, one JSON object a watch."),
 ) -> None:
     """What the judges recorded: each race or game watched, when, how it ended, and what was judged last."""
+    from server.hand_table import SOURCE as TYPED
     from server.storage import StorageError, recorded
 
     try:
@@ -263,12 +264,18 @@ def results(
         if as_json:
             typer.echo(json.dumps(watch.to_json()))
             continue
+        typed = watch.source == TYPED  # a hand game: its lines typed, not frames
         ended = "stopped mid-way"
+        if typed:
+            ended = f"open: `tableref serve --game {watch.game} --results {file}` takes it up"
         if watch.ended_by:
-            ended = f"ended by {watch.ended_by} after {counted(watch.frames, 'frame')}"
+            done = counted(watch.frames, "line typed", "lines typed") if typed else counted(watch.frames, "frame")
+            ended = f"ended by {watch.ended_by} after {done}"
         typer.echo(f"{watch.id}. {watch.game} on {watch.source}, {watch.started}: {len(watch.events)} judged, {ended}")
         if watch.events:
-            typer.echo(f"   last, at {watch.events[-1]['seconds']:.2f} s: {json.dumps(watch.events[-1])}")
+            last = watch.events[-1]
+            said = "; ".join(last["lines"]) if last.get("lines") else json.dumps(last)
+            typer.echo(f"   last, at {last['seconds']:.2f} s: {said}")
 
 
 @app.command()

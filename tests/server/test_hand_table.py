@@ -86,3 +86,24 @@ def test_a_dashboard_watching_a_camera_takes_no_typed_turns(tmp_path) -> None:
     with served(live, start_watching=False) as base:
         status, body = _typed(base, "bluff")
         assert status == 404 and "(--game bluff or pass)" in body["detail"]
+
+
+def test_the_results_command_says_a_hand_game_is_open_and_what_its_last_turn_said(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from server.cli import app
+
+    results = tmp_path / "results.sqlite"
+    table = HandTable("bluff", results)
+    table.start()
+    for line in GAME[:2]:
+        table.typed(line)
+    shown = CliRunner().invoke(app, ["results", str(results)]).stdout.splitlines()
+    assert shown == [
+        f"1. bluff on {SOURCE}, {table.state()['watch']['started']}: 2 judged, open: `tableref serve --game bluff "
+        f"--results {results}` takes it up",
+        f"   last, at {table.state()['events'][-1]['seconds']:.2f} s: turn 1, Ann, the 1st decimal (1): not "
+        "challenged; Ann's card stays face down (a bluff); next: Bob states the 2nd decimal (4)",
+    ]
+    table.stop()
+    assert "ended by stopped after 2 lines typed" in CliRunner().invoke(app, ["results", str(results)]).stdout
