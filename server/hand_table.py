@@ -6,6 +6,7 @@ one page and one set of routes serve both.
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Any
 
 from rules.game_log import Replay
 from server.hand_games import hand_game
-from server.storage import Recording, recorded
+from server.storage import Recording, StorageError, recorded
 from server.watching import Watched
 
 SOURCE = "typed at the table"
@@ -69,12 +70,15 @@ class HandTable:
             if refused:
                 return refused
             turns, said = self._told.news(self._played, trial, line)
-            self._lines.append(line)
-            self._played = trial if trial is not None else self._played
             event = {"typed": line, "lines": said, "turns": [turn.to_json() for turn in turns]}
             seconds = self._seconds()
-            self._kept.add(seconds, event)
+            try:  # recorded first: a turn the file does not hold is not taken as played
+                self._kept.add(seconds, event)
+            except (sqlite3.Error, StorageError) as exc:
+                return f"the turn could not be recorded in {self.results} ({exc}); nothing was kept, type it again"
+            self._lines.append(line)
             self._events.append({"seconds": seconds, **event})
+            self._played = trial if trial is not None else self._played
             if self._played is not None and self._played.game.over:
                 self._ended("game over")
             return None

@@ -107,3 +107,15 @@ def test_the_results_command_says_a_hand_game_is_open_and_what_its_last_turn_sai
     ]
     table.stop()
     assert "ended by stopped after 2 lines typed" in CliRunner().invoke(app, ["results", str(results)]).stdout
+
+
+def test_a_turn_the_results_file_cannot_take_is_refused_and_kept_nowhere(tmp_path) -> None:
+    results = tmp_path / "results.sqlite"
+    table = HandTable("bluff", results)
+    table.start()
+    assert table.typed(GAME[0]) is None
+    results.unlink()
+    results.mkdir()  # the file gone, a folder in its place: nothing can be written there
+    refused = table.typed("bluff")
+    assert refused is not None and "could not be recorded" in refused and "type it again" in refused
+    assert table.state()["hand"]["lines"] == [GAME[0]] and len(table.state()["events"]) == 1
