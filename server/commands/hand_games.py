@@ -81,10 +81,15 @@ def play_along(told: Told, save: Path | None) -> None:
             fail(f"{refused}; not kept: type it again")
             refusals += 1
             continue
+        if save is not None:  # saved first: a line the file does not hold is not taken as played
+            try:
+                with save.open("a", encoding="utf-8") as out:
+                    out.write(line + "\n")
+            except OSError as exc:
+                fail(f"{save}: the line could not be saved ({exc.strerror}); not kept: type it again")
+                refusals += 1
+                continue
         kept.append(line)
-        if save is not None:
-            with save.open("a", encoding="utf-8") as out:
-                out.write(line + "\n")
         said = told.news(played, trial, line)[1]
         played = trial if trial is not None else played
         for text in said:

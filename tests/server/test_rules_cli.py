@@ -225,3 +225,11 @@ def test_a_game_typed_as_it_is_played_is_judged_line_by_line_kept_and_taken_up_a
     assert json.loads(whole.stdout)["over"] == "time is up"
     refused = tableref("judge", "bluff", str(saved), "--save", str(saved))
     assert refused.returncode == 2 and "--save keeps a game typed" in refused.stderr
+
+
+def test_a_typed_line_that_cannot_be_saved_is_not_kept(tmp_path) -> None:
+    nowhere = tmp_path / "no-such-folder" / "game.txt"
+    command = [sys.executable, "-m", "server", "judge", "pass", "--save", str(nowhere)]
+    result = subprocess.run(command, input="players: Ann Bob\n", capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2 and "the line could not be saved" in result.stderr
+    assert "no game was typed" in result.stderr and not nowhere.exists()
