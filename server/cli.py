@@ -11,6 +11,7 @@ from server.commands import (  # noqa: F401  (registers the commands)
     cards,
     death_by_digits,
     dominoes,
+    flash,
     grid,
     hand_games,
     mathleague,

@@ -1,19 +1,20 @@
-"""Decko Digits' appending, block and grid games: their verdicts in a referee's words, and the watch that referees
-them as they are played, from a film, a camera or a stream (`tableref judge append|blocks|grid VIDEO|CAMERA`,
-and the dashboard).
+"""Decko Digits' appending, block and grid games and the flash-card drill: their verdicts in a referee's words,
+and the watch that referees them as they are played, from a film, a camera or a stream (`tableref judge
+append|blocks|grid|flash VIDEO|CAMERA`, and the dashboard).
 
 Every frame is read as a photo of the game is (the line after the Starter, the sets of five, the grid's cards
-face up); what is read counts once it holds for a few frames (rules/settling.py), so a hand laying a card
-changes nothing until it is gone, and each state settled is judged by the game's rules (the grid's from the
-state before). The watch ends with the film, when the game says it is over (the fifty decimals laid, the grid
-all face up), on Ctrl-C, or when a camera stops (what was judged stands).
+face up, the card laid to answer); what is read counts once it holds for a few frames (rules/settling.py), so a
+hand laying a card changes nothing until it is gone, and each state settled is judged by the game's rules (the
+grid's and the drill's from the state before). The watch ends with the film, when the game says it is over (the
+fifty decimals laid, the grid all face up, every decimal answered right), on Ctrl-C, or when a camera stops
+(what was judged stands).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -23,6 +24,7 @@ import typer
 from rules.appending import AppendVerdict, appendable, judge_line, jump_to_end
 from rules.blocks import BLOCK_SIZE, BlockSet, BlockTable, judge_sets
 from rules.decko import DeckoCard, card_text
+from rules.flash_cards import FlashDrill, new_drill, seen
 from rules.grid_digits import STREAK, GridGame, Reveal, a_digit, new_game, turns
 from rules.pi import BLOCKS, PI_DECIMALS, wild_pair
 from rules.settling import Settler
@@ -295,4 +297,54 @@ def grid_game(cards: int, players: int) -> DeckoGame:
         said=lambda view: [*turn_lines(view.game), *grid_lines(view.game)],
         nothing=("no frame of the grid", "film the grid of cards from above"),
         key=lambda shown: tuple(sorted(card.digit for card in shown)),
+    )
+
+
+def answers_in(recognizer: CardRecognizer, frame: np.ndarray) -> tuple:
+    """The Digit and Wild cards a frame shows (not the Starter), in an order that does not hang on where each
+    lies: what the flash-card drill takes as laid."""
+    cards = [card.face.played for card in recognizer(frame) if card.face.kind in ("digit", "wild")]
+    return tuple(sorted(cards, key=card_text))
+
+
+def flash_lines(drill: FlashDrill) -> list[str]:
+    """The drill in a referee's words: the last answer judged, what to do now, and the tally."""
+    lines = []
+    if drill.answers:
+        last = drill.answers[-1]
+        judged = f"right ({drill.run} in a row)" if last.right else f"not {card_text(last.card)}: asked again later"
+        lines.append(f"decimal {last.place + 1} is {last.digit}: {judged}")
+    if drill.crowded:
+        lines.append("more than one card on the table: lay one card at a time")
+    asked = drill.asked
+    if asked is None:
+        lines.append("every decimal in play answered right")
+    elif drill.waiting:
+        lines.append("take the card away for the next decimal")
+    else:
+        lines.append(f"decimal {asked + 1}? lay its card")
+    left = len(set(drill.order) - {a.place for a in drill.answers if a.right})
+    tally = f"{drill.right} of {len(drill.answers)} answers right, best run {drill.best_run}"
+    return [*lines, tally + (f", {left} decimal(s) still to answer right" if left else "")]
+
+
+def flash_short(drill: FlashDrill) -> str:
+    """The drill on one line as the table settles: the answer just judged, or the question now."""
+    lines = flash_lines(drill)[:-1]  # not the tally
+    return " | ".join(lines if drill.waiting or drill.over else lines[-1:])
+
+
+def flash_game(digits: int, seed: int) -> DeckoGame:
+    """Flash cards as a film of the drill is refereed, over the first `digits` decimals in the order `seed`
+    shuffles them. The drill starts as if an answer lay on the table: a card there before the first question
+    answers nothing, and the question comes once the table is seen empty."""
+    start = replace(new_drill(digits, seed), waiting=True)
+    return DeckoGame(
+        name="flash",
+        read=answers_in,
+        judge=lambda before, cards: seen(start if before is None else before, cards),
+        ended=lambda drill: "answered" if drill.over else None,
+        short=flash_short,
+        said=flash_lines,
+        nothing=("no frame of the table", "film the table where the card is laid"),
     )

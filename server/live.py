@@ -7,6 +7,7 @@ its own pace, so that a race on it is watched as it was laid; a camera or a stre
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 from collections.abc import Callable
@@ -20,7 +21,7 @@ import numpy as np
 
 from rules.grid_digits import GRID_CARDS
 from rules.tempus import TempusOptions
-from server.decko_games import APPENDING, BLOCK_GAME, DeckoGame, Settled, grid_game, watch_game
+from server.decko_games import APPENDING, BLOCK_GAME, DeckoGame, Settled, flash_game, grid_game, watch_game
 from server.storage import Recording
 from server.watching import Onlooker, Watched
 from vision.sources import FrameCounts, Rate, SourceError, is_live
@@ -39,12 +40,13 @@ class GameSetup:
     """The game watched and its options, as `tableref serve` takes them."""
 
     game: str = "tempus"
-    beginner: int = 50  # Tempus Digit: the digits in play
+    beginner: int = 50  # Tempus Digit and the flash-card drill: the digits in play
     tile_set: str = "auto"  # Seven Pis: six, nine or auto
     pips: bool = False  # Seven Pis: score the pips left, not the tiles
     rotations_only: bool = False  # DIGIT: a mirror image is another card
     grid_cards: int = GRID_CARDS  # Grid o' Digits: the cards in the grid
     players: int = 2  # Grid o' Digits: the players taking turns
+    flash_seed: int | None = None  # the flash-card drill: its order of questions (None: a new one each watch)
     # Tempus Digit: the mat's lanes, a player each; Seven Pis: the hand area, so that each turn is judged.
     profile: CalibrationProfile | None = None
 
@@ -171,6 +173,11 @@ def _watch_decko(
     return run
 
 
+def _seed(setup: GameSetup) -> int:
+    """The drill's order of questions: the setup's, else a new one each watch."""
+    return random.SystemRandom().randrange(2**32) if setup.flash_seed is None else setup.flash_seed
+
+
 def _stick_reader() -> Any:
     from vision.sticks import StickRecognizer
 
@@ -241,6 +248,7 @@ GAMES: dict[str, Game] = {
     "append": Game(_card_reader, _draw_cards, _watch_decko(lambda setup: APPENDING)),
     "blocks": Game(_card_reader, _draw_cards, _watch_decko(lambda setup: BLOCK_GAME)),
     "grid": Game(_card_reader, _draw_face_up, _watch_decko(lambda setup: grid_game(setup.grid_cards, setup.players))),
+    "flash": Game(_card_reader, _draw_cards, _watch_decko(lambda setup: flash_game(setup.beginner, _seed(setup)))),
     "digit": Game(_stick_reader, _draw_sticks, _watch_digit),
     "seven-pis": Game(_domino_reader, _draw_dominoes, _watch_seven_pis),
 }

@@ -15,7 +15,7 @@ from server.app import app, fail, load_calibration, output_file
 from server.hand_games import HAND_GAMES
 
 LOOPBACK_NAMES = {"localhost"}
-WATCHED_GAMES = ("tempus", "append", "blocks", "grid", "digit", "seven-pis")
+WATCHED_GAMES = ("tempus", "append", "blocks", "grid", "flash", "digit", "seven-pis")
 GAME_CHOICES = (*WATCHED_GAMES, *HAND_GAMES)
 # What a calibration profile brings to each game: the zones it must hold.
 CALIBRATED = {"tempus": "lane", "seven-pis": "hand"}
@@ -57,13 +57,16 @@ def serve(
     game: str = typer.Option(
         "tempus",
         "--game",
-        help="tempus, append, blocks or grid (Decko's appending and block games, Grid o' Digits), digit or "
-        "seven-pis; or bluff or pass (Decko's bluffing and passing games, played in the hand and typed on the page).",
+        help="tempus, append, blocks, grid or flash (Decko's appending and block games, Grid o' Digits, the "
+        "flash-card drill), digit or seven-pis; or bluff or pass (Decko's bluffing and passing games, played in the "
+        "hand and typed on the page).",
     ),
     bluff_worth: int = typer.Option(
         1, "--bluff-worth", min=1, help="The bluffing game: points for each bluff left standing (house rule: more)."
     ),
-    beginner: int = typer.Option(50, "--beginner", help="Tempus Digit: only the first N digits are in play."),
+    beginner: int = typer.Option(
+        50, "--beginner", help="Tempus Digit and flash cards: only the first N digits are in play."
+    ),
     tile_set: str = typer.Option("auto", "--set", help="Seven Pis: six, nine, or auto (the tiles say)."),
     pips: bool = typer.Option(False, "--pips", help="Seven Pis: score the pips left instead of the tiles left."),
     rotations_only: bool = typer.Option(False, "--rotations-only", help="DIGIT: a mirror image is another card."),

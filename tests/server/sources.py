@@ -16,9 +16,10 @@ import vision.sources as sources
 from models.evaluate import appending_line_spec, block_sets_spec
 from models.synth.backs import grid_table, turned_up
 from models.synth.samples import filmed, race_frames, write_clip
-from models.synth.scenes import render_scene
+from models.synth.scenes import SceneSpec, render_scene
 from rules.blocks import blocks_matched
-from rules.decko import card_text
+from rules.decko import DeckoCard, card_text
+from vision.cards.artwork import CardFace
 from vision.sources import FrameCounts, SourceError, timed_frames
 
 UNPLUGGED = "camera 0: no frame for 10 s; the camera or stream stopped"
@@ -116,3 +117,22 @@ def grid_film(path: Path, seed: int, states: int = len(GRID_STATES)) -> None:
             yield from filmed(image, GRID_FRAMES_PER_STATE, seed + n)
 
     write_clip(path, frames())
+
+
+def filmed_table(seed: int, card: DeckoCard | None) -> Iterator[np.ndarray]:
+    """The held-out table of `seed` with `card` alone on it (None: none), filmed for FLASH_FRAMES_PER_STEP
+    frames: the same card design in the same place whatever the card."""
+    digits = (card or 0,) if isinstance(card, int | None) else card
+    faces = (CardFace("digit" if len(digits) == 1 else "wild", digits),)
+    spec = SceneSpec(split="heldout", layout="row", faces=faces, one_deck_style=True, laid=int(card is not None))
+    return filmed(render_scene(seed, spec).image, FLASH_FRAMES_PER_STEP, seed)
+
+
+def flash_film(path: Path, seed: int, answers: list[DeckoCard]) -> None:
+    """A film at `path` of the flash-card drill on the held-out table of `seed`: the table empty, then each of
+    `answers` laid alone and taken away again."""
+    steps = [None, *(step for answer in answers for step in (answer, None))]
+    write_clip(path, (frame for card in steps for frame in filmed_table(seed, card)))
+
+
+FLASH_FRAMES_PER_STEP = 5

@@ -212,7 +212,10 @@ def test_the_page_says_what_the_terminal_says(tmp_path) -> None:
     ("args", "said"),
     [
         (["nothing-here.mp4"], "nothing-here.mp4: no such file"),
-        ([RACE, "--game", "chess"], "--game chess: choose one of tempus, append, blocks, grid, digit, seven-pis"),
+        (
+            [RACE, "--game", "chess"],
+            "--game chess: choose one of tempus, append, blocks, grid, flash, digit, seven-pis, bluff, pass",
+        ),
         ([RACE, "--set", "eight"], "--set eight: choose six, nine or auto"),
         ([RACE, "--beginner", "0"], "digits must be 1..50"),
         ([RACE, "--game", "grid", "--cards", "12"], "a grid holds a multiple of 5 cards up to 50, not 12"),

@@ -1,23 +1,27 @@
-"""Decko Digits' appending, block and grid games refereed from films of held-out renders played a card at a time:
-each state judged as it settles, in the terminal and on the dashboard alike."""
+"""Decko Digits' appending, block and grid games and the flash-card drill refereed from films of held-out renders
+played a card at a time: each state judged as it settles, in the terminal and on the dashboard alike."""
 
 import json
 from pathlib import Path
 
+import cv2
 import pytest
 from typer.testing import CliRunner
 
 import server.cli  # noqa: F401  (registers the commands)
+from rules.flash_cards import new_drill
 from rules.grid_digits import play
+from rules.pi import PI_DECIMALS, wild_pair
 from server.app import app
 from server.decko_games import grid_lines, turn_lines
 from server.live import GameSetup, LiveTable
 from tests.server.serving import watched_to_the_end
-from tests.server.sources import GRID_REVEALS, appending_film, block_sets_film, grid_film
+from tests.server.sources import GRID_REVEALS, appending_film, block_sets_film, filmed_table, flash_film, grid_film
 
 SEED = 97_300_000  # a held-out appending line no other test reads
 BLOCKS_SEED = 97_700_000  # held-out block-game sets no other test reads
 GRID_SEED = 97_800_000  # a held-out Grid o' Digits table no other test reads
+FLASH_SEED = 97_900_000  # a held-out table of the flash-card drill no other test reads
 
 
 @pytest.fixture(scope="module")
@@ -76,3 +80,38 @@ def test_a_grid_game_is_refereed_reveal_by_reveal_on_the_page_as_in_the_terminal
     assert kept == sorted(kept) and kept[-1] == 10
     state = watched_to_the_end(LiveTable(str(film), GameSetup("grid"), tmp_path / "r.sqlite", pace=False))
     assert state["events"][-1]["lines"] == [*turn_lines(expected), *grid_lines(expected)]
+
+
+def test_the_flash_card_drill_judges_each_card_laid_and_asks_a_missed_decimal_again(tmp_path) -> None:
+    """Two decimals in play: the first asked answered right, the second wrong and then right; on the page as
+    in the terminal."""
+    film = tmp_path / "drill.mp4"
+    first, second = new_drill(2, FLASH_SEED).order
+    laid = [PI_DECIMALS[first], (PI_DECIMALS[second] + 1) % 10, wild_pair(PI_DECIMALS[second])]
+    flash_film(film, FLASH_SEED, laid)
+    args = ["judge", "flash", str(film), "--digits", "2", "--seed", str(FLASH_SEED)]
+    drill = json.loads(CliRunner().invoke(app, [*args, "--json"]).stdout)
+    assert drill["ended_by"] == "answered" and drill["over"] and drill["right"] == 2
+    assert [(a["decimal"], a["right"]) for a in drill["answers"]] == [
+        (first + 1, True),
+        (second + 1, False),
+        (second + 1, True),
+    ]
+    asked = [state["asked"] for state in drill["laid"] if not state["waiting"]]
+    assert asked == [first + 1, second + 1, second + 1]  # each question once the table is empty
+    printed = CliRunner().invoke(app, args)
+    setup = GameSetup("flash", beginner=2, flash_seed=FLASH_SEED)
+    state = watched_to_the_end(LiveTable(str(film), setup, tmp_path / "r.sqlite", pace=False))
+    assert state["watch"]["ended_by"] == "answered"
+    assert printed.stdout.splitlines()[-len(state["events"][-1]["lines"]) :] == state["events"][-1]["lines"]
+
+
+def test_a_photo_of_one_card_is_judged_against_the_decimal_it_answers(tmp_path) -> None:
+    photo = tmp_path / "card.png"
+    cv2.imwrite(str(photo), next(iter(filmed_table(FLASH_SEED, 7))))
+    wrong = CliRunner().invoke(app, ["judge", "flash", str(photo), "--decimal", "3"])  # the 3rd decimal is 1
+    assert wrong.stdout.strip() == "decimal 3 is 1: the card laid, 7, is wrong"
+    said = json.loads(CliRunner().invoke(app, ["judge", "flash", str(photo), "--decimal", "13", "--json"]).stdout)
+    assert said["cards"] == ["7"] and said["answers"] == [{"decimal": 13, "digit": 7, "card": "7", "right": True}]
+    refused = CliRunner().invoke(app, ["judge", "flash", str(photo)])
+    assert refused.exit_code == 2 and "needs --decimal N" in refused.stderr

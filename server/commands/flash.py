@@ -1,0 +1,71 @@
+"""Flash cards as a drill: the referee asks a decimal of pi, the player lays its card, and hears whether it is
+right; refereed from a camera or a film of the drill, or a photo of one answer."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import typer
+
+from rules.decko import card_text
+from rules.flash_cards import FlashDrill, FlashError, seen
+from server.app import RECORD_OPTION, fail, film_only, judge_app, load_photo, photo_or_film_argument
+from server.decko_games import answers_in, flash_game, run_video_game
+from vision.sources import is_film
+
+
+@judge_app.command("flash")
+def judge_flash(
+    photo: str | None = photo_or_film_argument("one card laid to answer --decimal", "the drill to referee"),
+    digits: int = typer.Option(10, "--digits", help="The first N decimals of pi in play (1 to 50)."),
+    seed: int | None = typer.Option(
+        None, "--seed", help="Ask the decimals in the order this number shuffles them; else in a new order each time."
+    ),
+    decimal: int | None = typer.Option(
+        None, "--decimal", min=1, max=50, help="With a photo: the decimal (1-50) the card laid answers."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
+    record: Path | None = RECORD_OPTION,
+) -> None:
+    """Decko Digits' flash cards, as a drill for one: the referee asks for a decimal of pi among the first
+    --digits, the player lays the card they take it to be (its Digit card or its Wild) and hears whether it is
+    right; a decimal missed is asked again after the others, until every one is answered right.
+
+    A camera (or a film, or a stream) watches the table: the question is printed, the card laid is judged once
+    it lies still, and the next question comes once it is taken away. A photo of one card is judged against
+    --decimal."""
+    film_only(record, photo)
+    if photo is None:
+        fail("give a camera (0), a film or a stream of the table, or a photo of a card with --decimal")
+        raise typer.Exit(code=2)
+    if is_film(photo):
+        if decimal is not None:
+            fail("--decimal is for a photo of one answer; a drill filmed asks its own decimals")
+            raise typer.Exit(code=2)
+        try:
+            game = flash_game(digits, random.SystemRandom().randrange(2**32) if seed is None else seed)
+        except FlashError as exc:
+            fail(str(exc))
+            raise typer.Exit(code=2) from exc
+        run_video_game(photo, game, as_json, record)
+        return
+    if decimal is None:
+        fail("a photo of an answer needs --decimal N: the decimal its card answers")
+        raise typer.Exit(code=2)
+    from vision.cards.recognize import CardRecognizer
+
+    cards = answers_in(CardRecognizer(), load_photo(Path(photo)))
+    drill = seen(FlashDrill((decimal - 1,)), cards)
+    if as_json:
+        typer.echo(json.dumps({**drill.to_json(), "cards": [card_text(card) for card in cards]}))
+        return
+    if drill.answers:
+        (answer,) = drill.answers
+        judged = "right" if answer.right else "wrong"
+        typer.echo(f"decimal {decimal} is {answer.digit}: the card laid, {card_text(answer.card)}, is {judged}")
+    elif drill.crowded:
+        typer.echo(f"{len(cards)} cards read ({' '.join(map(card_text, cards))}): lay one card at a time")
+    else:
+        typer.echo("no Digit or Wild card read: lay the card where the camera sees it whole")
