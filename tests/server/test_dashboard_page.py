@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from rules.flash_cards import new_drill
 from rules.pi import PI_DECIMALS
 from server.hand_table import HandTable
 from server.live import GameSetup, LiveTable
 from tests.server.serving import CHROMIUM, CHROMIUM_ARGS, TOKEN, call, served
-from tests.server.sources import appending_film, camera_filming, grid_film
+from tests.server.sources import appending_film, camera_filming, flash_film, grid_film
 
 pytestmark = pytest.mark.browser
 
@@ -108,6 +109,22 @@ def test_a_grid_game_shows_the_fives_kept_face_up_and_whose_turn_it_is(page: Pag
         expect(line).to_have_text("3.14159 ····· ····· ····· ·····")
         expect(line.locator(".ok")).to_have_count(5)
         expect(page.locator("#verdict")).to_contain_text("player 2 to reveal: a 2 (decimal 6)")
+
+
+def test_the_flash_card_drill_shows_the_answer_judged_and_its_tally(page: Page, tmp_path) -> None:
+    film = tmp_path / "drill.mp4"
+    (place,) = new_drill(1, 5).order
+    flash_film(film, 97_950_000, [(PI_DECIMALS[place] + 1) % 10, PI_DECIMALS[place]])  # wrong, then right
+    setup = GameSetup("flash", beginner=1, flash_seed=5)
+    with served(LiveTable(str(film), setup, tmp_path / "results.sqlite", pace=False)) as base:
+        page.goto(f"{base}/")
+        expect(page.locator("#status")).to_have_text("ended: every decimal answered right", timeout=90_000)
+        expect(page.locator("#game")).to_have_text("flash cards")
+        line = page.locator("#verdict .line")
+        expect(line).to_have_text("decimal 1 is 1: 1")
+        expect(line.locator(".ok")).to_have_count(1)
+        expect(page.locator("#verdict")).to_contain_text("1 of 2 answers right, best run 1")
+        expect(page.locator("#events li").last).to_contain_text("decimal 1? lay its card")
 
 
 def test_a_hand_game_is_typed_turn_by_turn_and_a_refused_turn_stays_to_be_mended(page: Page, tmp_path) -> None:
