@@ -28,6 +28,7 @@ from rules.flash_cards import FlashDrill, new_drill, seen
 from rules.grid_digits import STREAK, GridGame, Reveal, a_digit, new_game, turns
 from rules.pi import BLOCKS, PI_DECIMALS, wild_pair
 from rules.settling import Settler
+from server.app import counted
 from server.storage import NotRecorded, Recording, recording
 from server.watching import Onlooker, Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
 from vision.cards.grid import FaceUp, GridView, face_up_cards
@@ -324,8 +325,11 @@ def flash_lines(drill: FlashDrill) -> list[str]:
     else:
         lines.append(f"decimal {asked + 1}? lay its card")
     left = len(set(drill.order) - {a.place for a in drill.answers if a.right})
-    tally = f"{drill.right} of {len(drill.answers)} answers right, best run {drill.best_run}"
-    return [*lines, tally + (f", {left} decimal(s) still to answer right" if left else "")]
+    to_answer = f"{counted(left, 'decimal')} still to answer right" if left else ""
+    if not drill.answers:
+        return [*lines, to_answer]
+    tally = f"{drill.right} of {counted(len(drill.answers), 'answer')} right, best run {drill.best_run}"
+    return [*lines, ", ".join(filter(None, [tally, to_answer]))]
 
 
 def flash_short(drill: FlashDrill) -> str:
