@@ -35,6 +35,9 @@ SAVE_OPTION = typer.Option(
 
 def referee(log: str | None, told: Told, as_json: bool, save: Path | None) -> None:
     if log is None:
+        if as_json:
+            fail("--json prints a game written down (LOG, or - for a pipe); a game typed is told line by line")
+            raise typer.Exit(code=2)
         play_along(told, save)
         return
     if save is not None:

@@ -225,6 +225,8 @@ def test_a_game_typed_as_it_is_played_is_judged_line_by_line_kept_and_taken_up_a
     assert json.loads(whole.stdout)["over"] == "time is up"
     refused = tableref("judge", "bluff", str(saved), "--save", str(saved))
     assert refused.returncode == 2 and "--save keeps a game typed" in refused.stderr
+    refused = tableref("judge", "bluff", "--json")
+    assert refused.returncode == 2 and "--json prints a game written down" in refused.stderr
 
 
 def test_a_typed_line_that_cannot_be_saved_is_not_kept(tmp_path) -> None:
