@@ -135,10 +135,11 @@ def test_a_hand_game_is_typed_turn_by_turn_and_a_refused_turn_stays_to_be_mended
         expect(page.locator("#status")).to_have_text("playing")
         expect(page.locator("#camera")).to_be_hidden()
         turn = page.locator("#turn")
-        for line in ("players: Ann Bob", "bluff"):
-            turn.fill(line)
-            turn.press("Enter")
-            expect(turn).to_have_value("")
+        turn.fill("players: Ann Bob")
+        turn.press("Enter")
+        expect(turn).to_have_value("")
+        page.locator("#unchallenged").click()  # Ann's turn: 'bluff' in one press
+        expect(page.locator("#verdict .next")).to_have_text("next: Bob states the 2nd decimal (4)")
         turn.fill("challenge: Bob")
         page.locator("#judge").click()
         expect(page.locator("#refusal")).to_have_text(
