@@ -20,16 +20,22 @@ from vision.sources import IMAGE_SUFFIXES
 if TYPE_CHECKING:
     from calibration.profile import CalibrationProfile
 
+# Help as Markdown: paragraphs rewrapped to the terminal and `code` shown as code; Rich's own markup would keep a
+# docstring's line breaks and take square brackets ("[draws N;]") for styles, dropping them.
+HELP_MARKUP = "markdown"
 app = typer.Typer(
     help="tableref: reads digit cards, dominoes and sticks on a real table and referees the games.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=HELP_MARKUP,
 )
-judge_app = typer.Typer(help="Judge a position by a game's rules.", no_args_is_help=True)
-kit_app = typer.Typer(help="Printable game material (PDF).", no_args_is_help=True)
+judge_app = typer.Typer(help="Judge a position by a game's rules.", no_args_is_help=True, rich_markup_mode=HELP_MARKUP)
+kit_app = typer.Typer(help="Printable game material (PDF).", no_args_is_help=True, rich_markup_mode=HELP_MARKUP)
 evaluate_app = typer.Typer(
-    help="Accuracy on held-out renders: designs, tables and angles that training never saw.", no_args_is_help=True
+    help="Accuracy on held-out renders: designs, tables and angles that training never saw.",
+    no_args_is_help=True,
+    rich_markup_mode=HELP_MARKUP,
 )
 app.add_typer(judge_app, name="judge")
 app.add_typer(kit_app, name="kit")

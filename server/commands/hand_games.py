@@ -22,7 +22,7 @@ LOG_HELP = (
 
 
 def log_argument(turn: str, turns: str) -> Any:
-    return typer.Argument(None, metavar="[LOG]", help=LOG_HELP.format(turn=turn, turns=turns), show_default=False)
+    return typer.Argument(None, metavar="LOG", help=LOG_HELP.format(turn=turn, turns=turns), show_default=False)
 
 
 SAVE_OPTION = typer.Option(
