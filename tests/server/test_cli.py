@@ -48,6 +48,21 @@ def test_every_command_has_help() -> None:
         assert shown.exit_code == 0 and "Usage" in shown.stdout, (path, shown.output)
 
 
+@pytest.mark.parametrize(
+    ("command", "syntax"),
+    [
+        (("judge", "pass"), "'[draws N;] [trade NAME;] CARD -> NAME'"),
+        (("judge", "mathleague"), "'LEVEL SCORE COLOUR [school=NAME] [tools=10+5]"),
+    ],
+)
+def test_help_keeps_the_square_brackets_of_a_syntax_and_its_sentences_whole(command, syntax) -> None:
+    shown = tableref(*command, "--help").stdout
+    assert syntax in re.sub(r"[\s│]+", " ", shown)
+    # Sentences are rewrapped to the terminal: no line of the description stops short mid-sentence.
+    description = shown.split("╭")[0].splitlines()
+    assert all(len(line.rstrip()) > 60 for line in description[3:-2] if line.strip())
+
+
 def test_version() -> None:
     result = tableref("--version")
     assert result.returncode == 0
