@@ -6,8 +6,8 @@ turns, one a line, and the game replayed from it turn by turn up to the first tu
     ...                    # a turn a line, in the game's own words
     end: why               # optional: the players' word that the game is over
 
-``#`` starts a comment. Each game reads its own turn lines (``read_turn``) and raises a ValueError for one it
-cannot read; the log's error names the line.
+``undo`` takes back the turn (or the end) before it, typed by mistake; ``#`` starts a comment. Each game reads its
+own turn lines (``read_turn``) and raises a ValueError for one it cannot read; the log's error names the line.
 """
 
 from __future__ import annotations
@@ -19,6 +19,9 @@ from typing import Generic, TypeVar
 Move = TypeVar("Move")
 Game = TypeVar("Game")
 Judged = TypeVar("Judged")
+
+
+UNDO = "undo"  # a line that takes back the turn (or the end) before it, as a player would who mistyped it
 
 
 class GameLogError(ValueError):
@@ -57,8 +60,16 @@ def parse_log(text: str, read_turn: Callable[[str], Move]) -> Log[Move]:
         if not line:
             continue
         try:
+            if line.lower() == UNDO:
+                if ended is not None:
+                    ended = None
+                elif turns:
+                    del turns[-1], numbers[-1]
+                else:
+                    raise GameLogError("no turn to undo")
+                continue
             if ended is not None:
-                raise GameLogError("nothing follows the end")
+                raise GameLogError("nothing follows the end (but 'undo', which takes it back)")
             key, _, rest = line.partition(":")
             key = key.strip().lower()
             if key == "players" and not players and not turns:

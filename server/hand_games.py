@@ -27,6 +27,7 @@ class Told:
     upcoming: Callable[[Replay], str]
     as_json: Callable[[Replay], dict]
     syntax: str  # how a turn is written
+    noun: str = "turn"  # what the game calls a turn
 
     def lines(self, played: Replay) -> list[str]:
         turns = [self.turn(number, turn) for number, turn in enumerate(played.turns, start=1)]
@@ -52,6 +53,9 @@ class Told:
         if after is None or not _said(line):
             return [], []
         done = len(before.turns) if before is not None else 0
+        if before is not None and (len(after.turns) < done or (before.game.over and not after.game.over)):
+            undone = f"{self.noun} {done}" if len(after.turns) < done else "the end"
+            return [], [f"{undone} taken back", self.upcoming(after)]
         turns = list(after.turns[done:])
         return turns, [*(self.turn(n, turn) for n, turn in enumerate(turns, start=done + 1)), self.upcoming(after)]
 
@@ -92,6 +96,7 @@ def hand_game(game: str, bluff_worth: int = 1) -> Told:
             pass_upcoming,
             pass_json,
             PASS_TRIES,
+            "try",
         )
     raise ValueError(f"not a game played in the hand: {game} (one of {', '.join(HAND_GAMES)})")
 

@@ -16,8 +16,8 @@ from server.hand_games import BLUFF_TURNS, PASS_TRIES, Told, hand_game
 LOG_HELP = (
     "The game written down, a {turn} a line: a text file, or - to read it whole from a pipe. Without it, the "
     "game is typed as it is played, each line judged at once. It starts 'players: Ann Bob Cem' in seat order (the "
-    "first plays first); 'hand: 5' sets the hand size, 'end: why' ends the game by the players' word, # starts a "
-    "comment. {turns}"
+    "first plays first); 'hand: 5' sets the hand size, 'end: why' ends the game by the players' word, 'undo' takes "
+    "back the {turn} before it, # starts a comment. {turns}"
 )
 
 

@@ -223,3 +223,11 @@ def test_a_log_that_cannot_be_read_says_where(text: str, says: str) -> None:
 def test_a_table_the_deck_cannot_deal_is_refused(players: tuple[str, ...], hand: int) -> None:
     with pytest.raises(BluffingError):
         new_game(players, hand)
+
+
+def test_undo_takes_back_the_turn_or_the_end_before_it() -> None:
+    log = read_log("players: Ann Bob\nbluff\nchallenge: Ann\nundo\nbluff\nend: tea\nundo\n")
+    assert log.turns == (None, None) and log.ended is None and log.lines == (2, 5)
+    assert len(replay_log(log).game.line) == 2
+    with pytest.raises(GameLogError, match="line 2: no turn to undo"):
+        read_log("players: Ann Bob\nundo")

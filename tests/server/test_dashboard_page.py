@@ -146,12 +146,17 @@ def test_a_hand_game_is_typed_turn_by_turn_and_a_refused_turn_stays_to_be_mended
             "line 3: a challenge is joined by other players than Bob, each once"
         )
         expect(turn).to_have_value("challenge: Bob")
+        turn.fill("challenge: Ann; reveal: Bob=9 Ann=4")  # Bob meant to reveal his 4: take it back
+        turn.press("Enter")
+        expect(page.locator("#verdict .next")).to_have_text("next: Ann states the 3rd decimal (1)")
+        page.locator("#undo").click()
+        expect(page.locator("#verdict .next")).to_have_text("next: Bob states the 2nd decimal (4)")
         turn.fill("challenge: Ann; reveal: Bob=4 Ann=9")
         turn.press("Enter")
         expect(page.locator("#refusal")).to_have_text("")
         expect(page.locator("#verdict .next")).to_have_text("next: Ann states the 3rd decimal (1)")
         expect(page.locator("#verdict")).to_contain_text("Bob: 1 (1 card won, 0 bluffs standing)")
-        expect(page.locator("#events li")).to_have_count(3)
+        expect(page.locator("#events li")).to_have_count(5)
         expect(page.locator("#events li").first).to_contain_text("› challenge: Ann; reveal: Bob=4 Ann=9")
         expect(page.locator("#watches tr")).to_contain_text("going on")
         page.locator("#stop").click()

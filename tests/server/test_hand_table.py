@@ -119,3 +119,15 @@ def test_a_turn_the_results_file_cannot_take_is_refused_and_kept_nowhere(tmp_pat
     refused = table.typed("bluff")
     assert refused is not None and "could not be recorded" in refused and "type it again" in refused
     assert table.state()["hand"]["lines"] == [GAME[0]] and len(table.state()["events"]) == 1
+
+
+def test_a_turn_taken_back_is_said_so_and_stays_taken_back_when_the_game_is_taken_up(tmp_path) -> None:
+    results = tmp_path / "results.sqlite"
+    table = HandTable("pass", results)
+    table.start()
+    for line in ("players: Ann Bob", "3. -> Bob", "1 -> Ann", "undo"):
+        assert table.typed(line) is None, line
+    assert table.state()["events"][-1]["lines"] == ["try 2 taken back", "next: Bob passes the 1st decimal (1)"]
+    assert table.typed("undo") is None and table.typed("undo") == "line 6: no turn to undo"
+    again = HandTable("pass", results)
+    assert again.state()["hand"]["upcoming"] == 'next: Ann calls "Three point!" and gives the Starter'
