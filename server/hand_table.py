@@ -46,8 +46,7 @@ class HandTable:
             if self._kept is not None:
                 return False
             self._kept = Recording(self.results, self.game, SOURCE)
-            started = datetime.now(UTC).isoformat(timespec="seconds")
-            self._watch = {"id": self._kept.id, "started": started, "ended_by": None, "why": ""}
+            self._watch = {"id": self._kept.id, "started": self._kept.started, "ended_by": None, "why": ""}
             self._lines, self._events, self._played = [], [], None
             return True
 
@@ -132,7 +131,7 @@ class HandTable:
         if not open_games:
             return
         last = open_games[-1]
-        kept = Recording.continued(self.results, last.id)
+        kept = Recording.continued(self.results, last.id, last.started)
         lines = [event["typed"] for event in last.events]
         try:
             played = self._told.judged(lines)

@@ -110,16 +110,19 @@ class Recording:
 
     def __init__(self, path: Path, game: str, source: str) -> None:
         self.path = path
-        started = datetime.now(UTC).isoformat(timespec="seconds")
+        self.started = datetime.now(UTC).isoformat(timespec="seconds")
         with _writing(path) as db:
-            cursor = db.execute("INSERT INTO watches (game, source, started) VALUES (?, ?, ?)", (game, source, started))
+            cursor = db.execute(
+                "INSERT INTO watches (game, source, started) VALUES (?, ?, ?)", (game, source, self.started)
+            )
         self.id = int(cursor.lastrowid or 0)
 
     @classmethod
-    def continued(cls, path: Path, watch_id: int) -> Recording:
-        """The watch numbered `watch_id`, already in `path`, recorded on (one a crash cut off, taken up again)."""
+    def continued(cls, path: Path, watch_id: int, started: str) -> Recording:
+        """The watch numbered `watch_id`, begun at `started` and already in `path`, recorded on (one a crash cut
+        off, taken up again)."""
         recording = object.__new__(cls)
-        recording.path, recording.id = path, watch_id
+        recording.path, recording.id, recording.started = path, watch_id, started
         return recording
 
     def add(self, seconds: float, event: dict[str, Any]) -> None:
