@@ -33,6 +33,7 @@ from server.storage import NotRecorded, Recording, recording
 from server.watching import Onlooker, Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
 from vision.cards.grid import FaceUp, GridView, face_up_cards
 from vision.cards.recognize import CardRecognizer
+from vision.stillness import Remembered
 
 
 class Verdict(Protocol):
@@ -80,9 +81,10 @@ def watch_game(
     recognizer = recognizer or CardRecognizer()
     settler: Settler[tuple] = Settler(key=game.key)
     judged: list[Settled] = []
+    reading_of = Remembered(lambda frame: game.read(recognizer, frame))
 
     def on_frame(seconds: float, frame: np.ndarray) -> str | None:
-        settled = settler.add(seconds, game.read(recognizer, frame))
+        settled = settler.add(seconds, reading_of(frame))
         if settled is None:
             return None
         before = judged[-1].verdict if judged else None

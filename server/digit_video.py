@@ -24,6 +24,7 @@ from server.storage import NotRecorded, Recording, recording
 from server.watching import Onlooker, Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
 from vision.sticks import StickRecognizer
 from vision.sticks.layout import TableLayout, camera_motion, layout_key, table_layout
+from vision.stillness import Remembered
 
 if TYPE_CHECKING:
     from rules.sticks import Symmetry
@@ -61,9 +62,10 @@ def watch_game(
     layouts: list[dict[str, Any]] = []
     moves: list[dict[str, Any]] = []
     settled_frames: list[np.ndarray] = []  # the frame each layout settled in: the camera's move is told by them
+    layout_of = Remembered(lambda frame: table_layout(*recognizer(frame)))
 
     def on_frame(seconds: float, frame: np.ndarray) -> None:
-        settled = settler.add(seconds, table_layout(*recognizer(frame)))
+        settled = settler.add(seconds, layout_of(frame))
         if settled is None:
             return
         table, status = settled.reading, settled.reading.status()

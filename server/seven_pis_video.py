@@ -56,6 +56,7 @@ from server.watching import Onlooker, Watched, exit_if_cut_short, exit_if_nothin
 from vision.dominoes import Domino, DominoRecognizer
 from vision.dominoes.pis import PiGroup, read_pis
 from vision.dominoes.tracking import TableChange, TileTracker
+from vision.stillness import Remembered
 
 if TYPE_CHECKING:
     from calibration.profile import CalibrationProfile
@@ -122,7 +123,7 @@ def watch_pis(
     (`on_turn` hears of it, `recording` keeps it); a frame of another size than the profile's ends the watch.
     The `onlooker` sees every frame (server/watching.py)."""
     recording = recording or NotRecorded()
-    recognizer = recognizer or DominoRecognizer()
+    dominoes_in = Remembered(recognizer or DominoRecognizer())
     tracker = TileTracker(replaceable=lambda domino: bool(dominoes_in_hand(profile, [domino])[0]))
     ends = TurnEnds() if profile is not None else None
     placed: dict[int, Placement] = {}  # each tile's placement at the last change, by tile id
@@ -137,7 +138,7 @@ def watch_pis(
     def on_frame(seconds: float, frame: np.ndarray) -> None:
         nonlocal placed, hand, setup, changed_at
         size = frame.shape[1::-1]
-        change = tracker.add(seconds, recognizer(frame))
+        change = tracker.add(seconds, dominoes_in(frame))
         if change is not None:
             in_hand = dict(zip(change.tiles, dominoes_in_hand(profile, list(change.tiles.values())), strict=True))
             laid = {i: d for i, d in change.tiles.items() if not in_hand[i]}

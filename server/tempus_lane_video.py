@@ -29,6 +29,7 @@ from server.storage import NotRecorded, Recording, recording
 from server.tempus_lanes import LaneRaceError, judge_lanes, print_ranking
 from server.watching import Onlooker, Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
 from vision.cards.recognize import Card, CardRecognizer
+from vision.stillness import Remembered
 
 
 @dataclass(frozen=True)
@@ -77,11 +78,12 @@ def watch_lane_race(
     recognizer = recognizer or CardRecognizer()
     view, lanes = TopDownView(profile.table), lanes_of(profile.zones)
     settlers = {lane.zone.name: LineSettler() for lane in lanes}
+    cards_of = Remembered(lambda frame: read_lane_cards(recognizer, frame, view, lanes))
 
     def on_frame(seconds: float, frame: np.ndarray) -> str | None:
         if seconds > options.time_limit:
             return "time"
-        lines = lane_lines(read_lane_cards(recognizer, frame, view, lanes), profile, options)
+        lines = lane_lines(cards_of(frame), profile, options)
         for lane, settler in settlers.items():
             change = settler.add(seconds, lines.get(lane))
             if change is not None:

@@ -24,6 +24,7 @@ from server.storage import NotRecorded, Recording, recording
 from server.watching import Onlooker, Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
 from vision.cards.lines import NoStarterError, line_digits, read_tempus_line
 from vision.cards.recognize import CardRecognizer
+from vision.stillness import Remembered
 
 
 def verdict_lines(verdict: TempusVerdict, options: TempusOptions) -> list[str]:
@@ -71,11 +72,12 @@ def watch_race(
     recording = recording or NotRecorded()
     recognizer = recognizer or CardRecognizer()
     settler = LineSettler()
+    line_of = Remembered(lambda frame: _line(recognizer, frame))
 
     def on_frame(seconds: float, frame: np.ndarray) -> str | None:
         if seconds > options.time_limit:
             return "time"
-        change = settler.add(seconds, _line(recognizer, frame))
+        change = settler.add(seconds, line_of(frame))
         if change is None:
             return None
         recording.add(change.seconds, change.to_json())

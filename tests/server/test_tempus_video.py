@@ -13,6 +13,7 @@ from models.synth.scenes import render_scene
 from rules.pi import PI_DECIMALS
 from rules.tempus import TempusOptions
 from tests.server.sources import unplug_after
+from vision.cards.recognize import CardRecognizer
 from vision.sources import frames
 
 RACE = str(Path(__file__).resolve().parents[2] / "samples" / "tempus-race.mp4")
@@ -68,3 +69,28 @@ def test_a_hand_over_the_finished_line_does_not_move_the_finish(tmp_path) -> Non
     assert len(whole) == len(truth) - 1  # every card after the Starter
     assert len(lines) == 3 and len(lines[1]) < len(whole) and lines[2] == whole
     assert race.finished_at == 0.0
+
+
+class _Counted:
+    """A card reader that counts the frames it reads."""
+
+    def __init__(self) -> None:
+        self.reader = CardRecognizer()
+        self.classifier = self.reader.classifier
+        self.frames = 0
+
+    def __call__(self, frame: np.ndarray) -> list:
+        self.frames += 1
+        return self.reader(frame)
+
+
+def test_still_frames_are_not_read_again_and_the_race_is_timed_the_same(monkeypatch) -> None:
+    """The sample race holds still three frames in four: one frame a card is read, and each line settles
+    at the same moment as where every frame is read."""
+    remembering, counted = _Counted(), _Counted()
+    race = tempus_video.watch_race(RACE, TempusOptions(), recognizer=remembering)
+    monkeypatch.setattr(tempus_video, "Remembered", lambda read: read)
+    every_frame = tempus_video.watch_race(RACE, TempusOptions(), recognizer=counted)
+    assert counted.frames == race.watched.frames == 60
+    assert remembering.frames == 60 // FRAMES_PER_STEP
+    assert [(c.seconds, c.cards) for c in race.changes] == [(c.seconds, c.cards) for c in every_frame.changes]
