@@ -78,7 +78,11 @@ def dashboard_app(
 
     @app.post("/api/watch/start", dependencies=[Depends(controller)])
     def start() -> dict[str, Any]:
-        if not live.start():
+        try:
+            started = live.start()
+        except StorageError as exc:
+            raise HTTPException(status_code=503, detail=str(exc)) from exc
+        if not started:
             raise HTTPException(status_code=409, detail="a watch is running: stop it first")
         return live.state()
 

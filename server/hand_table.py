@@ -41,11 +41,18 @@ class HandTable:
         return self._kept is not None
 
     def start(self) -> bool:
-        """A new game; False where one is being typed."""
+        """A new game; False where one is being typed. A StorageError says why the results file could not take
+        a new game (none is started)."""
         with self._lock:
             if self._kept is not None:
                 return False
-            self._kept = Recording(self.results, self.game, SOURCE)
+            try:
+                self._kept = Recording(self.results, self.game, SOURCE)
+            except (sqlite3.Error, StorageError) as exc:
+                raise StorageError(
+                    f"a new game could not be recorded in {self.results} ({exc}); none was started: free the disk or "
+                    "mend the file, or start the server again with another --results"
+                ) from exc
             self._watch = {"id": self._kept.id, "started": self._kept.started, "ended_by": None, "why": ""}
             self._lines, self._events, self._played = [], [], None
             return True

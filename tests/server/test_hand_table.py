@@ -121,6 +121,23 @@ def test_a_turn_the_results_file_cannot_take_is_refused_and_kept_nowhere(tmp_pat
     assert table.state()["hand"]["lines"] == [GAME[0]] and len(table.state()["events"]) == 1
 
 
+def test_a_new_game_the_results_file_cannot_take_is_said_why_and_none_is_started(tmp_path) -> None:
+    """The results file gone and a folder in its place: Start is answered 503 with what to do, no game is being
+    typed, and once the file can be written again a game starts."""
+    results = tmp_path / "results.sqlite"
+    with served(HandTable("bluff", results), start_watching=False) as base:
+        results.mkdir()
+        status, body = call(f"{base}/api/watch/start", "POST", TOKEN)
+        assert status == 503 and "a new game could not be recorded" in body["detail"]
+        assert "another --results" in body["detail"]
+        assert call(f"{base}/api/state")[1]["running"] is False
+        assert _typed(base, "players: Ann Bob")[0] == 422
+        results.rmdir()
+        status, state = call(f"{base}/api/watch/start", "POST", TOKEN)
+        assert status == 200 and state["running"] is True
+        assert _typed(base, "players: Ann Bob")[0] == 200
+
+
 def test_a_turn_taken_back_is_said_so_and_stays_taken_back_when_the_game_is_taken_up(tmp_path) -> None:
     results = tmp_path / "results.sqlite"
     table = HandTable("pass", results)
