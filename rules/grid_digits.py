@@ -53,6 +53,7 @@ class GridGame:
     player: int = 1  # whose turn it is
     to_turn_down: tuple[int, ...] = ()  # the last wrong turn's cards, still face up
     problems: tuple[str, ...] = ()
+    found: int = 0  # cards already face up when the game was first seen, revealed by no player the game knows
 
     @property
     def over(self) -> bool:
@@ -60,8 +61,8 @@ class GridGame:
 
     @property
     def winner(self) -> int | None:
-        """The player who revealed the last card."""
-        return self.reveals[-1].player if self.over else None
+        """The player who revealed the last card (None where the grid was all face up when first seen)."""
+        return self.reveals[-1].player if self.over and self.reveals else None
 
     @property
     def next_digit(self) -> int | None:
@@ -137,6 +138,7 @@ class GridGame:
                 for r in self.reveals
             ],
             "problems": list(self.problems),
+            "found_face_up": self.found,
         }
 
 

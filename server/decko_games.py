@@ -240,8 +240,14 @@ def grid_lines(game: GridGame, whose: bool = True) -> list[str]:
         lines.append(f"this turn so far: {' '.join(map(str, game.streak))} ({more} more right to keep them face up)")
     if game.to_turn_down:
         lines.append(f"turn face down: {' '.join(map(str, game.to_turn_down))} (the last turn's cards)")
+    if game.found and whose:
+        lines.append(
+            f"{counted(game.found, 'card')} lay face up when the game was first seen: credited to no player, the "
+            "turns counted from then"
+        )
     if game.over:
-        lines.append(f"player {game.winner} revealed the last card and wins" if whose else "the grid is all face up")
+        won = whose and game.winner is not None
+        lines.append(f"player {game.winner} revealed the last card and wins" if won else "the grid is all face up")
     else:
         place = game.kept + len(game.streak) + 1
         lines.append(
@@ -278,7 +284,7 @@ def grid_short(view: GridView) -> str:
     if game.to_turn_down:
         said += f", to turn down {' '.join(map(str, game.to_turn_down))}"
     if game.over:
-        return f"{said}: player {game.winner} wins"
+        return f"{said}: player {game.winner} wins" if game.winner is not None else f"{said}: all face up"
     return f"{said}: player {game.player} to reveal {a_digit(game.next_digit)}"
 
 
@@ -294,8 +300,8 @@ def grid_game(cards: int, players: int) -> DeckoGame:
     return DeckoGame(
         name="grid",
         read=face_up_in,
-        judge=lambda before, shown: (start if before is None else before).seen(shown),
-        ended=lambda view: "won" if view.game.over else None,
+        judge=lambda before, shown: start.found(shown) if before is None else before.seen(shown),
+        ended=lambda view: None if not view.game.over else "won" if view.game.winner else "all face up",
         short=grid_short,
         said=lambda view: [*turn_lines(view.game), *grid_lines(view.game)],
         nothing=("no frame of the grid", "film the grid of cards from above"),

@@ -54,7 +54,7 @@ def judge_grid(
     else:
         assert photo is not None
         shown = _read_photo(Path(photo))
-        game = GridView(start).seen(shown).game
+        game = GridView(start).found(shown).game
         digits = [card.digit for card in shown]
         lines = ["face up: " + (" ".join(map(str, digits)) or "none"), *grid_lines(game, whose=False)]
         extra = {"face_up": digits}

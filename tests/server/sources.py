@@ -106,13 +106,14 @@ GRID_REVEALS = [1, 4, 7, 1, 4, 1, 5, 9, 2, 6, 7, 2, 6, 5, 3, 5]
 GRID_FRAMES_PER_STATE = 6
 
 
-def grid_film(path: Path, seed: int, states: int = len(GRID_STATES)) -> None:
-    """A film at `path` of the held-out grid of `seed` played as the first `states` of GRID_STATES have it."""
+def grid_film(path: Path, seed: int, states: int = len(GRID_STATES), first: int = 0) -> None:
+    """A film at `path` of the held-out grid of `seed` played as GRID_STATES have it, from the `first` to the
+    `states`th."""
     spec, order = grid_table(random.Random(seed), "heldout")
     cell = {decimal: k for k, decimal in enumerate(order)}
 
     def frames() -> Iterator[np.ndarray]:
-        for n, decimals in enumerate(GRID_STATES[:states]):
+        for n, decimals in enumerate(GRID_STATES[first:states], start=first):
             image = render_scene(seed, turned_up(spec, order, {cell[d] for d in decimals})).image
             yield from filmed(image, GRID_FRAMES_PER_STATE, seed + n)
 

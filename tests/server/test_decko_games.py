@@ -82,6 +82,24 @@ def test_a_grid_game_is_refereed_reveal_by_reveal_on_the_page_as_in_the_terminal
     assert state["events"][-1]["lines"] == [*turn_lines(expected), *grid_lines(expected)]
 
 
+def test_a_grid_watch_begun_mid_game_credits_no_player_with_the_cards_already_face_up(tmp_path) -> None:
+    """The film starts with 1 4 1 5 9 kept and a 2 revealed: those six are found, and the first reveal seen (the
+    6) is the first player's, whose 7 then passes the turn to the second player."""
+    film = tmp_path / "grid.mp4"
+    grid_film(film, GRID_SEED, first=10)
+    printed = CliRunner().invoke(app, ["judge", "grid", str(film), "--json"])
+    assert printed.exit_code == 0, printed.output
+    game = json.loads(printed.stdout)
+    assert game["found_face_up"] == 6 and game["kept"] == 10
+    assert [(r["digit"], r["player"], r["right"]) for r in game["reveals"]] == [
+        (6, 1, True),
+        (7, 1, False),
+        *((digit, 2, True) for digit in (2, 6, 5, 3, 5)),
+    ]
+    words = CliRunner().invoke(app, ["judge", "grid", str(film)]).stdout
+    assert "6 cards lay face up when the game was first seen: credited to no player" in words
+
+
 def test_the_flash_card_drill_judges_each_card_laid_and_asks_a_missed_decimal_again(tmp_path) -> None:
     """Two decimals in play: the first asked answered right, the second wrong and then right; on the page as
     in the terminal."""

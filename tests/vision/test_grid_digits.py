@@ -57,6 +57,21 @@ def test_cards_revealed_between_two_views_are_taken_in_the_order_that_fits_pi(or
     assert len(view.game.reveals) == n
 
 
+def test_cards_face_up_when_the_game_is_first_seen_are_credited_to_no_player() -> None:
+    """A watch begun mid-game: the fives kept, a streak and a wrong turn's cards are found where they lie, no
+    player revealed them, and the first reveal seen is the first player's."""
+    view = GridView(new_game()).found(_shown(*range(7)))
+    game = view.game
+    assert (game.kept, game.streak, game.reveals, game.player, game.found) == (5, (2, 6), (), 1, 7)
+    game = view.seen(_shown(*range(8))).game
+    assert [(r.digit, r.player, r.right) for r in game.reveals] == [(5, 1, True)]
+    waiting = GridView(new_game()).found(_shown(0, 1, 12)).game
+    assert (waiting.to_turn_down, waiting.player, waiting.reveals) == ((1, 4, 7), 1, ())
+    done = GridView(new_game()).found(_shown(*range(25))).game
+    assert done.over and done.winner is None and done.found == 25
+    assert GridView(new_game()).found(()) == GridView(new_game())
+
+
 def test_a_misread_at_a_place_already_face_up_is_not_a_new_card() -> None:
     view = GridView(new_game()).seen(_shown(0, 1))
     misread = (_cell(0), FaceUp(7, _cell(1).centre, 100.0))

@@ -5,7 +5,8 @@ Cards are told apart by where they lie, since the grid's cards do not move: a ca
 is revealed, and a card of the last wrong turn no longer seen was turned down. A card the game keeps face up
 that is not seen is taken as hidden (a hand over it), not turned down, so a hand reaching across the grid
 changes nothing. Cards revealed between two settled views are taken in the order that fits pi best (the
-player calls each digit before turning it).
+player calls each digit before turning it). Cards already face up when the game is first seen are taken as
+found, credited to no player.
 """
 
 from __future__ import annotations
@@ -83,6 +84,14 @@ class GridView:
                 break
             view = view._revealed(card)
         return replace(view, revealed=len(view.game.reveals) - len(self.game.reveals))
+
+    def found(self, cards: tuple[FaceUp, ...]) -> GridView:
+        """The first view of a game already under way (a watch begun mid-game, a photo): the `cards` face up are
+        placed as `seen` places reveals (the fives kept, a streak, a wrong turn's cards to turn down), but were
+        revealed by no player the game knows, and the turns are counted from here, the first player's first."""
+        view = self.seen(cards)
+        game = replace(view.game, reveals=(), player=self.game.player, found=len(view.game.reveals))
+        return replace(view, game=game, revealed=0)
 
     def _revealed(self, card: FaceUp) -> GridView:
         streak = len(self.game.streak)
