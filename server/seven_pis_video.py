@@ -123,7 +123,7 @@ def watch_pis(
     (`on_turn` hears of it, `recording` keeps it); a frame of another size than the profile's ends the watch.
     The `onlooker` sees every frame (server/watching.py)."""
     recording = recording or NotRecorded()
-    dominoes_in = Remembered(recognizer or DominoRecognizer())
+    dominoes_in = Remembered(recognizer or DominoRecognizer(), lambda a, b: _tiles_key(a) == _tiles_key(b))
     tracker = TileTracker(replaceable=lambda domino: bool(dominoes_in_hand(profile, [domino])[0]))
     ends = TurnEnds() if profile is not None else None
     placed: dict[int, Placement] = {}  # each tile's placement at the last change, by tile id
@@ -320,3 +320,9 @@ def run_pis_watch(
             typer.echo(f"{counted(len(judged), 'turn')} judged, {faulty} breaking a rule")
         typer.echo(f"score: {last['score']} ({last['scoring']} not placed) with {_progress(last)}")
     exit_if_cut_short(source, watched, "the tables judged until then stand")
+
+
+def _tiles_key(dominoes: list[Domino]) -> list[tuple]:
+    """Tiles read alike, for telling two readings of a still table apart: each tile's pips and where it lies, to
+    8 px (a reading that straddles a step reads the table once more, no harm)."""
+    return sorted((d.pips, *(round(float(x) / 8) for x in d.corners.mean(axis=0))) for d in dominoes)

@@ -78,12 +78,12 @@ def watch_lane_race(
     recognizer = recognizer or CardRecognizer()
     view, lanes = TopDownView(profile.table), lanes_of(profile.zones)
     settlers = {lane.zone.name: LineSettler() for lane in lanes}
-    cards_of = Remembered(lambda frame: read_lane_cards(recognizer, frame, view, lanes))
+    lines_of = Remembered(lambda frame: lane_lines(read_lane_cards(recognizer, frame, view, lanes), profile, options))
 
     def on_frame(seconds: float, frame: np.ndarray) -> str | None:
         if seconds > options.time_limit:
             return "time"
-        lines = lane_lines(cards_of(frame), profile, options)
+        lines = lines_of(frame)
         for lane, settler in settlers.items():
             change = settler.add(seconds, lines.get(lane))
             if change is not None:

@@ -1,16 +1,18 @@
 """A table that has not changed since it was last read need not be read again.
 
 A camera over a game sees the same table most of the time: between turns nothing moves but the sensor's noise.
-A frame that differs from the frame last read by no more than that noise is answered with the last reading,
-which is what reading it again would give; a watch then spends a fraction of a core while the table is still,
-and reads at once when something on it moves. Every few still frames one is read all the same, so that a
-change too faint for the comparison (a thin stick nudged on a cloth of its colour) is read a moment later
-rather than never, and a reading the noise tipped is read afresh.
+Once two readings of the still table agree, a frame that differs from the frame last read by no more than that
+noise is answered with the last reading, which is what reading it again would give; a watch then spends a
+fraction of a core while the table is still, and reads at once when something on it moves. A table just
+changed is read until two readings agree, so a reading the noise tipped in one frame is not repeated into a
+settled verdict. Every few still frames one is read all the same, so that a change too faint for the
+comparison (a thin stick nudged on a cloth of its colour) is read a moment later rather than never.
 """
 
 from __future__ import annotations
 
 import copy
+import operator
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -32,53 +34,38 @@ LEAST_CHANGE, MOST_CHANGE = 5.0, 12.0
 READ_AGAIN_AFTER = 5  # still frames answered from memory before one is read again
 
 
-class StillTable:
-    """Tells whether a frame shows the table as the frame last read showed it."""
-
-    def __init__(self) -> None:
-        self._last: np.ndarray | None = None
-        self._answered = 0  # still frames answered from memory since the last read
-
-    def unchanged(self, frame: np.ndarray) -> bool:
-        """True where `frame` may be answered with the last reading; False where it is to be read, and it
-        becomes the frame the next are compared with."""
-        small = _grey_half(frame)
-        last = self._last
-        comparable = last is not None and last.shape == small.shape and self._answered < READ_AGAIN_AFTER
-        if comparable and not moved(last, small):
-            self._answered += 1
-            return True
-        self._last, self._answered = small, 0
-        return False
-
-    def forget(self) -> None:
-        """The next frame is read, whatever it shows."""
-        self._last = None
-
-
 class Remembered(Generic[T]):
-    """`read` over a watch's frames, answering a frame that shows the table unchanged with the last reading."""
+    """`read` over a watch's frames, answering a frame that shows the table unchanged with the last reading once
+    two readings of the still table agree by `same` (readings that cannot be compared so are read every frame)."""
 
-    def __init__(self, read: Callable[[np.ndarray], T]) -> None:
-        self._read = read
-        self.still = StillTable()
+    def __init__(self, read: Callable[[np.ndarray], T], same: Callable[[T, T], bool] = operator.eq) -> None:
+        self._read, self._same = read, same
+        self._last: np.ndarray | None = None  # the frame last read, grey at half size
         self._reading: T | None = None
+        self._agreed = False  # the last two readings were of a still table, and agree
+        self._answered = 0  # still frames answered from memory since the last read
         self.read_count = 0  # frames read, not answered from memory
 
     def __call__(self, frame: np.ndarray) -> T:
-        if self.still.unchanged(frame):
+        small = grey_half(frame)
+        last = self._last
+        still = last is not None and last.shape == small.shape and not moved(last, small)
+        if still and self._agreed and self._answered < READ_AGAIN_AFTER:
+            self._answered += 1
             return copy.copy(self._reading)  # type: ignore[return-value]
         try:
-            self._reading = self._read(frame)
+            reading = self._read(frame)
         except BaseException:
-            self.still.forget()  # the frame compared with next has no reading
+            self._last, self._agreed = None, False  # the next frame is read, whatever it shows
             raise
+        self._agreed = still and self._same(reading, self._reading)  # type: ignore[arg-type]
+        self._last, self._reading, self._answered = small, reading, 0
         self.read_count += 1
-        return copy.copy(self._reading)
+        return copy.copy(reading)
 
 
 def moved(before: np.ndarray, after: np.ndarray) -> bool:
-    """Whether anything moved between two grey half-size frames (`_grey_half`): a window whose mean change,
+    """Whether anything moved between two grey half-size frames (`grey_half`): a window whose mean change,
     apart from the whole frame's (a camera's exposure stepping), stands out of the noise."""
     change = cv2.blur(after - before, (WINDOW, WINDOW))
     apart = change[::WINDOW, ::WINDOW]  # windows that share no pixel: the noise's spread
@@ -88,7 +75,8 @@ def moved(before: np.ndarray, after: np.ndarray) -> bool:
     return float(np.abs(change - shift).max()) > level
 
 
-def _grey_half(frame: np.ndarray) -> np.ndarray:
+def grey_half(frame: np.ndarray) -> np.ndarray:
+    """The frame as frames are compared: grey, at half size, in float."""
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
     h, w = grey.shape[:2]
     return cv2.resize(grey, (max(w // 2, 1), max(h // 2, 1)), interpolation=cv2.INTER_AREA).astype(np.float32)

@@ -35,19 +35,20 @@ def test_a_recorded_game_is_read_back_as_it_was_judged(tmp_path) -> None:
 
 
 def test_a_crash_mid_game_leaves_what_was_judged(tmp_path, monkeypatch) -> None:
-    """The reader dies on the tenth frame, after two layouts settled: both are in the file, the watch open."""
+    """The reader dies on its fifth read (the ninth frame: a still table is read until two readings agree), after
+    two layouts settled: both are in the file, the watch open."""
     real = digit_video.StickRecognizer
 
-    class DiesOnTheTenthFrame(real):
+    class DiesOnTheFifthRead(real):
         frames = 0
 
         def __call__(self, frame):
-            DiesOnTheTenthFrame.frames += 1
-            if DiesOnTheTenthFrame.frames == 10:
+            DiesOnTheFifthRead.frames += 1
+            if DiesOnTheFifthRead.frames == 5:
                 raise MemoryError("the machine ran out of memory")
             return super().__call__(frame)
 
-    monkeypatch.setattr(digit_video, "StickRecognizer", DiesOnTheTenthFrame)
+    monkeypatch.setattr(digit_video, "StickRecognizer", DiesOnTheFifthRead)
     results = tmp_path / "results.sqlite"
     with pytest.raises(MemoryError):
         digit_video.run_digit_moves(GAME, Symmetry.ALL_EIGHT, as_json=False, record=results)
