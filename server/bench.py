@@ -112,7 +112,7 @@ def bench_clip(video: Path, reader: TableReader, kinds: tuple[str, ...]) -> dict
     per second, counting the comparisons, are worked out alongside."""
     decode_ms, read_ms, watch_ms, reading = [], [], [], None
     # What a watch makes of the same frames: the reading just timed, unless it answers from memory.
-    watching = Remembered(lambda frame: reading, lambda a, b: _found(a) == _found(b))
+    watching = Remembered(lambda frame: reading, _found)
     tick = time.perf_counter()
     for frame in frames(str(video), MOST_CLIP_FRAMES):
         decoded = time.perf_counter()

@@ -81,7 +81,7 @@ def watch_game(
     recognizer = recognizer or CardRecognizer()
     settler: Settler[tuple] = Settler(key=game.key)
     judged: list[Settled] = []
-    reading_of = Remembered(lambda frame: game.read(recognizer, frame), lambda a, b: game.key(a) == game.key(b))
+    reading_of = Remembered(lambda frame: game.read(recognizer, frame), game.key)
 
     def on_frame(seconds: float, frame: np.ndarray) -> str | None:
         settled = settler.add(seconds, reading_of(frame))

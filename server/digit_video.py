@@ -62,7 +62,7 @@ def watch_game(
     layouts: list[dict[str, Any]] = []
     moves: list[dict[str, Any]] = []
     settled_frames: list[np.ndarray] = []  # the frame each layout settled in: the camera's move is told by them
-    layout_of = Remembered(lambda frame: table_layout(*recognizer(frame)), lambda a, b: layout_key(a) == layout_key(b))
+    layout_of = Remembered(lambda frame: table_layout(*recognizer(frame)), layout_key)
 
     def on_frame(seconds: float, frame: np.ndarray) -> None:
         settled = settler.add(seconds, layout_of(frame))

@@ -123,7 +123,7 @@ def watch_pis(
     (`on_turn` hears of it, `recording` keeps it); a frame of another size than the profile's ends the watch.
     The `onlooker` sees every frame (server/watching.py)."""
     recording = recording or NotRecorded()
-    dominoes_in = Remembered(recognizer or DominoRecognizer(), lambda a, b: _tiles_key(a) == _tiles_key(b))
+    dominoes_in = Remembered(recognizer or DominoRecognizer(), _tiles_key)
     tracker = TileTracker(replaceable=lambda domino: bool(dominoes_in_hand(profile, [domino])[0]))
     ends = TurnEnds() if profile is not None else None
     placed: dict[int, Placement] = {}  # each tile's placement at the last change, by tile id

@@ -12,9 +12,8 @@ comparison (a thin stick nudged on a cloth of its colour) is read a moment later
 from __future__ import annotations
 
 import copy
-import operator
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import cv2
 import numpy as np
@@ -36,12 +35,13 @@ READ_AGAIN_AFTER = 5  # still frames answered from memory before one is read aga
 
 class Remembered(Generic[T]):
     """`read` over a watch's frames, answering a frame that shows the table unchanged with the last reading once
-    two readings of the still table agree by `same` (readings that cannot be compared so are read every frame)."""
+    two readings of the still table agree: their `key`s are equal (readings whose keys never are, read every frame)."""
 
-    def __init__(self, read: Callable[[np.ndarray], T], same: Callable[[T, T], bool] = operator.eq) -> None:
-        self._read, self._same = read, same
+    def __init__(self, read: Callable[[np.ndarray], T], key: Callable[[T], Any] = lambda reading: reading) -> None:
+        self._read, self._key = read, key
         self._last: np.ndarray | None = None  # the frame last read, grey at half size
         self._reading: T | None = None
+        self._last_key: Any = None  # the last reading's key
         self._agreed = False  # the last two readings were of a still table, and agree
         self._answered = 0  # still frames answered from memory since the last read
         self.read_count = 0  # frames read, not answered from memory
@@ -58,8 +58,9 @@ class Remembered(Generic[T]):
         except BaseException:
             self._last, self._agreed = None, False  # the next frame is read, whatever it shows
             raise
-        self._agreed = still and self._same(reading, self._reading)  # type: ignore[arg-type]
-        self._last, self._reading, self._answered = small, reading, 0
+        key = self._key(reading)
+        self._agreed = still and key == self._last_key
+        self._last, self._reading, self._last_key, self._answered = small, reading, key, 0
         self.read_count += 1
         return copy.copy(reading)
 
