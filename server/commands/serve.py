@@ -156,7 +156,7 @@ def serve(
     if source is None:
         live: LiveTable | HandTable = HandTable(game, results, bluff_worth)
     else:
-        setup = GameSetup(game, beginner, tile_set, pips, rotations_only, grid_cards, players, profile)
+        setup = GameSetup(game, beginner, tile_set, pips, rotations_only, grid_cards, players, profile=profile)
         live = LiveTable(source, setup, results)
     sock = bound(host, port)
     shown_host = f"[{host}]" if ":" in host else host

@@ -351,3 +351,28 @@ def test_a_grid_games_picture_draws_no_digit_on_a_card_it_takes_for_a_back() -> 
     assert np.array_equal(draw(frame, [doubted]), frame)
     assert not np.array_equal(draw(frame, [Card(seven, corners, 0.9, back=GRID_BACK_ABOVE / 2)]), frame)
     assert not np.array_equal(live_module.GAMES["tempus"].draw(frame, [doubted]), frame)
+
+
+@pytest.mark.parametrize(("args", "kind"), [(["--calibration", "mat.json"], "tempus-lanes")])
+def test_serve_watches_with_the_options_it_was_given(args: list[str], kind: str, tmp_path, monkeypatch) -> None:
+    """The table the server watches has the calibration the command line names (a calibrated race is a race
+    between lanes)."""
+    import uvicorn
+
+    import server.dashboard
+    from calibration.evaluate import race_lines
+    from calibration.homography import estimate_homography
+    from calibration.profile import CalibrationProfile, save_profile
+    from calibration.synth import race_view
+    from tests.server.test_tempus_lanes import LAYOUT, RACE_LANES, USER_LANES
+
+    view = race_view(3, LAYOUT, RACE_LANES, race_lines(3, len(RACE_LANES))).frame
+    save_profile(CalibrationProfile(estimate_homography(view, LAYOUT), USER_LANES), tmp_path / "mat.json")
+    served: list[LiveTable] = []
+    monkeypatch.setattr(server.dashboard, "dashboard_app", lambda live, *rest: served.append(live))
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets: None)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["serve", RACE, "--port", "0", *args])
+    assert result.exit_code == 0, result.output
+    (live,) = served
+    assert live.setup.kind == kind
