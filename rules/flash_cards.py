@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from rules.decko import DeckoCard, card_fits, card_text, checked
+from rules.flash_memory import Memory, drill_order, learnt
 from rules.pi import PI_DECIMALS
 
 
@@ -50,6 +51,8 @@ class FlashDrill:
     answers: tuple[FlashAnswer, ...] = ()
     waiting: bool = False  # the last answer still lies on the table: it goes before the next question
     crowded: bool = False  # the table showed more than one card, which answers nothing
+    learner: str | None = None  # whose memory the drill was drawn from (rules/flash_memory.py), if anyone's
+    memory: Memory | None = None  # the learner's memory as the drill began
 
     @property
     def asked(self) -> int | None:
@@ -82,8 +85,17 @@ class FlashDrill:
             best = max(best, count)
         return best
 
+    @property
+    def remembered(self) -> Memory | None:
+        """The learner's memory with this drill's answers so far taken in."""
+        if self.memory is None:
+            return None
+        return learnt(self.memory, ((answer.place, answer.right) for answer in self.answers))
+
     def to_json(self) -> dict[str, Any]:
         asked = self.asked
+        remembered = self.remembered
+        learner = {} if remembered is None else {"learner": self.learner, "memory": remembered.to_json()}
         return {
             "asked": None if asked is None else asked + 1,
             "answers": [answer.to_json() for answer in self.answers],
@@ -94,6 +106,7 @@ class FlashDrill:
             "crowded": self.crowded,
             "over": self.over,
             "order": [place + 1 for place in self.order],
+            **learner,
         }
 
 
@@ -102,6 +115,11 @@ def new_drill(digits: int, seed: int) -> FlashDrill:
     if not 1 <= digits <= len(PI_DECIMALS):
         raise FlashError(f"the drill asks 1 to {len(PI_DECIMALS)} decimals, not {digits}")
     return FlashDrill(tuple(random.Random(seed).sample(range(digits), digits)))
+
+
+def remembered_drill(learner: str, memory: Memory, seed: int) -> FlashDrill:
+    """The learner's next drill: the decimals their memory has due, shuffled by `seed`."""
+    return FlashDrill(drill_order(memory, seed), learner=learner, memory=memory)
 
 
 def seen(drill: FlashDrill, cards: Sequence[DeckoCard]) -> FlashDrill:
@@ -116,4 +134,4 @@ def seen(drill: FlashDrill, cards: Sequence[DeckoCard]) -> FlashDrill:
         return replace(drill, crowded=False)
     answer = FlashAnswer(drill.asked, cards[0])
     again = () if answer.right else (answer.place,)
-    return FlashDrill((*drill.order, *again), (*drill.answers, answer), waiting=True)
+    return replace(drill, order=(*drill.order, *again), answers=(*drill.answers, answer), waiting=True, crowded=False)

@@ -24,12 +24,13 @@ import typer
 from rules.appending import AppendVerdict, appendable, judge_line, jump_to_end
 from rules.blocks import BLOCK_SIZE, BlockSet, BlockTable, judge_sets
 from rules.decko import DeckoCard, card_text
-from rules.flash_cards import FlashDrill, new_drill, seen
+from rules.flash_cards import FlashDrill, FlashError, new_drill, remembered_drill, seen
+from rules.flash_memory import Memory, learnt
 from rules.grid_digits import STREAK, GridGame, Reveal, a_digit, new_game, turns
 from rules.pi import BLOCKS, PI_DECIMALS, wild_pair
 from rules.settling import Settler
 from server.app import counted
-from server.storage import NotRecorded, Recording, recording
+from server.storage import NotRecorded, Recording, last_events, recording
 from server.watching import Onlooker, Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
 from vision.cards.grid import FaceUp, GridView, face_up_cards
 from vision.cards.recognize import CardRecognizer
@@ -317,7 +318,12 @@ def answers_in(recognizer: CardRecognizer, frame: np.ndarray) -> tuple:
 
 
 def flash_lines(drill: FlashDrill) -> list[str]:
-    """The drill in a referee's words: the last answer judged, what to do now, and the tally."""
+    """The drill in a referee's words: the last answer judged, what to do now, the tally and, for a learner,
+    their memory."""
+    return [*_flash_now(drill), *_flash_tally(drill)]
+
+
+def _flash_now(drill: FlashDrill) -> list[str]:
     lines = []
     if drill.answers:
         last = drill.answers[-1]
@@ -332,25 +338,66 @@ def flash_lines(drill: FlashDrill) -> list[str]:
         lines.append("take the card away for the next decimal")
     else:
         lines.append(f"decimal {asked + 1}? lay its card")
+    return lines
+
+
+def _flash_tally(drill: FlashDrill) -> list[str]:
     left = len(set(drill.order) - {a.place for a in drill.answers if a.right})
     to_answer = f"{counted(left, 'decimal')} still to answer right" if left else ""
-    if not drill.answers:
-        return [*lines, to_answer]
-    tally = f"{drill.right} of {counted(len(drill.answers), 'answer')} right, best run {drill.best_run}"
-    return [*lines, ", ".join(filter(None, [tally, to_answer]))]
+    tally = (
+        f"{drill.right} of {counted(len(drill.answers), 'answer')} right, best run {drill.best_run}"
+        if drill.answers
+        else ""
+    )
+    known = [] if drill.memory is None else [memory_line(drill)]
+    return [", ".join(filter(None, [tally, to_answer])), *known]
+
+
+def memory_line(drill: FlashDrill) -> str:
+    """A learner's memory in a line, with the drill's answers so far: how far they have come."""
+    memory = drill.remembered or Memory()
+    return (
+        f"{drill.learner}: {memory.learnt} of the first {memory.reach} decimals learnt"
+        f" ({counted(memory.drills, 'drill')} with an answer)"
+    )
 
 
 def flash_short(drill: FlashDrill) -> str:
     """The drill on one line as the table settles: the answer just judged, or the question now."""
-    lines = flash_lines(drill)[:-1]  # not the tally
+    lines = _flash_now(drill)
     return " | ".join(lines if drill.waiting or drill.over else lines[-1:])
 
 
-def flash_game(digits: int, seed: int) -> DeckoGame:
-    """Flash cards as a film of the drill is refereed, over the first `digits` decimals in the order `seed`
-    shuffles them. The drill starts as if an answer lay on the table: a card there before the first question
-    answers nothing, and the question comes once the table is seen empty."""
-    start = replace(new_drill(digits, seed), waiting=True)
+def learner_memory(results: Path, learner: str) -> Memory:
+    """The learner's memory as their drills recorded in `results` left it, oldest first; a drill cut off counts
+    what was answered in it."""
+    memory = Memory()
+    for drill in last_events(results, "flash"):
+        if drill.get("learner") == learner:
+            memory = learnt(memory, ((answer["decimal"] - 1, answer["right"]) for answer in drill["answers"]))
+    return memory
+
+
+LEARNER_LONGEST = 40
+
+
+def planned_drill(digits: int, seed: int, learner: str | None, results: Path | None) -> FlashDrill:
+    """The first `digits` decimals shuffled by `seed`; for a learner, the decimals their memory in `results` has
+    due (rules/flash_memory.py)."""
+    if learner is None:
+        return new_drill(digits, seed)
+    name = learner.strip()
+    if not 1 <= len(name) <= LEARNER_LONGEST:
+        raise FlashError(f"a learner's name is 1 to {LEARNER_LONGEST} characters, not {len(name)}")
+    if results is None:
+        raise FlashError("a learner's drills are remembered in a results file: give --record FILE")
+    return remembered_drill(name, learner_memory(results, name), seed)
+
+
+def flash_game(drill: FlashDrill) -> DeckoGame:
+    """Flash cards as a film of `drill` is refereed. The drill starts as if an answer lay on the table: a card
+    there before the first question answers nothing, and the question comes once the table is seen empty."""
+    start = replace(drill, waiting=True)
     return DeckoGame(
         name="flash",
         read=answers_in,

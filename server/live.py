@@ -21,7 +21,16 @@ import numpy as np
 
 from rules.grid_digits import GRID_CARDS
 from rules.tempus import TempusOptions
-from server.decko_games import APPENDING, BLOCK_GAME, DeckoGame, Settled, flash_game, grid_game, watch_game
+from server.decko_games import (
+    APPENDING,
+    BLOCK_GAME,
+    DeckoGame,
+    Settled,
+    flash_game,
+    grid_game,
+    planned_drill,
+    watch_game,
+)
 from server.storage import Recording
 from server.watching import Onlooker, Watched
 from vision.sources import FrameCounts, Rate, SourceError, is_live
@@ -47,6 +56,7 @@ class GameSetup:
     grid_cards: int = GRID_CARDS  # Grid o' Digits: the cards in the grid
     players: int = 2  # Grid o' Digits: the players taking turns
     flash_seed: int | None = None  # the flash-card drill: its order of questions (None: a new one each watch)
+    learner: str | None = None  # the flash-card drill: drawn from this learner's memory in the results file
     # Tempus Digit: the mat's lanes, a player each; Seven Pis: the hand area, so that each turn is judged.
     profile: CalibrationProfile | None = None
 
@@ -157,13 +167,14 @@ def _watch_tempus_lanes(
 
 
 def _watch_decko(
-    game_for: Callable[[GameSetup], DeckoGame],
+    game_for: Callable[[GameSetup, Recording], DeckoGame],
 ) -> Callable[[str, GameSetup, Any, Said, Recording, Onlooker], Watched]:
-    """The watch of one of Decko Digits' appending, block or grid games (server/decko_games.py) as the setup has
-    it, in the words its `judge` command prints."""
+    """The watch of one of Decko Digits' appending, block or grid games or the flash-card drill
+    (server/decko_games.py) as the setup has it (and the drill as the results file remembers its learner), in
+    the words its `judge` command prints."""
 
     def run(source: str, setup: GameSetup, reader: Any, said: Said, kept: Recording, onlooker: Onlooker) -> Watched:
-        game = game_for(setup)
+        game = game_for(setup, kept)
 
         def on_change(settled: Settled) -> None:
             said(settled.seconds, game.said(settled.verdict), settled.verdict.to_json())
@@ -245,10 +256,18 @@ def _watch_seven_pis(
 GAMES: dict[str, Game] = {
     "tempus": Game(_card_reader, _draw_cards, _watch_tempus),
     "tempus-lanes": Game(_card_reader, _draw_cards, _watch_tempus_lanes),
-    "append": Game(_card_reader, _draw_cards, _watch_decko(lambda setup: APPENDING)),
-    "blocks": Game(_card_reader, _draw_cards, _watch_decko(lambda setup: BLOCK_GAME)),
-    "grid": Game(_card_reader, _draw_face_up, _watch_decko(lambda setup: grid_game(setup.grid_cards, setup.players))),
-    "flash": Game(_card_reader, _draw_cards, _watch_decko(lambda setup: flash_game(setup.beginner, _seed(setup)))),
+    "append": Game(_card_reader, _draw_cards, _watch_decko(lambda setup, kept: APPENDING)),
+    "blocks": Game(_card_reader, _draw_cards, _watch_decko(lambda setup, kept: BLOCK_GAME)),
+    "grid": Game(
+        _card_reader, _draw_face_up, _watch_decko(lambda setup, kept: grid_game(setup.grid_cards, setup.players))
+    ),
+    "flash": Game(
+        _card_reader,
+        _draw_cards,
+        _watch_decko(
+            lambda setup, kept: flash_game(planned_drill(setup.beginner, _seed(setup), setup.learner, kept.path))
+        ),
+    ),
     "digit": Game(_stick_reader, _draw_sticks, _watch_digit),
     "seven-pis": Game(_domino_reader, _draw_dominoes, _watch_seven_pis),
 }

@@ -200,6 +200,22 @@ def summaries(path: Path) -> list[dict[str, Any]]:
         return [dict(zip(names, row, strict=True)) for row in rows]
 
 
+def last_events(path: Path, game: str) -> list[dict[str, Any]]:
+    """The last event of each watch of `game` in the results file, oldest watch first (none where the file is
+    not made yet): where each watch left its game, a watch cut off by a crash included."""
+    if not path.exists():
+        return []
+    with _reading(path) as db:
+        if db is None:
+            return []
+        rows = db.execute(
+            "SELECT event FROM events WHERE rowid IN (SELECT MAX(events.rowid) FROM events JOIN watches"
+            " ON watches.id = events.watch WHERE watches.game = ? GROUP BY events.watch) ORDER BY watch",
+            (game,),
+        )
+        return [json.loads(event) for (event,) in rows]
+
+
 @contextmanager
 def _reading(path: Path) -> Iterator[sqlite3.Connection | None]:
     """The results file opened only to read (None: a file with no tables yet); a missing file or one that is

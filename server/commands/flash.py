@@ -11,8 +11,9 @@ import typer
 
 from rules.decko import card_text
 from rules.flash_cards import FlashDrill, FlashError, seen
-from server.app import RECORD_OPTION, fail, film_only, judge_app, load_photo, photo_or_film_argument
-from server.decko_games import answers_in, flash_game, run_video_game
+from server.app import RECORD_OPTION, counted, fail, film_only, judge_app, load_photo, photo_or_film_argument
+from server.decko_games import answers_in, flash_game, memory_line, planned_drill, run_video_game
+from server.storage import StorageError
 from vision.sources import is_film
 
 
@@ -26,12 +27,22 @@ def judge_flash(
     decimal: int | None = typer.Option(
         None, "--decimal", min=1, max=50, help="With a photo: the decimal (1-50) the card laid answers."
     ),
+    learner: str | None = typer.Option(
+        None,
+        "--learner",
+        help="Draw the drill from this learner's memory in the --record file: the decimals they have due, more "
+        "in play as they learn (in place of --digits).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
     record: Path | None = RECORD_OPTION,
 ) -> None:
     """Decko Digits' flash cards, as a drill for one: the referee asks for a decimal of pi among the first
     --digits, the player lays the card they take it to be (its Digit card or its Wild) and hears whether it is
     right; a decimal missed is asked again after the others, until every one is answered right.
+
+    With --learner and --record, the drill remembers: each decimal's first answer moves it up a box (asked
+    again less often) or back to the first (asked in the next drill), and once the decimals in play are
+    learnt, the next five come into play.
 
     A camera (or a film, or a stream) watches the table: the question is printed, the card laid is judged once
     it lies still, and the next question comes once it is taken away. A photo of one card is judged against
@@ -45,12 +56,18 @@ def judge_flash(
             fail("--decimal is for a photo of one answer; a drill filmed asks its own decimals")
             raise typer.Exit(code=2)
         try:
-            game = flash_game(digits, random.SystemRandom().randrange(2**32) if seed is None else seed)
-        except FlashError as exc:
+            order = random.SystemRandom().randrange(2**32) if seed is None else seed
+            drill = planned_drill(digits, order, learner, record)
+        except (FlashError, StorageError) as exc:
             fail(str(exc))
             raise typer.Exit(code=2) from exc
-        run_video_game(photo, game, as_json, record)
+        if drill.memory is not None and not as_json:
+            typer.echo(f"{memory_line(drill)}; this drill asks {counted(len(drill.order), 'decimal')}")
+        run_video_game(photo, flash_game(drill), as_json, record)
         return
+    if learner is not None:
+        fail("--learner is for a drill filmed or watched by a camera; a photo answers one --decimal")
+        raise typer.Exit(code=2)
     if decimal is None:
         fail("a photo of an answer needs --decimal N: the decimal its card answers")
         raise typer.Exit(code=2)

@@ -74,6 +74,12 @@ def serve(
         GRID_CARDS, "--cards", help="Grid o' Digits: the cards in the grid (a multiple of 5)."
     ),
     players: int = typer.Option(2, "--players", help="Grid o' Digits: the players taking turns."),
+    learner: str | None = typer.Option(
+        None,
+        "--learner",
+        help="Flash cards: draw each drill from this learner's memory in the results file (the decimals they have "
+        "due, more in play as they learn) in place of --beginner.",
+    ),
     calibration: Path | None = typer.Option(
         None,
         "--calibration",
@@ -109,6 +115,7 @@ def serve(
     from rules.grid_digits import GridError, new_game
     from rules.tempus import TempusError, TempusOptions
     from server.dashboard import dashboard_app
+    from server.decko_games import LEARNER_LONGEST
     from server.hand_table import HandTable
     from server.live import GameSetup, LiveTable
     from server.storage import StorageError, recorded
@@ -129,6 +136,10 @@ def serve(
         new_game(grid_cards, players)
     except GridError as exc:
         problems.append(str(exc))
+    if learner is not None and game != "flash":
+        problems.append(f"--learner: it is for the flash-card drill, not {game}")
+    elif learner is not None and not 1 <= len(learner.strip()) <= LEARNER_LONGEST:
+        problems.append(f"--learner: a learner's name is 1 to {LEARNER_LONGEST} characters")
     if game in HAND_GAMES and source is not None:
         problems.append(f"{source}: the {game} game is typed on the page turn by turn, not watched: leave SOURCE out")
     elif game not in HAND_GAMES and source is None:
@@ -156,7 +167,17 @@ def serve(
     if source is None:
         live: LiveTable | HandTable = HandTable(game, results, bluff_worth)
     else:
-        setup = GameSetup(game, beginner, tile_set, pips, rotations_only, grid_cards, players, profile=profile)
+        setup = GameSetup(
+            game,
+            beginner,
+            tile_set,
+            pips,
+            rotations_only,
+            grid_cards,
+            players,
+            learner=learner.strip() if learner else None,
+            profile=profile,
+        )
         live = LiveTable(source, setup, results)
     sock = bound(host, port)
     shown_host = f"[{host}]" if ":" in host else host

@@ -224,6 +224,8 @@ def test_the_page_says_what_the_terminal_says(tmp_path) -> None:
         ([RACE, "--game", "digit", "--calibration", "c.json"], "--calibration: digit is watched without one"),
         ([], "give SOURCE, what to watch"),
         ([RACE, "--game", "bluff"], "the bluff game is typed on the page turn by turn, not watched"),
+        ([RACE, "--learner", "Ann"], "--learner: it is for the flash-card drill, not tempus"),
+        ([RACE, "--game", "flash", "--learner", "  "], "--learner: a learner's name is 1 to 40 characters"),
     ],
 )
 def test_serve_refuses_what_it_cannot_do_before_it_listens(args: list[str], said: str, monkeypatch) -> None:
@@ -353,10 +355,18 @@ def test_a_grid_games_picture_draws_no_digit_on_a_card_it_takes_for_a_back() -> 
     assert not np.array_equal(live_module.GAMES["tempus"].draw(frame, [doubted]), frame)
 
 
-@pytest.mark.parametrize(("args", "kind"), [(["--calibration", "mat.json"], "tempus-lanes")])
-def test_serve_watches_with_the_options_it_was_given(args: list[str], kind: str, tmp_path, monkeypatch) -> None:
-    """The table the server watches has the calibration the command line names (a calibrated race is a race
-    between lanes)."""
+@pytest.mark.parametrize(
+    ("args", "kind", "learner"),
+    [
+        (["--calibration", "mat.json"], "tempus-lanes", None),
+        (["--game", "flash", "--learner", " Ann "], "flash", "Ann"),
+    ],
+)
+def test_serve_watches_with_the_options_it_was_given(
+    args: list[str], kind: str, learner: str | None, tmp_path, monkeypatch
+) -> None:
+    """The table the server watches has the calibration and the learner the command line names (a calibrated
+    race is a race between lanes)."""
     import uvicorn
 
     import server.dashboard
@@ -375,4 +385,4 @@ def test_serve_watches_with_the_options_it_was_given(args: list[str], kind: str,
     result = CliRunner().invoke(app, ["serve", RACE, "--port", "0", *args])
     assert result.exit_code == 0, result.output
     (live,) = served
-    assert live.setup.kind == kind
+    assert live.setup.kind == kind and live.setup.learner == learner

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from rules.flash_cards import new_drill
+from rules.flash_cards import new_drill, remembered_drill
+from rules.flash_memory import Memory
 from rules.pi import PI_DECIMALS
 from server.hand_table import HandTable
 from server.live import GameSetup, LiveTable
@@ -125,6 +126,25 @@ def test_the_flash_card_drill_shows_the_answer_judged_and_its_tally(page: Page, 
         expect(line.locator(".ok")).to_have_count(1)
         expect(page.locator("#verdict")).to_contain_text("1 of 2 answers right, best run 1")
         expect(page.locator("#events li").last).to_contain_text("decimal 1? lay its card")
+
+
+def test_a_learners_drill_shows_their_memory_decimal_by_decimal(page: Page, tmp_path) -> None:
+    """A new learner's first drill, one decimal answered right: the strip shows it right once, the nine others in
+    play missed-or-new, the forty beyond not in play; no digit of pi is shown on it."""
+    film = tmp_path / "drill.mp4"
+    first = remembered_drill("Ann", Memory(), 5).order[0]
+    flash_film(film, 97_950_000, [PI_DECIMALS[first]])
+    setup = GameSetup("flash", flash_seed=5, learner="Ann")
+    with served(LiveTable(str(film), setup, tmp_path / "results.sqlite", pace=False)) as base:
+        page.goto(f"{base}/")
+        expect(page.locator("#status")).to_have_text("ended: the film ended", timeout=90_000)
+        strip = page.locator("#verdict .memory")
+        expect(strip.locator(".box1")).to_have_count(1)
+        expect(strip.locator(".box0")).to_have_count(9)
+        expect(strip.locator(".out")).to_have_count(40)
+        expect(strip.locator(".box1")).to_have_attribute("title", f"decimal {first + 1}: box 1")
+        expect(strip).to_have_text("")
+        expect(page.locator("#verdict")).to_contain_text("Ann: 0 of the first 10 decimals learnt (1 drill with")
 
 
 def test_a_hand_game_is_typed_turn_by_turn_and_a_refused_turn_stays_to_be_mended(page: Page, tmp_path) -> None:

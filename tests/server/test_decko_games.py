@@ -9,12 +9,13 @@ import pytest
 from typer.testing import CliRunner
 
 import server.cli  # noqa: F401  (registers the commands)
-from rules.flash_cards import new_drill
+from rules.flash_cards import new_drill, seen
 from rules.grid_digits import play
 from rules.pi import PI_DECIMALS, wild_pair
 from server.app import app
-from server.decko_games import grid_lines, turn_lines
+from server.decko_games import grid_lines, learner_memory, planned_drill, turn_lines
 from server.live import GameSetup, LiveTable
+from server.storage import Recording
 from tests.server.serving import watched_to_the_end
 from tests.server.sources import GRID_REVEALS, appending_film, block_sets_film, filmed_table, flash_film, grid_film
 
@@ -133,3 +134,40 @@ def test_a_photo_of_one_card_is_judged_against_the_decimal_it_answers(tmp_path) 
     assert said["cards"] == ["7"] and said["answers"] == [{"decimal": 13, "digit": 7, "card": "7", "right": True}]
     refused = CliRunner().invoke(app, ["judge", "flash", str(photo)])
     assert refused.exit_code == 2 and "needs --decimal N" in refused.stderr
+    refused = CliRunner().invoke(app, ["judge", "flash", str(photo), "--decimal", "3", "--learner", "Ann"])
+    assert refused.exit_code == 2 and "--learner is for a drill filmed" in refused.stderr
+
+
+def _recorded_drill(results: Path, learner: str, right: bool) -> None:
+    """A drill of `learner` drawn from `results`, every decimal answered (right or wrong) and recorded there."""
+    drill = planned_drill(10, 0, learner, results)
+    while not drill.over:
+        digit = PI_DECIMALS[drill.asked]
+        drill = seen(seen(drill, [digit if right else (digit + 1) % 10]), [])
+        if not right:
+            break  # a drill of misses would never end: cut off, as a watch stopped mid-drill is
+    Recording(results, "flash", "typed").add(0.0, drill.to_json())
+
+
+def test_a_learners_drill_is_drawn_from_the_drills_recorded_before(tmp_path) -> None:
+    """Ann answered two drills right: the first ten decimals are learnt and the next five come into play, the
+    ones her third drill asks (Bob's misses are his own). Filmed, its answers count for the drill after."""
+    results, film = tmp_path / "results.sqlite", tmp_path / "drill.mp4"
+    for learner, right in (("Ann", True), ("Bob", False), ("Ann", True), ("Bob", False)):
+        _recorded_drill(results, learner, right)
+    assert (learner_memory(results, "Bob").learnt, learner_memory(results, "Bob").drills) == (0, 2)
+    order = planned_drill(10, FLASH_SEED, "Ann", results).order
+    assert sorted(order) == list(range(10, 15))
+    flash_film(film, FLASH_SEED, [PI_DECIMALS[order[0]], (PI_DECIMALS[order[1]] + 1) % 10])
+    args = ["judge", "flash", str(film), "--learner", "Ann", "--record", str(results), "--seed", str(FLASH_SEED)]
+    printed = CliRunner().invoke(app, args)
+    assert printed.exit_code == 0, printed.output
+    assert printed.stdout.splitlines()[0] == (
+        "Ann: 10 of the first 15 decimals learnt (2 drills with an answer); this drill asks 5 decimals"
+    )
+    assert printed.stdout.splitlines()[-1] == "Ann: 10 of the first 15 decimals learnt (3 drills with an answer)"
+    memory = learner_memory(results, "Ann")
+    assert memory.drills == 3 and [memory.recalls[place].box for place in order[:2]] == [1, 0]
+    assert set(order) <= set(memory.due())  # the one right in box 1, the one missed and those not asked
+    unrecorded = CliRunner().invoke(app, ["judge", "flash", str(film), "--learner", "Ann"])
+    assert unrecorded.exit_code == 2 and "give --record FILE" in unrecorded.stderr
