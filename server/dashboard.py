@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from fastapi import Body, Depends, FastAPI, HTTPException, Request, Response
 from fastapi.responses import HTMLResponse
 
+from rules.flash_cards import FlashError
 from rules.sticks import PENTASTICKS
 from server.hand_table import HandTable
 from server.live import LiveTable
@@ -77,9 +78,17 @@ def dashboard_app(
         return Response(picture, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
     @app.post("/api/watch/start", dependencies=[Depends(controller)])
-    def start() -> dict[str, Any]:
+    def start(learner: str | None = Body(None, embed=True, max_length=200)) -> dict[str, Any]:
+        """A new watch; for the flash-card drill, drawn for `learner` if one is named ("" for nobody)."""
         try:
-            started = live.start()
+            if learner is None:
+                started = live.start()
+            elif isinstance(live, LiveTable):
+                started = live.start(learner)
+            else:
+                raise FlashError("a learner is for the flash-card drill, not a hand game")
+        except FlashError as exc:
+            raise HTTPException(status_code=422, detail=str(exc)) from exc
         except StorageError as exc:
             raise HTTPException(status_code=503, detail=str(exc)) from exc
         if not started:

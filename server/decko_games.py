@@ -381,14 +381,20 @@ def learner_memory(results: Path, learner: str) -> Memory:
 LEARNER_LONGEST = 40
 
 
+def learner_name(text: str) -> str:
+    """A learner's name as given, the spaces round it taken off; a FlashError where it is empty or too long."""
+    name = text.strip()
+    if not 1 <= len(name) <= LEARNER_LONGEST:
+        raise FlashError(f"a learner's name is 1 to {LEARNER_LONGEST} characters, not {len(name)}")
+    return name
+
+
 def planned_drill(digits: int, seed: int, learner: str | None, results: Path | None) -> FlashDrill:
     """The first `digits` decimals shuffled by `seed`; for a learner, the decimals their memory in `results` has
     due (rules/flash_memory.py)."""
     if learner is None:
         return new_drill(digits, seed)
-    name = learner.strip()
-    if not 1 <= len(name) <= LEARNER_LONGEST:
-        raise FlashError(f"a learner's name is 1 to {LEARNER_LONGEST} characters, not {len(name)}")
+    name = learner_name(learner)
     if results is None:
         raise FlashError("a learner's drills are remembered in a results file: give --record FILE")
     return remembered_drill(name, learner_memory(results, name), seed)

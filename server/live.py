@@ -11,7 +11,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import cv2
 import numpy as np
 
+from rules.flash_cards import FlashError
 from rules.grid_digits import GRID_CARDS
 from rules.tempus import TempusOptions
 from server.decko_games import (
@@ -28,6 +29,7 @@ from server.decko_games import (
     Settled,
     flash_game,
     grid_game,
+    learner_name,
     planned_drill,
     watch_game,
 )
@@ -294,11 +296,17 @@ class LiveTable:
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
-    def start(self) -> bool:
-        """Begin a new watch (a new race, a new game); False where one is running."""
+    def start(self, learner: str | None = None) -> bool:
+        """Begin a new watch (a new race, a new game); False where one is running. A flash-card drill is drawn
+        for `learner` where one is named ("" for nobody's: the first decimals, remembered for no one); FlashError
+        for a name that will not do or a game that is no drill."""
         with self._lock:
             if self.running:
                 return False
+            if learner is not None:
+                if self.setup.game != "flash":
+                    raise FlashError(f"a learner is for the flash-card drill, not {self.setup.game}")
+                self.setup = replace(self.setup, learner=learner_name(learner) if learner.strip() else None)
             self._stop.clear()
             self._fresh_watch()
             self._thread = threading.Thread(target=self._run, name="tableref-watch", daemon=True)
@@ -323,6 +331,7 @@ class LiveTable:
         frame since its first, the frames judged a second, a live source's frames read a second and dropped)
         and every verdict it has said."""
         race = {"time_limit": self.setup.tempus.time_limit} if self.setup.game == "tempus" else {}
+        drill = {"learner": self.setup.learner} if self.setup.game == "flash" else {}
         with self._lock:
             watch = dict(self._watch) if self._watch else None
             if watch is not None:
@@ -333,6 +342,7 @@ class LiveTable:
             return {
                 "game": self.setup.kind,
                 **race,
+                **drill,
                 "source": self.source,
                 "running": self.running,
                 "watch": watch,

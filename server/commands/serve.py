@@ -112,10 +112,11 @@ def serve(
     once; the page starts a new one (a new race, a new game) or stops it. Ctrl-C stops the server."""
     import uvicorn
 
+    from rules.flash_cards import FlashError
     from rules.grid_digits import GridError, new_game
     from rules.tempus import TempusError, TempusOptions
     from server.dashboard import dashboard_app
-    from server.decko_games import LEARNER_LONGEST
+    from server.decko_games import learner_name
     from server.hand_table import HandTable
     from server.live import GameSetup, LiveTable
     from server.storage import StorageError, recorded
@@ -138,8 +139,11 @@ def serve(
         problems.append(str(exc))
     if learner is not None and game != "flash":
         problems.append(f"--learner: it is for the flash-card drill, not {game}")
-    elif learner is not None and not 1 <= len(learner.strip()) <= LEARNER_LONGEST:
-        problems.append(f"--learner: a learner's name is 1 to {LEARNER_LONGEST} characters")
+    elif learner is not None:
+        try:
+            learner = learner_name(learner)
+        except FlashError as exc:
+            problems.append(f"--learner: {exc}")
     if game in HAND_GAMES and source is not None:
         problems.append(f"{source}: the {game} game is typed on the page turn by turn, not watched: leave SOURCE out")
     elif game not in HAND_GAMES and source is None:
@@ -175,7 +179,7 @@ def serve(
             rotations_only,
             grid_cards,
             players,
-            learner=learner.strip() if learner else None,
+            learner=learner,
             profile=profile,
         )
         live = LiveTable(source, setup, results)

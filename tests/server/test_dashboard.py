@@ -24,7 +24,7 @@ from server.app import app
 from server.live import GameSetup, LiveTable
 from server.storage import recorded
 from tests.server.serving import TOKEN, as_printed, call, served, until, watched_to_the_end
-from tests.server.sources import camera_filming, unplug_after
+from tests.server.sources import camera_filming, flash_film, unplug_after
 from vision.sources import timed_frames
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
@@ -88,6 +88,27 @@ def test_starting_and_stopping_need_the_token_and_looking_from_this_machine_does
     # Stopped mid-race: what was judged stands in the file, and the watch says how it ended.
     (watch,) = recorded(live.results)
     assert watch.ended_by == "stopped" and len(watch.events) == len(state["events"]) >= 3
+
+
+def test_a_drill_starts_for_the_learner_the_page_names_and_a_name_that_will_not_do_is_refused(tmp_path) -> None:
+    film = tmp_path / "drill.mp4"
+    flash_film(film, 97_950_000, [])  # the table empty: the drill's first question
+    live = LiveTable(str(film), GameSetup("flash", flash_seed=5), tmp_path / "results.sqlite", pace=False)
+    with served(live, start_watching=False) as base:
+        start, state = f"{base}/api/watch/start", f"{base}/api/state"
+        assert call(state)[1]["learner"] is None
+        status, body = call(start, "POST", TOKEN, {"learner": "x" * 41})
+        assert status == 422 and "a learner's name is 1 to 40 characters, not 41" in body["detail"]
+        assert call(state)[1]["watch"] is None  # nothing started
+        for named, learner in ((" Ann ", "Ann"), ("", None)):
+            status, started = call(start, "POST", TOKEN, {"learner": named})
+            assert status == 200 and started["learner"] == learner
+            until(lambda: call(state)[1]["watch"]["ended_by"], "the drill to end")
+            assert call(state)[1]["events"][-1]["verdict"].get("learner") == learner
+    race = LiveTable(RACE, GameSetup("tempus"), tmp_path / "race.sqlite")
+    with served(race, start_watching=False) as base:
+        status, body = call(f"{base}/api/watch/start", "POST", TOKEN, {"learner": "Ann"})
+        assert status == 422 and "not tempus" in body["detail"]
 
 
 def test_opened_to_the_network_looking_needs_the_token_too(tmp_path) -> None:

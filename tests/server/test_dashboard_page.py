@@ -147,6 +147,32 @@ def test_a_learners_drill_shows_their_memory_decimal_by_decimal(page: Page, tmp_
         expect(page.locator("#verdict")).to_contain_text("Ann: 0 of the first 10 decimals learnt (1 drill with")
 
 
+def test_the_page_starts_a_drill_for_the_learner_typed_and_says_why_a_name_is_refused(page: Page, tmp_path) -> None:
+    film = tmp_path / "drill.mp4"
+    flash_film(film, 97_950_000, [])
+    live = LiveTable(str(film), GameSetup("flash", flash_seed=5), tmp_path / "results.sqlite", pace=False)
+    with served(live) as base:
+        page.goto(f"{base}/?token={TOKEN}")
+        expect(page.locator("#status")).to_have_text("ended: the film ended", timeout=90_000)
+        learner = page.locator("#learner")
+        expect(learner).to_be_visible()
+        expect(learner).to_have_value("")
+        learner.evaluate("box => { box.value = 'x'.repeat(41); box.dispatchEvent(new Event('input')); }")
+        page.locator("#start").click()
+        notice = page.locator("#notice")
+        expect(notice).to_have_text("a learner's name is 1 to 40 characters, not 41")
+        page.wait_for_timeout(1500)  # three refreshes of the page: the reason stays until a start goes through
+        expect(notice).to_have_text("a learner's name is 1 to 40 characters, not 41")
+        learner.fill("Ann")
+        page.locator("#start").click()
+        expect(page.locator("#status")).to_have_text("ended: the film ended", timeout=90_000)
+        expect(page.locator("#verdict")).to_contain_text("Ann: 0 of the first 10 decimals learnt")
+        expect(page.locator("#verdict .memory .block")).to_have_count(10)
+        expect(notice).to_have_text("")
+        expect(learner).to_have_value("Ann")
+        assert call(f"{base}/api/state")[1]["learner"] == "Ann"
+
+
 def test_a_hand_game_is_typed_turn_by_turn_and_a_refused_turn_stays_to_be_mended(page: Page, tmp_path) -> None:
     """The bluffing game typed on the page: each turn judged as it is typed, the scores and who plays next shown;
     a turn the rules refuse is said why and left in the box; End the game ends it and the recorded game says so."""
