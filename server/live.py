@@ -11,7 +11,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,6 +51,7 @@ class GameSetup:
     """The game watched and its options, as `tableref serve` takes them."""
 
     game: str = "tempus"
+    _: KW_ONLY  # the options by name: several share a type, and one passed in another's place went unnoticed
     beginner: int = 50  # Tempus Digit and the flash-card drill: the digits in play
     tile_set: str = "auto"  # Seven Pis: six, nine or auto
     pips: bool = False  # Seven Pis: score the pips left, not the tiles

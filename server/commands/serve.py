@@ -172,13 +172,13 @@ def serve(
         live: LiveTable | HandTable = HandTable(game, results, bluff_worth)
     else:
         setup = GameSetup(
-            game,
-            beginner,
-            tile_set,
-            pips,
-            rotations_only,
-            grid_cards,
-            players,
+            game=game,
+            beginner=beginner,
+            tile_set=tile_set,
+            pips=pips,
+            rotations_only=rotations_only,
+            grid_cards=grid_cards,
+            players=players,
             learner=learner,
             profile=profile,
         )
