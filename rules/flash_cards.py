@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from rules.decko import DeckoCard, card_fits, card_text, checked
-from rules.flash_memory import Memory, drill_order, learnt
+from rules.flash_memory import Memory, after_drill, drill_order
 from rules.pi import PI_DECIMALS
 
 
@@ -90,7 +90,7 @@ class FlashDrill:
         """The learner's memory with this drill's answers so far taken in."""
         if self.memory is None:
             return None
-        return learnt(self.memory, ((answer.place, answer.right) for answer in self.answers))
+        return after_drill(self.memory, ((answer.place, answer.right) for answer in self.answers))
 
     def to_json(self) -> dict[str, Any]:
         asked = self.asked

@@ -8,11 +8,12 @@ flash cards are kept.
   wrong, back to box 0. A decimal asked again in the same drill after a miss moves no further.
 - A decimal in box b is asked again INTERVALS[b] drills later: box 0 and box 1 in the next drill, box 4 only
   after eight. A decimal not asked (a drill stopped early) stays due.
+- A drill asks every decimal due, in a shuffled order. Where fewer than FEWEST are due (as when most in play are
+  learnt and wait), the soonest due make up the number; such a decimal, asked before its time, goes back to
+  box 0 if missed but no box up if right, so a box's wait is never cut short.
 - The decimals in play start with the first FIRST_REACH and grow a block of five at a time (Decko's cards
   carry pi in blocks of five, told by their dot marks) once every decimal in play sits in LEARNT_BOX or above:
-  answered right the first time asked in two drills.
-- A drill asks every decimal due, in a shuffled order; where fewer than FEWEST are due (every decimal learnt
-  and the fifty in play), the soonest due make up the number.
+  answered right the first time asked in two drills. A decimal new in play has not been asked yet.
 - A drill that got no answer is not counted.
 """
 
@@ -36,10 +37,12 @@ DECIMALS = len(PI_DECIMALS)
 
 @dataclass(frozen=True)
 class Recall:
-    """One decimal as the learner knows it: its box, and the drill (counted from 0) it is next asked in."""
+    """One decimal as the learner knows it: its box, the drill (counted from 0) it is next asked in, and
+    whether it was ever answered."""
 
     box: int = 0
     due: int = 0
+    asked: bool = False
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,7 @@ class Memory:
             "reach": self.reach,
             "drills": self.drills,
             "learnt": self.learnt,
-            "boxes": [recall.box for recall in self.recalls],
+            "boxes": [recall.box if recall.asked else None for recall in self.recalls],  # None: never asked
         }
 
 
@@ -76,7 +79,7 @@ def drill_order(memory: Memory, seed: int) -> tuple[int, ...]:
     return tuple(random.Random(seed).sample(due, len(due)))
 
 
-def learnt(memory: Memory, answers: Iterable[tuple[int, bool]]) -> Memory:
+def after_drill(memory: Memory, answers: Iterable[tuple[int, bool]]) -> Memory:
     """The memory once a drill's answers (each decimal asked, 0-based, and whether the card laid was right, in
     the order given) are taken in. Only each decimal's first answer moves it; a decimal out of play is no
     answer of this drill."""
@@ -89,11 +92,15 @@ def learnt(memory: Memory, answers: Iterable[tuple[int, bool]]) -> Memory:
     drill = memory.drills
     recalls = list(memory.recalls)
     for place, right in first.items():
-        box = min(recalls[place].box + 1, TOP_BOX) if right else 0
-        recalls[place] = Recall(box, drill + INTERVALS[box])
+        was = recalls[place]
+        if right and was.due > drill:  # asked early to make up the number: the wait stands
+            recalls[place] = Recall(was.box, was.due, asked=True)
+            continue
+        box = min(was.box + 1, TOP_BOX) if right else 0
+        recalls[place] = Recall(box, drill + INTERVALS[box], asked=True)
     reach = memory.reach
-    while reach < DECIMALS and all(recall.box >= LEARNT_BOX for recall in recalls):
-        added = min(BLOCK, DECIMALS - reach)
+    if reach < DECIMALS and all(recall.box >= LEARNT_BOX for recall in recalls):
+        added = min(BLOCK, DECIMALS - reach)  # in box 0, so play grows by one block at a time
         recalls += [Recall(0, drill + 1)] * added
         reach += added
     return Memory(reach, drill + 1, tuple(recalls))

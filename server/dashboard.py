@@ -10,6 +10,7 @@ keyboard may look. The token is taken from an `Authorization: Bearer` header or,
 from __future__ import annotations
 
 import io
+import json
 import secrets
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from fastapi import Body, Depends, FastAPI, HTTPException, Request, Response
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse
 
 from rules.flash_cards import FlashError
@@ -30,6 +32,7 @@ from server.storage import StorageError, recorded, summaries
 T = TypeVar("T")
 
 CARD_PX = 180  # a DIGIT card's height on the page
+MOST_START_BYTES = 1000
 NO_TOKEN = "this needs the access token that `tableref serve` printed: open the link it gave, token included"
 
 
@@ -78,13 +81,15 @@ def dashboard_app(
         return Response(picture, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
     @app.post("/api/watch/start", dependencies=[Depends(controller)])
-    def start(learner: str | None = Body(None, embed=True, max_length=200)) -> dict[str, Any]:
-        """A new watch; for the flash-card drill, drawn for `learner` if one is named ("" for nobody)."""
+    async def start(request: Request) -> dict[str, Any]:
+        """A new watch; for the flash-card drill, drawn for the learner a JSON body names ({"learner": "Ann"};
+        "" for nobody's drill; no body or no name: the learner as before)."""
+        learner = _learner_asked(await request.body())
         try:
             if learner is None:
-                started = live.start()
+                started = await run_in_threadpool(live.start)  # a hand game's start writes the results file
             elif isinstance(live, LiveTable):
-                started = live.start(learner)
+                started = await run_in_threadpool(live.start, learner)
             else:
                 raise FlashError("a learner is for the flash-card drill, not a hand game")
         except FlashError as exc:
@@ -139,6 +144,22 @@ def _card_png(number: int) -> bytes:
     out = io.BytesIO()
     draw_stick_card(number, CARD_PX).save(out, format="PNG")
     return out.getvalue()
+
+
+def _learner_asked(body: bytes) -> str | None:
+    """The learner a Start's body names (None where it names none). A body that is not a JSON object, or a
+    learner that is not text, is refused (422) rather than taken for none: the drill would go to the last learner."""
+    if not body.strip():
+        return None
+    if len(body) > MOST_START_BYTES:
+        raise HTTPException(status_code=413, detail=f"a Start's body holds at most {MOST_START_BYTES} bytes")
+    try:
+        asked = json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise HTTPException(status_code=422, detail='send JSON: {"learner": "Ann"}') from exc
+    if not isinstance(asked, dict) or not isinstance(asked.get("learner", ""), str | None):
+        raise HTTPException(status_code=422, detail='send JSON: {"learner": "Ann"}')
+    return asked.get("learner")
 
 
 def _from_results(live: LiveTable, read: Callable[[Path], list[T]]) -> list[T]:

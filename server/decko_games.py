@@ -13,6 +13,7 @@ fifty decimals laid, the grid all face up, every decimal answered right), on Ctr
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -25,7 +26,7 @@ from rules.appending import AppendVerdict, appendable, judge_line, jump_to_end
 from rules.blocks import BLOCK_SIZE, BlockSet, BlockTable, judge_sets
 from rules.decko import DeckoCard, card_text
 from rules.flash_cards import FlashDrill, FlashError, new_drill, remembered_drill, seen
-from rules.flash_memory import Memory, learnt
+from rules.flash_memory import Memory, after_drill
 from rules.grid_digits import STREAK, GridGame, Reveal, a_digit, new_game, turns
 from rules.pi import BLOCKS, PI_DECIMALS, wild_pair
 from rules.settling import Settler
@@ -349,15 +350,15 @@ def _flash_tally(drill: FlashDrill) -> list[str]:
         if drill.answers
         else ""
     )
-    known = [] if drill.memory is None else [memory_line(drill)]
+    memory = drill.remembered
+    known = [] if memory is None else [memory_line(drill.learner or "", memory)]
     return [", ".join(filter(None, [tally, to_answer])), *known]
 
 
-def memory_line(drill: FlashDrill) -> str:
-    """A learner's memory in a line, with the drill's answers so far: how far they have come."""
-    memory = drill.remembered or Memory()
+def memory_line(learner: str, memory: Memory) -> str:
+    """A learner's memory in a line: how far they have come."""
     return (
-        f"{drill.learner}: {memory.learnt} of the first {memory.reach} decimals learnt"
+        f"{learner}: {memory.learnt} of the first {memory.reach} decimals learnt"
         f" ({counted(memory.drills, 'drill')} with an answer)"
     )
 
@@ -370,11 +371,11 @@ def flash_short(drill: FlashDrill) -> str:
 
 def learner_memory(results: Path, learner: str) -> Memory:
     """The learner's memory as their drills recorded in `results` left it, oldest first; a drill cut off counts
-    what was answered in it."""
+    what was answered in it. "Ann" and "ann" are one learner."""
     memory = Memory()
     for drill in last_events(results, "flash"):
-        if drill.get("learner") == learner:
-            memory = learnt(memory, ((answer["decimal"] - 1, answer["right"]) for answer in drill["answers"]))
+        if str(drill.get("learner")).casefold() == learner.casefold():
+            memory = after_drill(memory, ((answer["decimal"] - 1, answer["right"]) for answer in drill["answers"]))
     return memory
 
 
@@ -382,8 +383,11 @@ LEARNER_LONGEST = 40
 
 
 def learner_name(text: str) -> str:
-    """A learner's name as given, the spaces round it taken off; a FlashError where it is empty or too long."""
-    name = text.strip()
+    """A learner's name as given, each run of spaces made one and those round it taken off; a FlashError where
+    it is empty, too long, or holds a character that is not printed (a line break, a tab)."""
+    name = re.sub(" +", " ", text).strip(" ")
+    if not name.isprintable():
+        raise FlashError("a learner's name is one line of printed characters")
     if not 1 <= len(name) <= LEARNER_LONGEST:
         raise FlashError(f"a learner's name is 1 to {LEARNER_LONGEST} characters, not {len(name)}")
     return name

@@ -331,9 +331,9 @@ class LiveTable:
         """What the page shows: the game (a race's time limit), the source, the watch (the seconds of its last
         frame since its first, the frames judged a second, a live source's frames read a second and dropped)
         and every verdict it has said."""
-        race = {"time_limit": self.setup.tempus.time_limit} if self.setup.game == "tempus" else {}
-        drill = {"learner": self.setup.learner} if self.setup.game == "flash" else {}
-        with self._lock:
+        with self._lock:  # a start may give the setup another learner
+            race = {"time_limit": self.setup.tempus.time_limit} if self.setup.game == "tempus" else {}
+            drill = {"learner": self.setup.learner} if self.setup.game == "flash" else {}
             watch = dict(self._watch) if self._watch else None
             if watch is not None:
                 watch["fps"] = round(self._judged.per_second(), 1)

@@ -16,11 +16,15 @@ from server.decko_games import answers_in, flash_game, memory_line, planned_dril
 from server.storage import StorageError
 from vision.sources import is_film
 
+FIRST_DIGITS = 10  # a drill's decimals in play unless --digits says
+
 
 @judge_app.command("flash")
 def judge_flash(
     photo: str | None = photo_or_film_argument("one card laid to answer --decimal", "the drill to referee"),
-    digits: int = typer.Option(10, "--digits", help="The first N decimals of pi in play (1 to 50)."),
+    digits: int | None = typer.Option(
+        None, "--digits", help="The first N decimals of pi in play (1 to 50; 10 if not given).", show_default=False
+    ),
     seed: int | None = typer.Option(
         None, "--seed", help="Ask the decimals in the order this number shuffles them; else in a new order each time."
     ),
@@ -55,14 +59,18 @@ def judge_flash(
         if decimal is not None:
             fail("--decimal is for a photo of one answer; a drill filmed asks its own decimals")
             raise typer.Exit(code=2)
+        if digits is not None and learner is not None:
+            fail("--digits or --learner: a learner's drill asks the decimals their memory has due")
+            raise typer.Exit(code=2)
         try:
             order = random.SystemRandom().randrange(2**32) if seed is None else seed
-            drill = planned_drill(digits, order, learner, record)
+            drill = planned_drill(FIRST_DIGITS if digits is None else digits, order, learner, record)
         except (FlashError, StorageError) as exc:
             fail(str(exc))
             raise typer.Exit(code=2) from exc
         if drill.memory is not None and not as_json:
-            typer.echo(f"{memory_line(drill)}; this drill asks {counted(len(drill.order), 'decimal')}")
+            shown = memory_line(drill.learner or "", drill.memory)
+            typer.echo(f"{shown}; this drill asks {counted(len(drill.order), 'decimal')}")
         run_video_game(photo, flash_game(drill), as_json, record)
         return
     if learner is not None:

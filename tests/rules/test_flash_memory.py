@@ -15,8 +15,9 @@ from rules.flash_memory import (
     LEARNT_BOX,
     TOP_BOX,
     Memory,
+    Recall,
+    after_drill,
     drill_order,
-    learnt,
 )
 from rules.pi import PI_DECIMALS
 
@@ -29,7 +30,7 @@ def test_boxes_move_by_each_decimals_first_answer_and_play_grows_only_once_all_i
     memory = Memory()
     for answers in drills:
         before = memory
-        memory = learnt(before, answers)
+        memory = after_drill(before, answers)
         first: dict[int, bool] = {}
         for place, right in answers:
             if place < before.reach:
@@ -39,15 +40,19 @@ def test_boxes_move_by_each_decimals_first_answer_and_play_grows_only_once_all_i
             was, now = before.recalls[place], memory.recalls[place]
             if place not in first:
                 assert now == was
+            elif first[place] and was.due > before.drills:  # asked before its time: no box up
+                assert (now.box, now.due, now.asked) == (was.box, was.due, True)
             elif first[place]:
                 assert now.box == min(was.box + 1, TOP_BOX) and now.due == before.drills + INTERVALS[now.box]
+                assert now.asked
             else:
-                assert now.box == 0 and now.due == before.drills + 1
+                assert now.box == 0 and now.due == before.drills + 1 and now.asked
         assert len(memory.recalls) == memory.reach and FIRST_REACH <= memory.reach <= DECIMALS
         assert memory.reach % BLOCK == 0 and memory.reach >= before.reach
         grew = memory.reach > before.reach
         assert grew == (before.reach < DECIMALS and all(r.box >= LEARNT_BOX for r in memory.recalls[: before.reach]))
-        assert all(r.box == 0 and r.due == before.drills + 1 for r in memory.recalls[before.reach :])
+        assert all(r == Recall(0, before.drills + 1) for r in memory.recalls[before.reach :])  # new: never asked
+        assert memory.reach - before.reach in (0, BLOCK)
         assert 0 <= memory.learnt <= memory.reach
 
 
@@ -55,7 +60,7 @@ def test_boxes_move_by_each_decimals_first_answer_and_play_grows_only_once_all_i
 def test_a_drill_asks_every_decimal_due_and_never_fewer_than_five(drills, seed: int) -> None:
     memory = Memory()
     for answers in drills:
-        memory = learnt(memory, answers)
+        memory = after_drill(memory, answers)
     due = memory.due()
     assert len(due) == len(set(due)) >= FEWEST and all(0 <= place < memory.reach for place in due)
     assert {p for p, r in enumerate(memory.recalls) if r.due <= memory.drills} <= set(due)
@@ -64,11 +69,26 @@ def test_a_drill_asks_every_decimal_due_and_never_fewer_than_five(drills, seed: 
 
 
 def test_a_decimal_missed_first_is_asked_in_the_next_drill_and_one_learnt_later() -> None:
-    memory = learnt(Memory(), [(0, False), (0, True), (1, True), (2, True)])
+    memory = after_drill(Memory(), [(0, False), (0, True), (1, True), (2, True)])
     assert memory.recalls[0].box == 0 and memory.recalls[1].box == 1  # the second answer to 0 moves nothing
-    memory = learnt(memory, [(place, True) for place in memory.due()])
+    memory = after_drill(memory, [(place, True) for place in memory.due()])
     assert memory.recalls[1].box == LEARNT_BOX and memory.recalls[0].box == 1
     assert 1 not in memory.due() and 0 in memory.due()  # box 2 waits a drill; box 1 is asked again
+
+
+def test_a_decimal_asked_early_to_make_up_the_number_waits_its_boxs_time_all_the_same() -> None:
+    memory = Memory()
+    for _ in range(2):  # the first ten learnt: five more in play
+        memory = after_drill(memory, [(place, True) for place in memory.due()])
+    assert memory.reach == FIRST_REACH + BLOCK and memory.due() == list(range(FIRST_REACH, FIRST_REACH + BLOCK))
+    early = memory.recalls[0]
+    assert early.box == LEARNT_BOX and early.due > memory.drills
+    missed = after_drill(memory, [(0, False)])
+    assert missed.recalls[0].box == 0 and 0 in missed.due()
+    kept = after_drill(memory, [(0, True)])
+    assert kept.recalls[0] == early and kept.drills == memory.drills + 1
+    assert kept.to_json()["boxes"][:FIRST_REACH] == [LEARNT_BOX] * FIRST_REACH
+    assert kept.to_json()["boxes"][FIRST_REACH:] == [None] * BLOCK  # in play, never asked
 
 
 def _drills_to_learn_all(right: bool) -> int | None:
@@ -76,7 +96,7 @@ def _drills_to_learn_all(right: bool) -> int | None:
     for drill in range(100):
         if memory.reach == DECIMALS and memory.learnt == DECIMALS:
             return drill
-        memory = learnt(memory, [(place, right) for place in memory.due()])
+        memory = after_drill(memory, [(place, right) for place in memory.due()])
     return None
 
 
@@ -87,7 +107,7 @@ def test_a_learner_who_answers_right_brings_all_fifty_into_play_and_one_who_miss
     assert _drills_to_learn_all(False) is None
     memory = Memory()
     for _ in range(10):
-        memory = learnt(memory, [(place, False) for place in memory.due()])
+        memory = after_drill(memory, [(place, False) for place in memory.due()])
     assert memory.reach == FIRST_REACH and memory.learnt == 0 and memory.due() == list(range(FIRST_REACH))
 
 
@@ -98,5 +118,5 @@ def test_a_remembered_drill_shows_the_memory_with_its_answers_taken_in() -> None
     drill = seen(drill, [PI_DECIMALS[asked]])
     said = drill.to_json()
     assert said["learner"] == "Ann" and said["memory"]["drills"] == 1
-    assert said["memory"]["boxes"][asked] == 1 and sum(said["memory"]["boxes"]) == 1
+    assert said["memory"]["boxes"] == [1 if place == asked else None for place in range(FIRST_REACH)]
     assert drill.memory == memory  # as the drill began

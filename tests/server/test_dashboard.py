@@ -9,6 +9,8 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import cv2
@@ -99,6 +101,15 @@ def test_a_drill_starts_for_the_learner_the_page_names_and_a_name_that_will_not_
         assert call(state)[1]["learner"] is None
         status, body = call(start, "POST", TOKEN, {"learner": "x" * 41})
         assert status == 422 and "a learner's name is 1 to 40 characters, not 41" in body["detail"]
+        status, body = call(start, "POST", TOKEN, {"learner": "Ann\nBob"})
+        assert status == 422 and "one line of printed characters" in body["detail"]
+        for sent in ({"learner": 5}, ["Ann"]):  # not a name, or not an object naming one
+            assert call(start, "POST", TOKEN, sent)[0] == 422
+        form = urllib.request.Request(start, data=b"learner=Bob", method="POST")  # as curl -d sends it
+        form.add_header("Authorization", f"Bearer {TOKEN}")
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(form)
+        assert refused.value.code == 422 and "send JSON" in json.loads(refused.value.read())["detail"]
         assert call(state)[1]["watch"] is None  # nothing started
         for named, learner in ((" Ann ", "Ann"), ("", None)):
             status, started = call(start, "POST", TOKEN, {"learner": named})

@@ -130,7 +130,7 @@ def test_the_flash_card_drill_shows_the_answer_judged_and_its_tally(page: Page, 
 
 def test_a_learners_drill_shows_their_memory_decimal_by_decimal(page: Page, tmp_path) -> None:
     """A new learner's first drill, one decimal answered right: the strip shows it right once, the nine others in
-    play missed-or-new, the forty beyond not in play; no digit of pi is shown on it."""
+    play not asked yet, the forty beyond not in play; no digit of pi is shown on it."""
     film = tmp_path / "drill.mp4"
     first = remembered_drill("Ann", Memory(), 5).order[0]
     flash_film(film, 97_950_000, [PI_DECIMALS[first]])
@@ -140,7 +140,7 @@ def test_a_learners_drill_shows_their_memory_decimal_by_decimal(page: Page, tmp_
         expect(page.locator("#status")).to_have_text("ended: the film ended", timeout=90_000)
         strip = page.locator("#verdict .memory")
         expect(strip.locator(".box1")).to_have_count(1)
-        expect(strip.locator(".box0")).to_have_count(9)
+        expect(strip.locator(".new")).to_have_count(9)
         expect(strip.locator(".out")).to_have_count(40)
         expect(strip.locator(".box1")).to_have_attribute("title", f"decimal {first + 1}: box 1")
         expect(strip).to_have_text("")
@@ -164,7 +164,7 @@ def test_the_page_starts_a_drill_for_the_learner_typed_and_says_why_a_name_is_re
         page.wait_for_timeout(1500)  # three refreshes of the page: the reason stays until a start goes through
         expect(notice).to_have_text("a learner's name is 1 to 40 characters, not 41")
         learner.fill("Ann")
-        page.locator("#start").click()
+        learner.press("Enter")
         expect(page.locator("#status")).to_have_text("ended: the film ended", timeout=90_000)
         expect(page.locator("#verdict")).to_contain_text("Ann: 0 of the first 10 decimals learnt")
         expect(page.locator("#verdict .memory .block")).to_have_count(10)

@@ -169,5 +169,8 @@ def test_a_learners_drill_is_drawn_from_the_drills_recorded_before(tmp_path) -> 
     memory = learner_memory(results, "Ann")
     assert memory.drills == 3 and [memory.recalls[place].box for place in order[:2]] == [1, 0]
     assert set(order) <= set(memory.due())  # the one right in box 1, the one missed and those not asked
+    assert learner_memory(results, "ANN") == memory  # one learner whatever the name's case
     unrecorded = CliRunner().invoke(app, ["judge", "flash", str(film), "--learner", "Ann"])
     assert unrecorded.exit_code == 2 and "give --record FILE" in unrecorded.stderr
+    both = CliRunner().invoke(app, ["judge", "flash", str(film), "--learner", "Ann", "--digits", "5"])
+    assert both.exit_code == 2 and "--digits or --learner" in both.stderr
