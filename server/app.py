@@ -112,7 +112,8 @@ DEGRADE_OPTION = typer.Option(
     "gone), blur (the camera moving 11 px), soft "
     "(out of focus: a Gaussian blur of sigma 2 px), barrel (an uncalibrated wide lens's barrel distortion; "
     "the truth is bent with the frame), turned (turned half round: the table's far side at the top, as a "
-    "webcam at the table's edge sees it; the renders put it at the foot) or hand (a player's arm and hand "
+    "webcam at the table's edge sees it; the renders put it at the foot), phone (a phone's own processing: noise "
+    "smoothed away, local tone mapping, sharpening halos, darker corners) or hand (a player's arm and hand "
     "reaching in beside what lies on the table, covering none of it).",
 )
 

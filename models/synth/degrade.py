@@ -20,6 +20,11 @@ These go past that, one kind at a time, so an evaluation says how much each cost
 - `turned`: the frame turned half round, so that the table's far side is at the top, as a webcam at the
   table's edge sees it. The renders' cameras are pitched the other way (far side at the foot); turned, a
   render is what such a camera, rolled half round, shows: a view no render gives, of the same tables;
+- `phone`: a phone camera's own processing, as a photo taken with a phone and sent on shows it: the noise
+  smoothed away with fine texture (an edge-keeping filter), shadows lifted and highlights held by local tone
+  mapping (CLAHE on the lightness, as an "HDR" look), the result sharpened with halos along every edge (an
+  unsharp mask of PHONE_SHARPEN over PHONE_RADIUS px), and the corners darkened by the small lens (VIGNETTE
+  of the light left at the corners);
 - `hand`: a player's bare arm and open hand reaching in from the frame's edge, with its shadow, as at a table
   in play. It is laid where it covers none of the things the scene holds (`clear`), so every one stays in
   view and the truth stands: what it measures is what fingers, knuckles and nails read as (false
@@ -48,6 +53,10 @@ BLUR_LENGTH = 11
 SOFT_SIGMA = 2.0
 BARREL = (-0.2, 0.05, 0.0, 0.0, 0.0)  # k1, k2, p1, p2, k3
 FOCAL_SHARE = 0.7  # about 71 degrees across
+PHONE_SHARPEN = 1.2
+PHONE_RADIUS = 1.5
+PHONE_CLAHE = 2.0
+VIGNETTE = 0.7
 PALM_MM = (75.0, 95.0)  # an adult's palm across the knuckles
 HAND_CLEARANCE_MM = 6.0  # the hand keeps this far off everything in `clear`
 HAND_TRIES = 120
@@ -71,6 +80,7 @@ class Degradation(StrEnum):
     soft = "soft"
     barrel = "barrel"
     turned = "turned"
+    phone = "phone"
     hand = "hand"
 
 
@@ -118,6 +128,8 @@ def degrade(
         return _through_barrel_lens(image)
     if how == Degradation.turned:
         return mirrored(image, HALF_TURN)
+    if how == Degradation.phone:
+        return _phone_processed(image)
     if how == Degradation.hand:
         scale = px_per_mm or image.shape[1] / 10 / np.mean(PALM_MM)
         return _hand_over(image, rng, _kept_clear(image.shape[:2], clear, HAND_CLEARANCE_MM * scale), scale)
@@ -167,6 +179,20 @@ def _through_barrel_lens(image: np.ndarray) -> np.ndarray:
     h, w = image.shape[:2]
     source = _barrel_sources(w, h)
     return cv2.remap(image, source[..., 0], source[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT_101)
+
+
+def _phone_processed(image: np.ndarray) -> np.ndarray:
+    """`image` as a phone's pipeline leaves it (see the module): smoothed, tone-mapped, sharpened, vignetted."""
+    smooth = cv2.bilateralFilter(image, 7, 25, 5)
+    lab = cv2.cvtColor(smooth, cv2.COLOR_BGR2LAB)
+    lab[..., 0] = cv2.createCLAHE(clipLimit=PHONE_CLAHE, tileGridSize=(8, 8)).apply(lab[..., 0])
+    mapped = cv2.cvtColor(lab, cv2.COLOR_LAB2BGR).astype(np.float32)
+    sharp = mapped + PHONE_SHARPEN * (mapped - cv2.GaussianBlur(mapped, (0, 0), PHONE_RADIUS))
+    h, w = image.shape[:2]
+    y, x = np.ogrid[:h, :w]
+    reach = ((x - (w - 1) / 2) ** 2 + (y - (h - 1) / 2) ** 2) / (((w - 1) / 2) ** 2 + ((h - 1) / 2) ** 2)
+    light = 1 - (1 - VIGNETTE) * reach.astype(np.float32)
+    return np.clip(sharp * light[..., None], 0, 255).astype(np.uint8)
 
 
 def px_per_mm(outlines: Sequence[np.ndarray], longest_mm: float) -> float | None:

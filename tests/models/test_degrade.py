@@ -180,3 +180,16 @@ def test_hand_grows_with_the_tables_scale_and_stays_out_when_there_is_no_room(fr
     assert 2 < large / small < 6  # about four times the area, less what runs off the frame
     whole = np.array([[0, 0], [1279, 0], [1279, 719], [0, 719]], float)
     np.testing.assert_array_equal(degrade(frame, Degradation.hand, 1, [whole], 1.0), frame)
+
+
+def test_phone_sharpens_edges_lifts_local_contrast_and_darkens_the_corners(frame: np.ndarray) -> None:
+    worse = degrade(frame, Degradation.phone, 1)
+    assert sharpness(worse) > 1.5 * sharpness(frame)  # the halos of the sharpening
+    h, w = frame.shape[:2]
+    corner = (slice(0, h // 8), slice(0, w // 8))
+    middle = (slice(3 * h // 8, 5 * h // 8), slice(3 * w // 8, 5 * w // 8))
+    kept = [float(worse[part].mean()) / float(frame[part].mean()) for part in (corner, middle)]
+    assert kept[0] < 0.95 * kept[1]
+    grey = [cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)[middle].astype(float) for image in (frame, worse)]
+    local = [np.abs(g - cv2.blur(g, (31, 31))).mean() for g in grey]  # detail over a few dozen pixels
+    assert local[1] > 1.2 * local[0]
