@@ -11,8 +11,17 @@ import typer
 
 from rules.decko import card_text
 from rules.flash_cards import FlashDrill, FlashError, seen
+from rules.flash_memory import BLOCK, DECIMALS
 from server.app import RECORD_OPTION, counted, fail, film_only, judge_app, load_photo, photo_or_film_argument
-from server.decko_games import answers_in, flash_game, memory_line, planned_drill, run_video_game
+from server.decko_games import (
+    answers_in,
+    flash_game,
+    learner_memory,
+    learner_name,
+    memory_line,
+    planned_drill,
+    run_video_game,
+)
 from server.storage import StorageError
 from vision.sources import is_film
 
@@ -50,10 +59,16 @@ def judge_flash(
 
     A camera (or a film, or a stream) watches the table: the question is printed, the card laid is judged once
     it lies still, and the next question comes once it is taken away. A photo of one card is judged against
-    --decimal."""
+    --decimal. With --learner and --record alone, the learner's memory is shown, decimal by decimal."""
+    if photo is None and learner is not None and record is not None:
+        _show_memory(learner, record, as_json)
+        return
     film_only(record, photo)
     if photo is None:
-        fail("give a camera (0), a film or a stream of the table, or a photo of a card with --decimal")
+        fail(
+            "give a camera (0), a film or a stream of the table, or a photo of a card with --decimal (or --learner "
+            "NAME --record FILE alone to see a learner's memory)"
+        )
         raise typer.Exit(code=2)
     if is_film(photo):
         if decimal is not None:
@@ -94,3 +109,33 @@ def judge_flash(
         typer.echo(f"{len(cards)} cards read ({' '.join(map(card_text, cards))}): lay one card at a time")
     else:
         typer.echo("no Digit or Wild card read: lay the card where the camera sees it whole")
+
+
+# A decimal as the memory strip shows it: learnt (box 2 and up), right once, missed last, not asked yet.
+MARKS = {None: "·", 0: "○", 1: "◐"}
+LEARNT_MARK, OUT_OF_PLAY = "●", "-"
+STRIP_ROW = 25
+
+
+def _show_memory(learner: str, record: Path, as_json: bool) -> None:
+    """The learner's memory in `record`: a line, and the fifty decimals in blocks of five by box."""
+    try:
+        name = learner_name(learner)
+        memory = learner_memory(record, name)
+    except (FlashError, StorageError) as exc:
+        fail(str(exc))
+        raise typer.Exit(code=2) from exc
+    due = memory.due()
+    if as_json:
+        typer.echo(json.dumps({"learner": name, "memory": memory.to_json(), "due": [place + 1 for place in due]}))
+        return
+    typer.echo(f"{memory_line(name, memory)}; the next drill asks {counted(len(due), 'decimal')}")
+    boxes = memory.to_json()["boxes"]
+    marks = [MARKS.get(box, LEARNT_MARK) for box in boxes] + [OUT_OF_PLAY] * (DECIMALS - len(boxes))
+    for first in range(0, DECIMALS, STRIP_ROW):
+        blocks = ["".join(marks[at : at + BLOCK]) for at in range(first, first + STRIP_ROW, BLOCK)]
+        typer.echo(f"decimals {first + 1:2}-{first + STRIP_ROW}  {' '.join(blocks)}")
+    typer.echo(
+        f"{LEARNT_MARK} learnt  {MARKS[1]} right once  {MARKS[0]} missed last  {MARKS[None]} not asked yet  "
+        f"{OUT_OF_PLAY} not in play yet"
+    )

@@ -174,3 +174,22 @@ def test_a_learners_drill_is_drawn_from_the_drills_recorded_before(tmp_path) -> 
     assert unrecorded.exit_code == 2 and "give --record FILE" in unrecorded.stderr
     both = CliRunner().invoke(app, ["judge", "flash", str(film), "--learner", "Ann", "--digits", "5"])
     assert both.exit_code == 2 and "--digits or --learner" in both.stderr
+
+
+def test_a_learners_memory_is_shown_decimal_by_decimal(tmp_path) -> None:
+    """Ann's two drills answered right: the first ten learnt, five more in play and not asked; Bob's misses are
+    his, whatever case his name is typed in."""
+    results = tmp_path / "results.sqlite"
+    for learner, right in (("Ann", True), ("Bob", False), ("Ann", True)):
+        _recorded_drill(results, learner, right)
+    shown = CliRunner().invoke(app, ["judge", "flash", "--learner", "Ann", "--record", str(results)])
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout.splitlines()[:3] == [
+        "Ann: 10 of the first 15 decimals learnt (2 drills with an answer); the next drill asks 5 decimals",
+        "decimals  1-25  ●●●●● ●●●●● ····· ----- -----",
+        "decimals 26-50  ----- ----- ----- ----- -----",
+    ]
+    said = json.loads(
+        CliRunner().invoke(app, ["judge", "flash", "--learner", "bob", "--record", str(results), "--json"]).stdout
+    )
+    assert said["memory"]["drills"] == 1 and said["memory"]["boxes"].count(0) == 1 and said["due"] == list(range(1, 11))
