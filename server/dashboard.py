@@ -25,6 +25,7 @@ from fastapi.responses import HTMLResponse
 
 from rules.flash_cards import FlashError
 from rules.sticks import PENTASTICKS
+from server.decko_games import learners
 from server.hand_table import HandTable
 from server.live import LiveTable
 from server.storage import StorageError, recorded, summaries
@@ -115,6 +116,11 @@ def dashboard_app(
         if refused is not None:
             raise HTTPException(status_code=422, detail=refused)
         return live.state()
+
+    @app.get("/api/learners", dependencies=[Depends(viewer)])
+    def known_learners() -> list[str]:
+        """The learners whose flash-card drills the results file holds: the names the page offers."""
+        return _from_results(live, learners)
 
     @app.get("/api/digit-cards/{number}.png")
     def digit_card(number: int) -> Response:

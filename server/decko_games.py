@@ -379,6 +379,15 @@ def learner_memory(results: Path, learner: str) -> Memory:
     return memory
 
 
+def learners(results: Path) -> list[str]:
+    """Every learner with a drill recorded in `results`, by name as last typed, in alphabetical order."""
+    named = {}
+    for drill in last_events(results, "flash"):
+        if isinstance(name := drill.get("learner"), str):
+            named[name.casefold()] = name
+    return sorted(named.values(), key=str.casefold)
+
+
 LEARNER_LONGEST = 40
 
 

@@ -98,7 +98,7 @@ def test_a_drill_starts_for_the_learner_the_page_names_and_a_name_that_will_not_
     live = LiveTable(str(film), GameSetup("flash", flash_seed=5), tmp_path / "results.sqlite", pace=False)
     with served(live, start_watching=False) as base:
         start, state = f"{base}/api/watch/start", f"{base}/api/state"
-        assert call(state)[1]["learner"] is None
+        assert call(state)[1]["learner"] is None and call(f"{base}/api/learners") == (200, [])
         status, body = call(start, "POST", TOKEN, {"learner": "x" * 41})
         assert status == 422 and "a learner's name is 1 to 40 characters, not 41" in body["detail"]
         status, body = call(start, "POST", TOKEN, {"learner": "Ann\nBob"})
@@ -116,6 +116,7 @@ def test_a_drill_starts_for_the_learner_the_page_names_and_a_name_that_will_not_
             assert status == 200 and started["learner"] == learner
             until(lambda: call(state)[1]["watch"]["ended_by"], "the drill to end")
             assert call(state)[1]["events"][-1]["verdict"].get("learner") == learner
+        assert call(f"{base}/api/learners")[1] == ["Ann"]  # the drill for nobody names no one
     race = LiveTable(RACE, GameSetup("tempus"), tmp_path / "race.sqlite")
     with served(race, start_watching=False) as base:
         status, body = call(f"{base}/api/watch/start", "POST", TOKEN, {"learner": "Ann"})
@@ -125,7 +126,7 @@ def test_a_drill_starts_for_the_learner_the_page_names_and_a_name_that_will_not_
 def test_opened_to_the_network_looking_needs_the_token_too(tmp_path) -> None:
     live = LiveTable(RACE, GameSetup("tempus", beginner=2), tmp_path / "results.sqlite", pace=False)
     with served(live, viewing_needs_token=True) as base:
-        for path in ("/api/state", "/api/frame.jpg", "/api/watches", "/api/watches/1"):
+        for path in ("/api/state", "/api/frame.jpg", "/api/watches", "/api/watches/1", "/api/learners"):
             assert call(base + path)[0] == 401, path
         until(lambda: call(f"{base}/api/state", token=TOKEN)[1]["watch"]["ended_by"], "the watch to end")
         for path in ("/api/state", "/api/frame.jpg", "/api/watches", "/api/watches/1"):

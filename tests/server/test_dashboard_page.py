@@ -170,6 +170,8 @@ def test_the_page_starts_a_drill_for_the_learner_typed_and_says_why_a_name_is_re
         expect(page.locator("#verdict .memory .block")).to_have_count(10)
         expect(notice).to_have_text("")
         expect(learner).to_have_value("Ann")
+        expect(page.locator("#learners option")).to_have_count(1)  # offered for the next drill
+        expect(page.locator("#learners option")).to_have_attribute("value", "Ann")
         assert call(f"{base}/api/state")[1]["learner"] == "Ann"
 
 
