@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -369,22 +369,27 @@ def flash_short(drill: FlashDrill) -> str:
     return " | ".join(lines if drill.waiting or drill.over else lines[-1:])
 
 
-def learner_memory(results: Path, learner: str) -> Memory:
-    """The learner's memory as their drills recorded in `results` left it, oldest first; a drill cut off counts
-    what was answered in it. "Ann" and "ann" are one learner."""
-    memory = Memory()
+def _learners_drills(results: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each drill recorded in `results` for a learner (a drill for no one is none), oldest first, with the
+    learner's name as typed: the drill as its watch left it, a drill cut off included."""
     for drill in last_events(results, "flash"):
-        if str(drill.get("learner")).casefold() == learner.casefold():
+        if isinstance(name := drill.get("learner"), str):
+            yield name, drill
+
+
+def learner_memory(results: Path, learner: str) -> Memory:
+    """The learner's memory as their drills recorded in `results` left it; a drill cut off counts what was
+    answered in it. "Ann" and "ann" are one learner."""
+    memory = Memory()
+    for name, drill in _learners_drills(results):
+        if name.casefold() == learner.casefold():
             memory = after_drill(memory, ((answer["decimal"] - 1, answer["right"]) for answer in drill["answers"]))
     return memory
 
 
 def learners(results: Path) -> list[str]:
     """Every learner with a drill recorded in `results`, by name as last typed, in alphabetical order."""
-    named = {}
-    for drill in last_events(results, "flash"):
-        if isinstance(name := drill.get("learner"), str):
-            named[name.casefold()] = name
+    named = {name.casefold(): name for name, _ in _learners_drills(results)}
     return sorted(named.values(), key=str.casefold)
 
 

@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 import server.cli  # noqa: F401  (registers the commands)
 from rules.flash_cards import new_drill, seen
+from rules.flash_memory import Memory
 from rules.grid_digits import play
 from rules.pi import PI_DECIMALS, wild_pair
 from server.app import app
@@ -190,6 +191,8 @@ def test_a_learners_memory_is_shown_decimal_by_decimal(tmp_path) -> None:
         "decimals 26-50  ----- ----- ----- ----- -----",
     ]
     assert learners(results) == ["Ann", "Bob"]
+    Recording(results, "flash", "typed").add(0.0, seen(new_drill(3, 0), [1]).to_json())  # a drill for no one
+    assert learners(results) == ["Ann", "Bob"] and learner_memory(results, "None") == Memory()
     _recorded_drill(results, "bob", False)
     assert learners(results) == ["Ann", "bob"]  # one learner, by the name last typed
     args = ["judge", "flash", "--learner", "BOB", "--record", str(results), "--json"]
