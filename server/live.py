@@ -11,7 +11,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import KW_ONLY, dataclass, replace
+from dataclasses import KW_ONLY, asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,6 +39,7 @@ from vision.sources import FrameCounts, Rate, SourceError, is_live
 
 if TYPE_CHECKING:
     from calibration.profile import CalibrationProfile
+    from vision.advice import Advice
 
 PAGE_WIDTH = 960  # frames are sent to the page no wider than this: a dashboard tile, not a print
 # A game's camera that stopped is watched again after these waits, doubling (vision/sources.py has already
@@ -329,8 +330,8 @@ class LiveTable:
 
     def state(self) -> dict[str, Any]:
         """What the page shows: the game (a race's time limit), the source, the watch (the seconds of its last
-        frame since its first, the frames judged a second, a live source's frames read a second and dropped)
-        and every verdict it has said."""
+        frame since its first, the frames judged a second, a live source's frames read a second and dropped,
+        what the player could fix about the frames as last looked at) and every verdict it has said."""
         with self._lock:  # a start may give the setup another learner
             race = {"time_limit": self.setup.tempus.time_limit} if self.setup.game == "tempus" else {}
             drill = {"learner": self.setup.learner} if self.setup.game == "flash" else {}
@@ -376,7 +377,9 @@ class LiveTable:
         self._judged.clear()
         self._counts = FrameCounts()
         started = datetime.now(UTC).isoformat(timespec="seconds")
-        self._watch = {"id": None, "started": started, "frames": 0, "seconds": 0.0, "ended_by": None, "why": ""}
+        self._watch = {
+            "id": None, "started": started, "frames": 0, "seconds": 0.0, "ended_by": None, "why": "", "advice": [],
+        }  # fmt: skip
 
     def _run(self) -> None:
         """One watch; where `retries`, another after a camera that stopped, waiting RETRY_FIRST_S, then twice as
@@ -416,6 +419,11 @@ class LiveTable:
             with self._lock:
                 self._events.append({"seconds": round(seconds, 3), "lines": lines, "verdict": verdict})
 
+        def advised(advice: list[Advice]) -> None:
+            with self._lock:
+                assert self._watch is not None
+                self._watch["advice"] = [asdict(a) for a in advice]
+
         ended: dict[str, Any]
         try:
             # Made in this thread: a SQLite connection stays with the thread that opened it.
@@ -423,7 +431,7 @@ class LiveTable:
             with self._lock:
                 assert self._watch is not None
                 self._watch["id"] = kept.id
-            onlooker = Onlooker(see, self._counts)
+            onlooker = Onlooker(see, self._counts, advised)
             ended = self._game.run(self.source, self.setup, self._reader, said, kept, onlooker).to_json()
         except SourceError as exc:
             ended = {"ended_by": "no frames", "why": str(exc)}

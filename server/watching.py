@@ -16,6 +16,7 @@ import numpy as np
 import typer
 
 from server.app import counted, fail, progress_bar
+from vision.advice import Advice, Adviser
 from vision.sources import FrameCounts, SourceError, is_live, timed_frames
 
 if TYPE_CHECKING:
@@ -29,10 +30,12 @@ MOST_FRAMES = 1_000_000  # over nine hours at 30 fps
 @dataclass(frozen=True)
 class Onlooker:
     """Watches beside the referee (the dashboard's live table): `see` gets each frame and its seconds before the
-    game judges it, and may end the watch by returning a reason; `counts` tallies what the source gave."""
+    game judges it, and may end the watch by returning a reason; `counts` tallies what the source gave;
+    `advised` hears what the player could fix about the frames each time the watch looks (vision/advice.py)."""
 
     see: Callable[[float, np.ndarray], str | None]
     counts: FrameCounts = field(default_factory=FrameCounts)
+    advised: Callable[[list[Advice]], None] = lambda advice: None
 
 
 @dataclass(frozen=True)
@@ -59,10 +62,13 @@ def watch(
     reason to stop or the watch ends otherwise; then `at_end` (which may still record), and the recording
     (server/storage.py) is told how it ended. A frame whose (width, height) has a `size_problem` ends the watch
     unjudged (a calibration maps one camera size only). The `onlooker` sees each frame before it is judged
-    (the dashboard shows it) and may end the watch. A source that gives no frame at all raises
-    SourceError (the recording ends with no frames)."""
+    (the dashboard shows it) and may end the watch. Now and then a frame is looked at for what the player could
+    fix (too dark, out of focus: vision/advice.py); a problem is told on stderr as it appears, and the onlooker
+    hears every look. A source that gives no frame at all raises SourceError (the recording ends with no
+    frames)."""
     total = None if is_live(source) else _frame_count(source)
     frames, ended_by, why, started = 0, "film", "", None
+    adviser, told = Adviser(), set()
     with progress_bar() as progress:
         task = progress.add_task(f"watching {source}", total=total)
         try:
@@ -74,6 +80,14 @@ def watch(
                 started = seconds if started is None else started
                 frames += 1
                 progress.advance(task)
+                if (advice := adviser(frame)) is not None:
+                    for new in (a for a in advice if a.problem not in told):
+                        progress.console.print(
+                            f"tableref: {source}: {new.message}", markup=False, highlight=False, soft_wrap=True
+                        )
+                    told = {a.problem for a in advice}
+                    if onlooker is not None:
+                        onlooker.advised(advice)
                 reason = onlooker.see(seconds - started, frame) if onlooker is not None else None
                 reason = reason or on_frame(seconds - started, frame)
                 if reason is not None:

@@ -15,6 +15,8 @@ worse (models/synth/degrade.py), for few warnings on frames as rendered, and mea
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -49,6 +51,9 @@ SCALES = (0.8, 2.5)  # px: the fine and coarse Gaussians whose gradients `_sharp
 # rendered measure 0.49 and up, out of focus by 2 px all but a few under 0.59.
 SOFT_BELOW = 0.5
 FEATURELESS = 2.0  # grey levels of spread: a frame this even shows nothing to be in or out of focus
+# A watch looks for advice on one frame in this many seconds: a look costs about 50 ms at 1280x720 on one core
+# (a twentieth of a second's reading), and light and focus change slowly.
+ADVISE_EVERY_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -108,6 +113,24 @@ def frame_advice(image: np.ndarray, focus: FocusGauge | None = None) -> list[Adv
             Advice("out of focus", "the picture is out of focus: focus the camera on the table, or move it back")
         )
     return advice
+
+
+class Adviser:
+    """Advice over a watch's frames: the first frame looked at, then one each `every_s` seconds of the `clock`
+    (the machine's, not the film's: the cost is the machine's)."""
+
+    def __init__(self, every_s: float = ADVISE_EVERY_S, clock: Callable[[], float] = time.monotonic) -> None:
+        self._every_s, self._clock = every_s, clock
+        self._looked: float | None = None
+        self._focus = FocusGauge()
+
+    def __call__(self, frame: np.ndarray) -> list[Advice] | None:
+        """`frame`'s advice where it is time to look (empty for a good frame), else None."""
+        now = self._clock()
+        if self._looked is not None and now - self._looked < self._every_s:
+            return None
+        self._looked = now
+        return frame_advice(frame, self._focus)
 
 
 def _sharpness_along(grey: np.ndarray, degrees: float) -> float:

@@ -69,6 +69,19 @@ def camera_filming(
     monkeypatch.setattr(sources, "_quietly_opened", lambda source: FilmedCamera(film, fps, plugged))
 
 
+def darkened(film: str, path: Path, light: float = 0.12) -> Path:
+    """A copy of `film` at `path` filmed with the light cut to `light` of its own, as in a room left unlit."""
+
+    def frames() -> Iterator[np.ndarray]:
+        capture = cv2.VideoCapture(film)
+        while (frame := capture.read()[1]) is not None:
+            yield np.round(frame * light).astype(np.uint8)
+        capture.release()
+
+    write_clip(path, frames())
+    return path
+
+
 def appending_film(path: Path, first_seed: int, cards: tuple[int, int] = (8, 12), wilds: int = 2) -> list[str]:
     """A film at `path` of a held-out appending line (the first from `first_seed` with `cards` cards and at least
     `wilds` Wilds) laid a card at a time; its cards, as the judge writes them."""

@@ -14,11 +14,12 @@ from rules.pi import PI_DECIMALS
 from server.hand_table import HandTable
 from server.live import GameSetup, LiveTable
 from tests.server.serving import CHROMIUM, CHROMIUM_ARGS, TOKEN, call, served
-from tests.server.sources import appending_film, camera_filming, flash_film, grid_film
+from tests.server.sources import appending_film, camera_filming, darkened, flash_film, grid_film
 
 pytestmark = pytest.mark.browser
 
-RACE = str(Path(__file__).resolve().parents[2] / "samples" / "tempus-race.mp4")
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+RACE = str(SAMPLES / "tempus-race.mp4")
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +58,7 @@ def test_a_race_is_shown_as_it_was_judged_and_can_be_run_again(page: Page, tmp_p
         expect(page.locator("#watches tr")).to_have_count(1)
         assert page.locator("#frame").evaluate("img => img.naturalWidth") == 960
         expect(page.locator("#stats")).not_to_contain_text("camera")  # a film waits for its referee
+        expect(page.locator("#advice div")).to_have_count(0)  # a good picture: nothing to fix
         state = call(f"{base}/api/state")[1]
         seconds, finished = state["watch"]["seconds"], events[-1]["verdict"]["finished_at"]
         expect(page.locator("#race-time")).to_have_text(re.compile(r"^0:\d\d\.\d$"))
@@ -84,6 +86,18 @@ def test_a_live_cameras_rate_and_dropped_frames_are_shown_beside_the_judging_rat
         expect(page.locator("#stats")).to_have_text(shown, timeout=30_000)
         page.locator("#stop").click()
         expect(page.locator("#status")).to_have_text("ended: stopped")
+
+
+def test_a_picture_too_dark_is_shown_with_what_to_fix(page: Page, tmp_path) -> None:
+    """The sample DIGIT game filmed in an unlit room: under the picture, the page says it is dark and what to do,
+    as the terminal says it."""
+    dark = darkened(str(SAMPLES / "digit-game.mp4"), tmp_path / "dark.mp4")
+    with served(LiveTable(str(dark), GameSetup("digit"), tmp_path / "results.sqlite", pace=False)) as base:
+        page.goto(f"{base}/?token={TOKEN}")
+        expect(page.locator("#status")).to_have_text("ended: the film ended", timeout=90_000)
+        (advice,) = call(f"{base}/api/state")[1]["watch"]["advice"]
+        expect(page.locator("#advice div.dark")).to_have_text(advice["message"])
+        assert "light the table" in advice["message"]
 
 
 def test_an_appending_line_is_shown_with_its_wilds_in_place(page: Page, tmp_path) -> None:

@@ -1,5 +1,6 @@
 """A DIGIT game refereed from a film: each layout as it settles, each turn judged; a camera that stops."""
 
+import functools
 import json
 from pathlib import Path
 
@@ -8,12 +9,14 @@ import typer
 from typer.testing import CliRunner
 
 import server.cli  # noqa: F401  (registers the commands)
+import server.watching as watching
 from models.synth.samples import CLIP_FPS, FRAMES_PER_STEP, digit_game_layouts, filmed, write_clip
 from models.synth.sticks import StickSceneSpec, render_stick_scene
 from rules.sticks import Symmetry, card_number
 from server.app import app
 from server.digit_video import run_digit_moves
-from tests.server.sources import unplug_after
+from tests.server.sources import darkened, unplug_after
+from vision.advice import Adviser
 
 GAME = str(Path(__file__).resolve().parents[2] / "samples" / "digit-game.mp4")
 TURN = FRAMES_PER_STEP  # frames each layout of the sample game is filmed for
@@ -60,3 +63,13 @@ def test_a_camera_that_stops_mid_game_leaves_the_turns_judged(monkeypatch, capsy
     out, err = capsys.readouterr()
     assert "1 turn judged, 1 legal" in out
     assert f"the camera stopped after {TURN * 2 - 1} frames" in err
+
+
+def test_a_film_too_dark_is_told_once_as_it_is_watched(tmp_path: Path, monkeypatch) -> None:
+    """Every frame looked at for advice, the player is told once that the picture is dark and what to do, and
+    the sample film as it was shot is told nothing."""
+    monkeypatch.setattr(watching, "Adviser", functools.partial(Adviser, every_s=0.0))
+    dark = darkened(GAME, tmp_path / "dark.mp4")
+    said = CliRunner().invoke(app, ["judge", "digit-moves", str(dark)]).stderr
+    assert said.count("the picture is dark") == 1 and "light the table" in said, said
+    assert "tableref:" not in CliRunner().invoke(app, ["judge", "digit-moves", GAME]).stderr

@@ -13,7 +13,7 @@ from models.synth.degrade import Degradation, degrade
 from models.synth.dominoes import render_dominoes
 from models.synth.scenes import render_scene
 from models.train_cards import training_spec
-from vision.advice import frame_advice
+from vision.advice import Adviser, frame_advice
 
 SEED = 60  # past the frames the thresholds were set (0..39) and measured (40..79) on
 N = 10
@@ -74,3 +74,15 @@ def test_a_picture_a_few_pixels_across_gets_advice_without_warnings(size: tuple[
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # numpy's "mean of empty slice" would be one
         assert [a.problem for a in frame_advice(np.zeros((*size, 3), np.uint8))] == ["dark"]
+
+
+def test_a_watch_is_advised_on_its_first_frame_then_once_in_a_while() -> None:
+    now = [0.0]
+    adviser = Adviser(every_s=5.0, clock=lambda: now[0])
+    dark, bright = np.zeros((48, 64, 3), np.uint8), np.full((48, 64, 3), 255, np.uint8)
+    looks = []
+    for seconds, frame in [(0.0, dark), (1.0, bright), (4.9, bright), (5.0, bright), (9.0, dark), (10.1, dark)]:
+        now[0] = seconds
+        advice = adviser(frame)
+        looks.append(None if advice is None else [a.problem for a in advice])
+    assert looks == [["dark"], None, None, ["overexposed"], None, ["dark"]]
