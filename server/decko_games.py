@@ -31,7 +31,7 @@ from rules.grid_digits import STREAK, GridGame, Reveal, a_digit, new_game, turns
 from rules.pi import BLOCKS, PI_DECIMALS, wild_pair
 from rules.settling import Settler
 from server.app import counted
-from server.storage import NotRecorded, Recording, last_events, recording
+from server.storage import NotRecorded, Recording, edit_events, last_events, must_exist, recording
 from server.watching import Onlooker, Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
 from vision.cards.grid import FaceUp, GridView, face_up_cards
 from vision.cards.recognize import CardRecognizer
@@ -391,6 +391,26 @@ def learners(results: Path) -> list[str]:
     """Every learner with a drill recorded in `results`, by name as last typed, in alphabetical order."""
     named = {name.casefold(): name for name, _ in _learners_drills(results)}
     return sorted(named.values(), key=str.casefold)
+
+
+def renamed_learner(results: Path, learner: str, to: str | None) -> tuple[str, int]:
+    """`learner`'s drills in `results` made `to`'s (into a learner already known, the two memories are one), or,
+    `to` None, nobody's: their memory starts again and the drills stay recorded. The learner's name as last
+    recorded and how many drills; a FlashError where `results` holds none of `learner`'s."""
+    must_exist(results)
+    old = learner_name(learner).casefold()
+    new = None if to is None else learner_name(to)
+    names = [name for name, _ in _learners_drills(results) if name.casefold() == old]
+    if not names:
+        known = ", ".join(learners(results)) or "none yet"
+        raise FlashError(f"{results} holds no drill of {learner_name(learner)}'s (the learners: {known})")
+
+    def renamed(event: dict[str, Any]) -> dict[str, Any] | None:
+        name = event.get("learner")
+        return {**event, "learner": new} if isinstance(name, str) and name.casefold() == old else None
+
+    edit_events(results, "flash", renamed)
+    return names[-1], len(names)
 
 
 LEARNER_LONGEST = 40

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -216,12 +216,35 @@ def last_events(path: Path, game: str) -> list[dict[str, Any]]:
         return [json.loads(event) for (event,) in rows]
 
 
+def edit_events(path: Path, game: str, edit: Callable[[dict[str, Any]], dict[str, Any] | None]) -> int:
+    """Each event of `game`'s watches in the results file given to `edit`, and each it gives back written in the
+    event's place, all in one transaction: the file is edited whole or not at all. How many events changed."""
+    must_exist(path)
+    try:
+        with _writing(path) as db:
+            rows = db.execute(
+                "SELECT events.rowid, event FROM events JOIN watches ON watches.id = events.watch"
+                " WHERE watches.game = ?",
+                (game,),
+            ).fetchall()
+            changed = [(json.dumps(new), row) for row, event in rows if (new := edit(json.loads(event))) is not None]
+            db.executemany("UPDATE events SET event = ? WHERE rowid = ?", changed)
+    except sqlite3.DatabaseError as exc:
+        raise StorageError(f"{path}: cannot be written as a results file ({exc})") from exc
+    return len(changed)
+
+
+def must_exist(path: Path) -> None:
+    """A StorageError where no results file is at `path`."""
+    if not path.is_file():
+        raise StorageError(f"{path}: no such results file; record one with `tableref judge ... --record {path}`")
+
+
 @contextmanager
 def _reading(path: Path) -> Iterator[sqlite3.Connection | None]:
     """The results file opened only to read (None: a file with no tables yet); a missing file or one that is
     not results is a StorageError."""
-    if not path.is_file():
-        raise StorageError(f"{path}: no such results file; record one with `tableref judge ... --record {path}`")
+    must_exist(path)
     db = _connected(path, write=False)
     try:
         yield None if _owner(db) == "nobody" else db

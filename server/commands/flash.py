@@ -20,6 +20,7 @@ from server.decko_games import (
     learner_name,
     memory_line,
     planned_drill,
+    renamed_learner,
     run_video_game,
 )
 from server.storage import StorageError
@@ -46,6 +47,18 @@ def judge_flash(
         help="Draw the drill from this learner's memory in the --record file: the decimals they have due, more "
         "in play as they learn (in place of --digits).",
     ),
+    rename: str | None = typer.Option(
+        None,
+        "--rename",
+        help="With --learner and --record alone: the learner's drills are this learner's from now on (a name "
+        "mistyped mended; into a learner already known, the two memories are one).",
+    ),
+    forget: bool = typer.Option(
+        False,
+        "--forget",
+        help="With --learner and --record alone: the learner's memory starts again; their drills stay recorded, "
+        "as drills for no one.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
     record: Path | None = RECORD_OPTION,
 ) -> None:
@@ -60,6 +73,9 @@ def judge_flash(
     A camera (or a film, or a stream) watches the table: the question is printed, the card laid is judged once
     it lies still, and the next question comes once it is taken away. A photo of one card is judged against
     --decimal. With --learner and --record alone, the learner's memory is shown, decimal by decimal."""
+    if rename is not None or forget:
+        _rename_learner(photo, learner, record, rename)
+        return
     if photo is None and learner is not None and record is not None:
         _show_memory(learner, record, as_json)
         return
@@ -115,6 +131,26 @@ def judge_flash(
 MARKS = {None: "·", 0: "○", 1: "◐"}
 LEARNT_MARK, OUT_OF_PLAY = "●", "-"
 STRIP_ROW = 25
+
+
+def _rename_learner(photo: str | None, learner: str | None, record: Path | None, to: str | None) -> None:
+    """--rename or --forget: the learner's drills in `record` made `to`'s, or nobody's (`to` None)."""
+    if photo is not None or learner is None or record is None:
+        fail("--rename and --forget go with --learner NAME --record FILE alone, with no camera, film or photo")
+        raise typer.Exit(code=2)
+    try:
+        new = None if to is None else learner_name(to)
+        if new == learner_name(learner):
+            raise FlashError(f"{new} is already the learner's name")
+        name, drills = renamed_learner(record, learner, new)
+    except (FlashError, StorageError) as exc:
+        fail(str(exc))
+        raise typer.Exit(code=2) from exc
+    kept = counted(drills, "drill")
+    if new is None:
+        typer.echo(f"{name}'s memory starts again ({kept} kept in the file, for no one)")
+    else:
+        typer.echo(f"{name} renamed {new} ({kept}); {memory_line(new, learner_memory(record, new))}")
 
 
 def _show_memory(learner: str, record: Path, as_json: bool) -> None:

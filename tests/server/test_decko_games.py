@@ -16,7 +16,7 @@ from rules.pi import PI_DECIMALS, wild_pair
 from server.app import app
 from server.decko_games import grid_lines, learner_memory, learners, planned_drill, turn_lines
 from server.live import GameSetup, LiveTable
-from server.storage import Recording
+from server.storage import Recording, recorded
 from tests.server.serving import watched_to_the_end
 from tests.server.sources import GRID_REVEALS, appending_film, block_sets_film, filmed_table, flash_film, grid_film
 
@@ -198,3 +198,44 @@ def test_a_learners_memory_is_shown_decimal_by_decimal(tmp_path) -> None:
     args = ["judge", "flash", "--learner", "BOB", "--record", str(results), "--json"]
     said = json.loads(CliRunner().invoke(app, args).stdout)
     assert said["memory"]["drills"] == 2 and said["memory"]["boxes"].count(0) >= 1 and said["due"] == list(range(1, 11))
+
+
+def test_a_learner_mistyped_is_renamed_into_another_and_a_learner_forgotten_starts_again(tmp_path) -> None:
+    """Ann's first drill was typed as "Anm": renamed, her two drills are one memory, the first ten learnt. Bob
+    forgotten starts again at the first ten, unasked, while his drill stays in the file for no one."""
+    results = tmp_path / "results.sqlite"
+    for learner, right in (("Anm", True), ("Bob", False), ("Ann", True)):
+        _recorded_drill(results, learner, right)
+    watches_before = len(recorded(results))
+
+    def flash(*args: str):
+        return CliRunner().invoke(app, ["judge", "flash", *args, "--record", str(results)])
+
+    renamed = flash("--learner", "anm", "--rename", "Ann")
+    assert renamed.exit_code == 0, renamed.output
+    assert (
+        renamed.stdout
+        == "Anm renamed Ann (1 drill); Ann: 10 of the first 15 decimals learnt (2 drills with an answer)\n"
+    )
+    assert learners(results) == ["Ann", "Bob"] and learner_memory(results, "Ann").learnt == 10
+    forgotten = flash("--learner", "Bob", "--forget")
+    assert (
+        forgotten.exit_code == 0
+        and forgotten.stdout == "Bob's memory starts again (1 drill kept in the file, for no one)\n"
+    )
+    assert learners(results) == ["Ann"] and learner_memory(results, "Bob") == Memory()
+    assert len(recorded(results)) == watches_before  # nothing recorded is lost
+    assert [w.events[-1]["learner"] for w in recorded(results)] == ["Ann", None, "Ann"]
+
+    refused = {
+        ("--learner", "Bob", "--forget"): "holds no drill of Bob's (the learners: Ann)",
+        ("--learner", "Ann", "--rename", " Ann "): "Ann is already the learner's name",
+        ("--learner", "Ann", "--rename", "A\tB"): "one line of printed characters",
+    }
+    for args, said in refused.items():
+        result = flash(*args)
+        assert result.exit_code == 2 and said in result.stderr, (args, result.stderr)
+    photo = CliRunner().invoke(app, ["judge", "flash", "0", "--learner", "Ann", "--forget"])
+    assert photo.exit_code == 2 and "with no camera, film or photo" in photo.stderr
+    gone = CliRunner().invoke(app, ["judge", "flash", "--learner", "Ann", "--forget", "--record", str(tmp_path / "no")])
+    assert gone.exit_code == 2 and "no such results file" in gone.stderr

@@ -14,6 +14,7 @@ import server.cli  # noqa: F401  (registers the commands)
 import server.digit_video as digit_video
 from rules.sticks import Symmetry
 from server.app import app
+from server.storage import Recording, StorageError, edit_events, recorded
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 GAME = str(SAMPLES / "digit-game.mp4")
@@ -140,3 +141,24 @@ def test_a_results_file_from_before_the_index_gets_it_when_next_recorded_into(tm
     Recording(results, "digit", GAME).add(1.0, {"card": 3})
     with sqlite3.connect(results) as db:
         assert db.execute(indexed).fetchall() == [("events_by_watch",)]
+
+
+def test_events_are_edited_all_or_none(tmp_path) -> None:
+    """An edit that fails part way leaves every event as it was; one that goes through changes only the game's
+    events it gives back."""
+    results = tmp_path / "results.sqlite"
+    for game, n in (("flash", 1), ("flash", 2), ("digit", 3)):
+        Recording(results, game, "typed").add(0.0, {"n": n})
+
+    def failing(event: dict) -> dict:
+        if event["n"] == 2:
+            raise ValueError("an edit that breaks")
+        return {"n": -event["n"]}
+
+    with pytest.raises(ValueError):
+        edit_events(results, "flash", failing)
+    assert [w.events[0]["n"] for w in recorded(results)] == [1, 2, 3]
+    assert edit_events(results, "flash", lambda e: {"n": 10 * e["n"]} if e["n"] == 2 else None) == 1
+    assert [w.events[0]["n"] for w in recorded(results)] == [1, 20, 3]
+    with pytest.raises(StorageError, match="no such results file"):
+        edit_events(tmp_path / "missing.sqlite", "flash", lambda e: None)
