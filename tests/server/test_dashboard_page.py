@@ -100,6 +100,49 @@ def test_a_picture_too_dark_is_shown_with_what_to_fix(page: Page, tmp_path) -> N
         assert "light the table" in advice["message"]
 
 
+# The browser's audio, recorded: each tone's pitch as it starts.
+RECORDED_AUDIO = """
+window.tones = [];
+window.AudioContext = class {
+  constructor() { this.currentTime = 0; this.destination = {}; }
+  createOscillator() {
+    const tone = { frequency: { value: 0 }, connect: (next) => next, stop() {} };
+    tone.start = () => window.tones.push(tone.frequency.value);
+    return tone;
+  }
+  createGain() { return { gain: { setValueAtTime() {}, exponentialRampToValueAtTime() {} }, connect: (next) => next }; }
+  close() {}
+};
+"""
+
+
+def test_with_sound_on_each_verdict_settling_chimes_low_where_it_says_something_went_wrong(
+    page: Page, tmp_path
+) -> None:
+    """The sample DIGIT game ends on two sticks moved at once. Opening the page replays nothing; with Sound on, a
+    new watch's last verdict chimes low and the verdict's border flashes red; with Sound off again, none chimes."""
+    page.add_init_script(RECORDED_AUDIO)
+    live = LiveTable(str(SAMPLES / "digit-game.mp4"), GameSetup("digit"), tmp_path / "results.sqlite", pace=False)
+    with served(live) as base:
+        page.goto(f"{base}/?token={TOKEN}")
+        expect(page.locator("#status")).to_have_text("ended: the film ended", timeout=90_000)
+        page.locator("#sound").click()
+        expect(page.locator("#sound")).to_have_attribute("aria-pressed", "true")
+        assert page.evaluate("window.tones") == []
+        page.locator("#start").click()
+        expect(page.locator("#watches tr")).to_have_count(2)
+        expect(page.locator("#status")).to_have_text("ended: the film ended", timeout=90_000)
+        expect(page.locator("#events li")).to_have_count(3)
+        tones = page.evaluate("window.tones")
+        assert tones and tones[-1] == 220 and set(tones) <= {220, 550, 880}, tones
+        expect(page.locator("#verdict")).to_have_class("bad")
+        page.locator("#sound").click()
+        page.locator("#start").click()
+        expect(page.locator("#watches tr")).to_have_count(3)
+        expect(page.locator("#status")).to_have_text("ended: the film ended", timeout=90_000)
+        assert page.evaluate("window.tones") == tones
+
+
 def test_an_appending_line_is_shown_with_its_wilds_in_place(page: Page, tmp_path) -> None:
     film = tmp_path / "line.mp4"
     laid = appending_film(film, 97_400_000, cards=(5, 7), wilds=1)
