@@ -42,6 +42,11 @@ def load_image(path: str | Path, max_pixels: int = MAX_PIXELS) -> np.ndarray:
     except PermissionError as exc:
         raise ImageLoadError(f"{path}: cannot be read ({exc.strerror}); check its permissions") from exc
     except (UnidentifiedImageError, OSError) as exc:
+        if _is_heif(path):
+            raise ImageLoadError(
+                f"{path}: a HEIC photo (an iPhone's own format), which is not read here; export it as JPEG, or "
+                "set the phone to take JPEGs (on an iPhone: Settings, Camera, Formats, Most Compatible)"
+            ) from exc
         raise ImageLoadError(f"{path}: not an image OpenCV or Pillow can read (JPEG, PNG, BMP, WebP...)") from exc
     if width * height > max_pixels:
         raise ImageLoadError(_too_big(path, f"{width}x{height}", max_pixels))
@@ -51,6 +56,16 @@ def load_image(path: str | Path, max_pixels: int = MAX_PIXELS) -> np.ndarray:
     if image is None:
         raise ImageLoadError(f"{path}: the image data is damaged or truncated; export or copy it again")
     return image
+
+
+# The ISO media file's major brands of HEIF pictures (HEVC-coded images and image sequences), after "ftyp".
+HEIF_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1")
+
+
+def _is_heif(path: Path) -> bool:
+    with open(path, "rb") as file:
+        head = file.read(12)
+    return head[4:8] == b"ftyp" and head[8:12] in HEIF_BRANDS
 
 
 def _too_big(path: Path, size: str, max_pixels: int) -> str:

@@ -21,6 +21,8 @@ def test_reads_a_png(tmp_path) -> None:
         (lambda p: p.write_text("hello, not a picture"), "not an image"),
         (lambda p: p.write_bytes(b""), "not an image"),
         (lambda p: p.mkdir(), "is a folder"),
+        # The head of an iPhone's HEIC photo: a box of type ftyp, major brand heic.
+        (lambda p: p.write_bytes(b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + bytes(64)), "export it as JPEG"),
     ],
 )
 def test_bad_inputs_name_the_file_and_the_remedy(tmp_path, make, message) -> None:
