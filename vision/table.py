@@ -16,7 +16,8 @@ from vision.geometry import points_in_quads
 from vision.sharpen import FocusGauge
 from vision.sticks import StickRecognizer
 from vision.sticks.detections import Stick
-from vision.sticks.recognize import along_rims, read_stick_by_stick, under_outlines
+from vision.sticks.recognize import read_stick_by_stick
+from vision.sticks.rims import along_rims, under_outlines
 
 
 @dataclass

@@ -8,17 +8,11 @@ from hypothesis import strategies as st
 
 from models.synth.scenes import Camera
 from models.synth.sticks import lattice_sticks
+from vision.sticks.completion import COVERED, MIN_STICK_PX, add_faint_sticks, drop_unsure_extras
 from vision.sticks.detections import Stick
 from vision.sticks.lattice import SAMPLES, segment_distance
 from vision.sticks.plane import table_plane
-from vision.sticks.recognize import (
-    COVERED,
-    MIN_STICK_PX,
-    StickRecognizer,
-    _distinct,
-    add_faint_sticks,
-    drop_unsure_extras,
-)
+from vision.sticks.recognize import StickRecognizer, _distinct
 
 
 def _layout(card: int, seed: int) -> list[np.ndarray]:

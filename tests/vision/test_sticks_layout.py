@@ -10,9 +10,9 @@ from models.synth.sticks import StickSceneSpec, render_stick_scene
 from rules.digit_game import Status
 from rules.sticks import PENTASTICKS, Edge
 from vision.sticks import Polystick, Stick, StickRecognizer
+from vision.sticks.completion import MIN_STICK_PX
 from vision.sticks.layout import judged_turn, sticks_laid_anew, table_layout
 from vision.sticks.locate import GRID, LocatorReadings
-from vision.sticks.recognize import MIN_STICK_PX
 
 
 def sticks(n: int) -> list[Stick]:

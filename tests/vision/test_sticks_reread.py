@@ -9,9 +9,10 @@ from hypothesis import strategies as st
 
 from models.synth.scenes import Camera
 from models.synth.sticks import BROKEN_WAYS, illegal_sticks, lattice_sticks
+from vision.sticks.completion import reread_layouts
 from vision.sticks.detections import Stick
 from vision.sticks.plane import table_plane
-from vision.sticks.recognize import StickRecognizer, reread_layouts
+from vision.sticks.recognize import StickRecognizer
 from vision.sticks.reread import reread_group
 
 LENGTH_MM, THICKNESS_MM = 60.0, 5.0

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from vision.sticks.recognize import RIM_BAND, along_rims
+from vision.sticks.rims import RIM_BAND, along_rims
 
 
 def _tile(x: float, y: float, w: float = 40.0, h: float = 80.0) -> np.ndarray:

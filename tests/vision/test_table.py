@@ -21,7 +21,7 @@ from vision.cards.recognize import SURE, Card
 from vision.dominoes.detection import Domino, Half
 from vision.sticks import StickRecognizer
 from vision.sticks.detections import Polystick, Stick
-from vision.sticks.recognize import _outside
+from vision.sticks.rims import outside_outlines
 from vision.table import TableReader, TableReading, _may_be_sticks
 
 
@@ -192,7 +192,9 @@ class ScriptedSticks:
     def timed(self, image: np.ndarray, homography: np.ndarray | None = None, ignore=()) -> tuple:
         self.calls.append(("timed", homography, [np.asarray(q) for q in ignore]))
         # Hidden as the reader hides its readings: under an outline to ignore, or along its rim.
-        outside = {id(ends) for _, ends in _outside([(s.confidence, s.ends) for s in self.sticks], list(ignore))}
+        outside = {
+            id(ends) for _, ends in outside_outlines([(s.confidence, s.ends) for s in self.sticks], list(ignore))
+        }
         kept = [s for s in self.sticks if id(s.ends) in outside]
         return kept, self._grouped(kept), {}
 

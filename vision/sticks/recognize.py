@@ -31,22 +31,29 @@
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Callable
 from dataclasses import replace
 from functools import cache, partial
-from typing import TypeVar
 
 import cv2
 import numpy as np
 
 from rules.sticks import PENTASTICKS
 from vision.deblur import MotionBlur, clear_streak, deblurred
-from vision.geometry import mirrored, mirrored_points, scaled_outline, to_plane, window_part
+from vision.geometry import mirrored, mirrored_points, to_plane, window_part
 from vision.locator import CLOSER, closer_window, flat_gain
 from vision.sharpen import FocusGauge
 from vision.sticks.bodies import body_gauge, with_bodies
+from vision.sticks.completion import (
+    COVERED,
+    MIN_STICK_PX,
+    STRONG_END,
+    add_faint_sticks,
+    drop_unsure_extras,
+    in_row,
+    reread_layouts,
+)
 from vision.sticks.detections import Polystick, Stick, median_length
 from vision.sticks.ends import refined_ends
 from vision.sticks.heaps import (
@@ -64,8 +71,6 @@ from vision.sticks.lattice import (
     end_distance,
     group,
     lies_along,
-    nearest_on_segments,
-    segment_distance,
     snap,
     touch_matrix,
 )
@@ -73,43 +78,16 @@ from vision.sticks.locate import BLURRED_MODEL_PATH, PEAK_THRESHOLD, LocatorRead
 from vision.sticks.mirrored import MIRRORS, mirrored_homography, mirrored_streak, most_agreed
 from vision.sticks.pairs import PairCheck, assembled, from_lone_ends
 from vision.sticks.plane import split_runs, table_plane, turned_stick
-from vision.sticks.reread import reread_group
-from vision.sticks.seams import is_seam, row_line
+from vision.sticks.rims import outside_outlines
+from vision.sticks.seams import is_seam
 from vision.working_size import outlines_to_working, to_picture, working_copy, working_homography
 
-T = TypeVar("T")  # what a candidate carries beside its ends
-
-MIN_STICK_PX = 20.0  # a stick shorter than this in the picture is not read
-COVERED = 0.7  # a reading lying this much of its length along better ones reads nothing new
-IGNORE_GROWTH = 1.04  # outlines to ignore grown by this, and IGNORE_MARGIN px, so a card's edges go too
-IGNORE_MARGIN = 4.0
-# A reading RIM_OVERLAP of whose length lies beside edges of outlines to ignore that it runs along (turned under
-# RIM_TURN), within RIM_BAND of the outline's shorter side off the edge, is the object's rim: a tile's side
-# face, the gap between two tiles, a card's shadowed edge. Never further off than RIM_OF_LENGTH of the reading's
-# own length: a card is over twice as wide as a tile, and a stick laid a centimetre or more off a DIGIT card's
-# side, along it, is a stick (about a fifth of a matchstick's length).
-RIM_TURN = np.deg2rad(15.0)
-RIM_BAND = 0.45
-RIM_OF_LENGTH = 0.2
-RIM_OVERLAP = 0.7
-RIM_SAMPLES = 9
-COMPLETION_STATES = 4000  # a bound on the search for faint completions, for a dense heap's sake
-NEAR_GROUP = 0.6  # of a stick: groups this near may be one layout with a stick read short
 # Faint readings that may be a layout seen too small where none is sure (_could_be_a_layout). Two may be where they
 # touch, as a layout's sticks do: sticks in line read as one long faint reading (card 32 on held-out marble, frame
 # 40196, read stick by stick closer). Two apart anywhere would send the stick-free close-up sample (a vein and the
 # frame's edge) to the closer look as well.
 FAINT_LAYOUT = 3
 FAINT_APART = 0.3  # the most of one such reading that may lie along another
-# A layout read again on its lattice (reread_layouts) is not taken where an end peak of STRONG_END or more lies
-# within LEFT_OUT_NEAR of a stick of it but LEFT_OUT_OFF or more from all their ends: a stick is there that the
-# look did not read, most often one crossing the layout, and the faint readings the lattice took in its place
-# made a broken layout a card. On the two 330-layout held-out sets this turned 4 of 220 broken layouts read as
-# a card into no card and cost no layout; at 0.3 it turned one more and cost 3 layouts of each set.
-STRONG_END = 0.5
-LEFT_OUT_NEAR = 0.5  # of the sticks' median length, and so below
-LEFT_OUT_OFF = 0.3
-IN_ROW = 0.12  # of a stick's length: how far off a row's line a reading of the row may lie (_in_row)
 HEAP_FROM = 7  # sticks in one touching group: more are a heap (see _heap)
 # Sticks a frame reading no card must read for its last two mirror images to be read where the first agrees on
 # no card, as they could tie with it (`most_agreed`): a layout read short holds three or more, and on empty
@@ -118,7 +96,6 @@ TIE_FROM = 3
 RESTORED_MORE = 3  # sticks a frame restored from motion blur may read beyond the blurred frame's
 CARD_STICKS = len(PENTASTICKS[0])
 CLOSER_SHARES = (CLOSER, 0.5)  # windows (shares of each side of the frame) a closer look reads, in turn
-UNSURE = 0.6  # a reading under this score may be dropped where it alone keeps a layout from being a card
 # Where a look finds a layout of under five sticks that is no card, the frame is looked at again brighter:
 # the network marks low-contrast sticks too weakly (a dark stick on a dark glossy top) and sees stick-like
 # veins on light stone, which brightening flattens. A square-root curve (gamma 0.5) lifts shadows most and
@@ -155,62 +132,6 @@ def _distinct(
     return kept
 
 
-def _outside(candidates: list[tuple[T, np.ndarray]], ignore: list[np.ndarray]) -> list[tuple[T, np.ndarray]]:
-    """The candidates (each a score or a stick, and its ends) whose centre lies outside every outline to ignore
-    (`under_outlines`) and that lie along none of their rims (`along_rims`)."""
-    ends = np.array([ends for _, ends in candidates], np.float64).reshape(-1, 2, 2)
-    hidden = under_outlines(ends.mean(axis=1), ignore).any(axis=1)
-    hidden[~hidden] = along_rims(ends[~hidden], ignore)
-    return [candidate for candidate, h in zip(candidates, hidden, strict=True) if not h]
-
-
-def under_outlines(points: np.ndarray, outlines: list[np.ndarray]) -> np.ndarray:
-    """under[i, j]: point i (image px) lies within outline j grown as an outline the reader ignores is
-    (IGNORE_GROWTH, then IGNORE_MARGIN px), so that the object's own edges are under it too."""
-    points = np.asarray(points, np.float64).reshape(-1, 2)
-    under = np.zeros((len(points), len(outlines)), bool)
-    for j, outline in enumerate(outlines):
-        outline = np.asarray(outline, np.float32).reshape(-1, 2)
-        bigger = scaled_outline(outline, IGNORE_GROWTH)
-        grown = bigger + np.sign(bigger - outline.mean(axis=0)) * IGNORE_MARGIN
-        under[:, j] = [cv2.pointPolygonTest(grown, (float(x), float(y)), False) >= 0 for x, y in points]
-    return under
-
-
-def along_rims(ends: np.ndarray, outlines: list[np.ndarray]) -> np.ndarray:
-    """along[i]: segment i (n x 2 x 2 image px) lies along the edges of the convex outlines (see RIM_BAND): a
-    tile's or card's rim just outside it, or the gap between two tiles, which the centre test of
-    `under_outlines` misses. Points along the segment are taken one by one, so a rim running past several
-    tiles in a row counts."""
-    ends = np.asarray(ends, np.float64).reshape(-1, 2, 2)
-    if not len(ends) or not len(outlines):
-        return np.zeros(len(ends), bool)
-    quads = np.asarray(outlines, np.float64).reshape(len(outlines), -1, 2)
-    edges = np.roll(quads, -1, axis=1) - quads  # (m, k, 2)
-    sides = np.linalg.norm(edges, axis=-1)
-    units = edges / np.maximum(sides, 1e-9)[..., None]
-    band = RIM_BAND * sides.min(axis=1)  # (m,)
-    along = ends[:, 1] - ends[:, 0]
-    length = np.linalg.norm(along, axis=1)
-    parallel = np.abs(np.einsum("nc,mkc->nmk", along, units)) >= np.cos(RIM_TURN) * length[:, None, None]
-    # Only the edges of outlines within reach of the segment are looked at closely.
-    centres = quads.mean(axis=1)
-    reach = length[:, None] / 2 + np.linalg.norm(quads - centres[:, None], axis=-1).max(axis=1) + band
-    near = np.linalg.norm(ends.mean(axis=1)[:, None] - centres[None], axis=-1) <= reach
-    i, j, k = np.nonzero(parallel & near[:, :, None])
-    points = np.linspace(ends[:, 0], ends[:, 1], RIM_SAMPLES, axis=1)  # (n, S, 2)
-    rel = points[i] - quads[j, k][:, None]  # (pairs, S, 2)
-    u = units[j, k][:, None]
-    t = (rel * u).sum(axis=-1)
-    off = np.abs(rel[..., 0] * u[..., 1] - rel[..., 1] * u[..., 0])
-    margin = np.minimum(band[j], RIM_OF_LENGTH * length[i])[:, None]
-    hits = (off <= margin) & (t >= -margin) & (t <= sides[j, k][:, None] + margin)
-    # Point s of segment n is beside some edge: counted once however many edges it lies beside.
-    flat = (i[:, None] * RIM_SAMPLES + np.arange(RIM_SAMPLES))[hits]
-    beside = np.bincount(flat, minlength=len(ends) * RIM_SAMPLES).reshape(len(ends), RIM_SAMPLES) > 0
-    return beside.mean(axis=1) >= RIM_OVERLAP
-
-
 def _apart_in_frame(faint: list[tuple[float, np.ndarray]], size: tuple[int, int]) -> list[tuple[float, np.ndarray]]:
     """The faint readings wholly in a frame of `size`, best first, without those lying along a better one
     (FAINT_APART of their length): as a layout's sticks lie. Faint readings on a busy table run off its edges,
@@ -224,202 +145,6 @@ def _could_be_a_layout(faint: list[tuple[float, np.ndarray]], size: tuple[int, i
     frame and mostly apart (`_apart_in_frame`), or two such that touch as the lattice groups sticks."""
     apart = np.array([ends for _, ends in _apart_in_frame(faint, size)]).reshape(-1, 2, 2)
     return len(apart) >= FAINT_LAYOUT or (len(apart) == 2 and bool(touch_matrix(apart)[0, 1]))
-
-
-def _stick_left_out(sticks: list[np.ndarray], strong_ends: np.ndarray) -> bool:
-    """Whether one of the end peaks `strong_ends` (n x 2) lies near the sticks (rows of ends 2x2, all in
-    picture px) but at none of their ends (see STRONG_END)."""
-    if not len(strong_ends):
-        return False
-    segments = np.array(sticks, np.float64)
-    unit = float(np.median(np.linalg.norm(segments[:, 1] - segments[:, 0], axis=1)))
-    near = nearest_on_segments(strong_ends, segments)[1].min(axis=1) <= LEFT_OUT_NEAR * unit
-    off_ends = np.linalg.norm(strong_ends[:, None] - segments.reshape(-1, 2)[None], axis=2).min(axis=1)
-    return bool((near & (off_ends >= LEFT_OUT_OFF * unit)).any())
-
-
-def add_faint_sticks(
-    found: list[tuple[float, np.ndarray]],
-    faint: list[tuple[float, np.ndarray]],
-    plane: np.ndarray,
-    shows_body: Callable[[np.ndarray], bool] | None = None,
-) -> list[tuple[float, np.ndarray]]:
-    """`found` with the faint readings that make a pattern of five sticks, a DIGIT card, with found ones
-    touching them: the completion needing the fewest faint sticks first, of those the one whose weakest
-    faint stick is surest, again until none is left. A stick the network barely marks is taken only where
-    the lattice asks for it: the layouts read are all five-stick patterns, and sticks that fall on its edges
-    and make a card are strong evidence. At least one read stick must be part of it, and each faint one must
-    pass `shows_body` (vision/sticks/bodies.py's `body_gauge`) if given.
-    """
-    found = list(found)
-    n = len(found)
-    if not n:
-        return found
-    found_ends = to_plane(plane, np.array([e for _, e in found], np.float64))
-    if not faint or not np.isfinite(found_ends).all():
-        return found
-    groups = group(found_ends)
-    if all(len(g) >= 5 for g in groups):
-        return found
-    faint = sorted(faint, key=lambda c: -c[0])
-    shares = covered_shares([e for _, e in faint], [e for _, e in found])
-    options = [
-        (score, candidate)
-        for (score, candidate), share in zip(faint, shares, strict=True)
-        if np.linalg.norm(candidate[1] - candidate[0]) >= MIN_STICK_PX and share < COVERED
-    ]
-    if not options:
-        return found
-    option_ends = to_plane(plane, np.array([c for _, c in options], np.float64))
-    seen = np.isfinite(option_ends).all(axis=(1, 2))  # not beyond the table's horizon
-    options = [o for o, ok in zip(options, seen, strict=True) if ok]
-    if not options:
-        return found
-    ends = np.concatenate([found_ends, option_ends[seen]])
-    touches = touch_matrix(ends)
-    touches_found = [
-        {g for g, members in enumerate(groups) if touches[n + k, members].any()} for k in range(len(options))
-    ]
-    touches_option = [set(np.flatnonzero(touches[n + k, n:]).tolist()) for k in range(len(options))]
-    best: tuple[int, float, frozenset[int]] | None = None
-    tried: set[tuple[frozenset[int], frozenset[int]]] = set()
-
-    @cache
-    def has_body(k: int) -> bool:
-        return shows_body is None or shows_body(options[k][1])
-
-    def grow(chosen: frozenset[int], joined: frozenset[int]) -> None:
-        nonlocal best
-        size = len(chosen) + sum(len(groups[g]) for g in joined)
-        if size > 5 or (chosen, joined) in tried or len(tried) >= COMPLETION_STATES:
-            return
-        tried.add((chosen, joined))
-        if size == 5:
-            weakest = min(options[k][0] for k in chosen)
-            if best is not None and (len(chosen), -weakest) >= (best[0], -best[1]):
-                return
-            members = [j for g in joined for j in groups[g]] + [n + k for k in chosen]
-            if snap(ends[members], square=True)[3] is not None and all(has_body(k) for k in chosen):
-                best = (len(chosen), weakest, chosen)
-            return
-        reach = set().union(*(touches_option[k] for k in chosen)) | {
-            k for k in range(len(options)) if touches_found[k] & joined
-        }
-        for k in reach - chosen:
-            grow(chosen | {k}, joined | touches_found[k])
-
-    for g, members in enumerate(groups):
-        if len(members) < 5:
-            grow(frozenset(), frozenset({g}))
-    if best is None:
-        return found
-    chosen = best[2]
-    return add_faint_sticks(
-        found + [options[k] for k in chosen], [o for k, o in enumerate(options) if k not in chosen], plane, shows_body
-    )
-
-
-def drop_unsure_extras(found: list[tuple[float, np.ndarray]], plane: np.ndarray) -> list[tuple[float, np.ndarray]]:
-    """`found` without the one or two unsure readings (score under UNSURE) that keep a touching group of six
-    or seven from being a DIGIT card: a seam or a shadow read as a stick against a layout. Of the ways to
-    leave five that make a card, the one dropping the least confident readings; but none that drops a reading
-    surer than a stick it keeps: a stick turned off a broken layout, read beside a faint piece where a legal
-    layout would have one, is no extra (broken layouts read as a card 21 -> 17 of 550 held-out). A straight
-    row is cut whatever the scores: readings running on along its line are a seam's, or phantoms past a row's
-    ends, and the seam check judges the row cut from it (vision/sticks/seams.py)."""
-    if len(found) < 6:
-        return found
-    ends = to_plane(plane, np.array([e for _, e in found], np.float64))
-    if not np.isfinite(ends).all():
-        return found
-    dropped: set[int] = set()
-    for members in group(ends):
-        if not 6 <= len(members) <= 7 or snap(ends[members], square=True)[3] is not None:
-            continue
-        unsure = [i for i in members if found[i][0] < UNSURE]
-        straight = row_line(np.array([found[i][1] for i in members])) is not None
-        ways = [
-            out
-            for out in itertools.combinations(unsure, len(members) - 5)
-            if snap(ends[[i for i in members if i not in out]], square=True)[3] is not None
-            and (straight or max(found[i][0] for i in out) <= min(found[i][0] for i in members if i not in out))
-        ]
-        if ways:
-            dropped |= set(min(ways, key=lambda out: sorted((found[i][0] for i in out), reverse=True)))
-    return [f for i, f in enumerate(found) if i not in dropped]
-
-
-def _near(ends: np.ndarray, a: list[int], b: list[int]) -> bool:
-    """Whether an end of one group of sticks (rows of `ends`, table plane) lies within NEAR_GROUP of the
-    sticks' median length of a stick of the other."""
-    reach = NEAR_GROUP * float(np.median(np.linalg.norm(ends[a + b, 1] - ends[a + b, 0], axis=1)))
-    return any(
-        segment_distance(point, *ends[j])[0] <= reach
-        for first, second in ((a, b), (b, a))
-        for i in first
-        for point in ends[i]
-        for j in second
-    )
-
-
-def _laid(cards: list[np.ndarray], members: list[int], found: list[tuple[float, np.ndarray]]) -> list[np.ndarray]:
-    """The sticks of a card read again on its lattice that lie along none of the group's readings (COVERED of
-    their length): those the re-read laid from the network's centre heat alone."""
-    shares = covered_shares(np.array(cards), np.array([found[i][1] for i in members]))
-    return [ends for ends, share in zip(cards, shares, strict=True) if share < COVERED]
-
-
-def reread_layouts(
-    found: list[tuple[float, np.ndarray]],
-    polysticks: list[Polystick],
-    plane: np.ndarray,
-    stick_heat: Callable[[np.ndarray, np.ndarray], np.ndarray],
-    ignore: list[np.ndarray] = (),
-    strong_ends: np.ndarray | None = None,
-    shows_body: Callable[[np.ndarray], bool] | None = None,
-    end_points: np.ndarray | None = None,
-) -> list[tuple[float, np.ndarray]]:
-    """`found` with each of its touching groups (`polysticks`) that is no card, or two such groups near each
-    other (a stick read short leaves a gap), read again on its lattice where that makes one
-    (vision/sticks/reread.py); `found` itself if none does. A card with a stick on an outline to `ignore`
-    is not taken, nor one that leaves out a stick the end peaks `strong_ends` show (STRONG_END), nor one
-    with a stick along no reading that fails `shows_body` (vision/sticks/bodies.py's `body_gauge`)."""
-    open_groups = [list(p.sticks) for p in polysticks if p.card is None]
-    ends = to_plane(plane, np.array([e for _, e in found], np.float64))
-    if not np.isfinite(ends).all():
-        return found
-    pairs = [a + b for a, b in itertools.combinations(open_groups, 2) if _near(ends, a, b)]
-    result, used = found, set()
-    for members in open_groups + pairs:
-        if used & set(members):
-            continue
-        cards = reread_group([found[i] for i in members], plane, stick_heat, end_points)
-        if cards is None or len(_outside(cards, ignore)) < len(cards):
-            continue
-        if strong_ends is not None and _stick_left_out([e for _, e in cards], strong_ends):
-            continue
-        if shows_body is not None and not all(map(shows_body, _laid([e for _, e in cards], members, found))):
-            continue
-        others = [r for r in result if all(r is not found[i] for i in members)]
-        others = [r for r, inside in zip(others, _in_row([e for _, e in others], cards), strict=True) if not inside]
-        both = to_plane(plane, np.array([e for _, e in cards + others], np.float64))
-        # A card read this way that now touches other sticks would make a larger group: no card after all.
-        if np.isfinite(both).all() and not touch_matrix(both)[:5, 5:].any():
-            result = others + cards
-            used |= set(members)
-    return result
-
-
-def _in_row(readings: list[np.ndarray], card: list[tuple[float, np.ndarray]]) -> list[bool]:
-    """Which readings (ends 2x2, image px) lie in the line of `card` where its sticks lie in one row (the I
-    card), both ends within IN_ROW of a stick's length of it: that row read in pieces or runs, which a reading
-    of the row stick by stick replaces. None do where the card is no row."""
-    row = row_line(np.array([e for _, e in card])) if readings else None
-    if row is None:
-        return [False] * len(readings)
-    (a, b), _, length = row
-    _, off = nearest_on_segments(np.array(readings, np.float64), np.array([[a, b]]))
-    return (off[..., 0] <= IN_ROW * length).all(axis=-1).tolist()
 
 
 def _worth_a_brighter_look(polysticks: list[Polystick], marked: bool) -> bool:
@@ -810,8 +535,8 @@ class StickRecognizer:
         half sticks that made a card, and a plank's seam as five sticks in a row."""
         # A frame with no stick read surely is looked at again only where faint readings could be most of a
         # layout: every frame without sticks would pay for it (card and tile edges leave faint peaks).
-        sure = _outside(readings.sure, ignore)
-        faint = _outside(readings.faint, ignore)
+        sure = outside_outlines(readings.sure, ignore)
+        faint = outside_outlines(readings.faint, ignore)
         if not sure and not _could_be_a_layout(faint, image.shape[1::-1]):
             return sticks, polysticks
         scored = sure + faint
@@ -849,7 +574,7 @@ class StickRecognizer:
             more = assembled(crop, more, readings, self.pair_check)
             if len(more) > CARD_STICKS:  # five or fewer may be a DIGIT layout, which a stick more would break
                 more += from_lone_ends(crop, more, readings, self.pair_check)
-            more = [stick for stick, _ in _outside([(stick, stick.ends) for stick in more], window_ignore)]
+            more = [stick for stick, _ in outside_outlines([(stick, stick.ends) for stick in more], window_ignore)]
         sticks = _replaced_in_window(sticks, more, window)
         return sticks, self._snapped(sticks, size, homography)
 
@@ -864,7 +589,9 @@ class StickRecognizer:
         size = image.shape[1::-1]
         sticks, polysticks = self._layout(image, readings, homography, ignore)
         t2 = time.perf_counter()
-        marked = [] if polysticks else _apart_in_frame(_outside(readings.faint, ignore), size)  # looked at only then
+        marked = (
+            [] if polysticks else _apart_in_frame(outside_outlines(readings.faint, ignore), size)
+        )  # looked at only then
         if _worth_a_brighter_look(polysticks, bool(marked)):
             window = None if polysticks else _around_marks(marked, size)
             brighter = self._read_brighter(image, locator, window)
@@ -906,7 +633,7 @@ class StickRecognizer:
         ignore = list(ignore)
         size = image.shape[1::-1]
         shows_body = None
-        found = _distinct(_outside(readings.sure, ignore))
+        found = _distinct(outside_outlines(readings.sure, ignore))
         plane = None
         if found:
             plane = self.plane(np.array([e for _, e in found]), size, homography)
@@ -917,9 +644,9 @@ class StickRecognizer:
                 plane = self.plane(np.array([e for _, e in found]), size, homography)
             # Sticks read across others from their ends alone lie off the lattice's directions: they join
             # once the plane is chosen, which they would skew.
-            found = _distinct(_outside([(score, e) for score, e, _ in readings.crossed], ignore), found)
+            found = _distinct(outside_outlines([(score, e) for score, e, _ in readings.crossed], ignore), found)
             shows_body = body_gauge(image, [e for _, e in found])
-            found = add_faint_sticks(found, _outside(readings.faint, ignore), plane, shows_body)
+            found = add_faint_sticks(found, outside_outlines(readings.faint, ignore), plane, shows_body)
             found = drop_unsure_extras(found, plane)
         sticks = [Stick(e, min(1.0, score)) for score, e in found]
         polysticks = self.polysticks(sticks, plane, square=True)
@@ -950,7 +677,7 @@ class StickRecognizer:
         known = {p.card for p in polysticks if p.card is not None}
         for new in (p for p in more_polysticks if p.card is not None and p.card not in known):
             card = [(more[i].confidence, more[i].ends) for i in new.sticks]
-            rowed = _in_row([s.ends for s in sticks], card)
+            rowed = in_row([s.ends for s in sticks], card)
             first = [(s.confidence, s.ends) for s, inside in zip(sticks, rowed, strict=True) if not inside]
             merged = [Stick(e, score) for score, e in _distinct(first, card)]
             merged_polysticks = self._snapped(merged, size, homography)
