@@ -25,18 +25,10 @@ from models.synth.tables import render_table
 from vision.cards.recognize import CardRecognizer
 from vision.dominoes import Domino, DominoRecognizer, Half, InvalidDominoError
 from vision.dominoes.above import STEEP
+from vision.dominoes.blanks import true_blanks
 from vision.dominoes.locate import CHANNELS, GRID, STRIDE, decode, encode_targets, letterbox
-from vision.dominoes.recognize import (
-    MIN_CONFIDENCE,
-    MOST_OVERLAP,
-    SIZE_OFF,
-    Candidate,
-    apart,
-    run_on,
-    select_tiles,
-    sized_frames,
-    true_blanks,
-)
+from vision.dominoes.recognize import SIZE_OFF, run_on, sized_frames
+from vision.dominoes.selection import MIN_CONFIDENCE, MOST_OVERLAP, Candidate, apart, select_tiles
 from vision.dominoes.tile import CROP_MARGIN, CROP_SIZE, CUT_SAMPLES, MIN_CUT, TileFrame, crop_matrices
 from vision.geometry import FOCAL, point_in_quad, points_in_quads, quad_iou, tilt_plane, to_plane
 

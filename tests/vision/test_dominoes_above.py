@@ -15,7 +15,7 @@ from models.synth.dominoes import render_dominoes
 from models.synth.scenes import Camera
 from vision.dominoes import DominoRecognizer
 from vision.dominoes.locate import letterbox
-from vision.dominoes.recognize import Candidate
+from vision.dominoes.selection import Candidate
 from vision.dominoes.tile import TileFrame
 from vision.geometry import rectangle_tilt, to_plane
 

@@ -12,14 +12,8 @@ from models.synth.dominoes import render_dominoes
 from vision.deblur import MotionBlur
 from vision.dominoes import DominoRecognizer
 from vision.dominoes.locate import INPUT_SIZE
-from vision.dominoes.recognize import (
-    CLOSER_FROM,
-    CLOSER_HEAT,
-    CLOSER_REACH,
-    CLOSER_REACH_PX,
-    Candidate,
-    _closer_region,
-)
+from vision.dominoes.recognize import CLOSER_FROM, CLOSER_HEAT, CLOSER_REACH, CLOSER_REACH_PX, _closer_region
+from vision.dominoes.selection import Candidate
 from vision.dominoes.tile import TileFrame
 from vision.locator import closer_window, reading_scale
 

@@ -10,7 +10,7 @@ from vision.geometry import points_in_quads
 
 SEED = 51_000_000
 # The scenes of the tuning set where ten tiles face down beside the rest had one or more read as 0|0 with no divider
-# at all, before such a blank was taken for a tile face down (NO_DIVIDER in vision/dominoes/recognize.py).
+# at all, before such a blank was taken for a tile face down (NO_DIVIDER in vision/dominoes/blanks.py).
 PILE_SCENES = (15, 28, 37, 43, 48, 83, 96, 101, 106, 121, 172, 175, 199)
 PILE = 10
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from models.evaluate_dominoes import evaluation_spec, score_scene
 from models.synth.dominoes import render_dominoes
 from vision.dominoes import DominoRecognizer
-from vision.dominoes.recognize import Candidate
+from vision.dominoes.selection import Candidate
 from vision.locator import nearest_window, zoom_windows
 
 # Held-out scenes with the tiles as small as from afar (`tableref evaluate dominoes --far`), seeds no other test

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-import cv2
 import numpy as np
 
 from vision.corners import CornerRefiner
 from vision.deblur import MotionBlur, clear_streak, deblurred, motion_blur
 from vision.dominoes.above import MIN_TILES, STEEP, view_from_above, view_of_unread
+from vision.dominoes.blanks import true_blanks
 from vision.dominoes.corners import tile_corners
 from vision.dominoes.detection import Domino, Half
 from vision.dominoes.locate import BLURRED_MODEL_PATH as BLURRED_LOCATE_PATH
@@ -19,6 +19,15 @@ from vision.dominoes.locate import INPUT_SIZE, TileLocator, decode, heat_at, who
 from vision.dominoes.locate import MODEL_PATH as LOCATE_PATH
 from vision.dominoes.pips import BLURRED_MODEL_PATH as BLURRED_PIPS_PATH
 from vision.dominoes.pips import PipReader
+from vision.dominoes.selection import (
+    MIN_CONFIDENCE,
+    Candidate,
+    apart,
+    clash_pairs,
+    clashing,
+    select_tiles,
+    unclaimed,
+)
 from vision.dominoes.tile import TileFrame, crop_tiles, on_table
 from vision.geometry import (
     HALF_TURN,
@@ -27,7 +36,6 @@ from vision.geometry import (
     mirrored_points,
     point_in_quad,
     points_in_quads,
-    quad_iou,
     rectangle_tilt,
     tilts_kept,
     to_plane,
@@ -39,13 +47,6 @@ from vision.onnx_session import quantized
 from vision.sharpen import FocusGauge
 from vision.working_size import outlines_to_working, to_picture, working_copy
 
-# A reading this sure is a tile. With refinement (below), chosen on held-out tuning seeds (51000000..51000039,
-# not the evaluation's): 0.75 reads 743 of 804 tiles right with 4 false detections, 0.8 742 with 3, 0.85 the
-# same; without refinement 0.75 read 710 with 5.
-MIN_CONFIDENCE = 0.8
-# A half of one tile lying inside another tile's outline, shrunk by this much about its centre, means the
-# two readings claim the same half: only one of them can be right.
-CLAIM_SHRINK = 0.85
 SPAWN_FROM = 0.8  # a tile read at least this surely lends its structure to its neighbours
 SPAWN_HEAT = 0.03  # and a neighbour is read only where the locator's heatmap is above this
 # An unsure reading is often a real tile under a frame a little off (steep views, busy cloths): of 77 such
@@ -100,12 +101,6 @@ CLOSER_REACH_PX = 48
 # The view of what a steep view leaves unread (vision.dominoes.above.view_of_unread) is a second chance too; its
 # tiles count from here (from 0.8 it added a false tile on a blurred frame; from 0.9 it lost most far tiles).
 UNREAD_MIN = 0.85
-# Two tiles never lie one over the other, yet tiles settled on fitted frames (`_settled`) are not selected
-# again, and a settled frame can come to lie over another reading of its tile: of two readings whose outlines
-# overlap by more than this (intersection over union) only the surer stands. Over 200 scenes of the
-# evaluation and tuning seeds: false detections 43 -> 35 and 41 -> 39, no tile lost; at 0.5, 39 and 40; at
-# 0.2, 34 and 39 but a tile lost (models/dominoes.md).
-MOST_OVERLAP = 0.3
 # A sure reading's frame can run on past its tile into a touching tile read too, most often a pi's leg into its
 # back: the pips are read right, but the frame is a fifth to two fifths too long, its far half off the tile's,
 # so the tile is missed and a false one reported (16 of 39 false detections over 200 tuning scenes). A frame
@@ -126,26 +121,6 @@ RUN_ON = 0.15
 # session). Adding sized frames of unsure readings as refined ones read no more tiles for more false detections.
 SIZE_OFF = 0.1
 SIZED_FROM = 3
-# A blank tile (0|0) shows nothing but its face and its divider, and a tile-sized patch of table enclosed by
-# tiles (under a pi's back, between its legs) or a plain note reads as one, 0.8-0.94 sure. A 0|0 reading is no
-# tile where its face (the median Lab colour inside its rim) lies far from the other tiles' typical face, with
-# at least BLANK_FACES_FROM other tiles read (the tiles of one set share a colour; glare and pips move it less):
-# more than FACE_FAR, and more than FACE_OFF times as far as they lie from it (their median distance, at least
-# FACE_SPREAD_MIN); or more than FACE_UNLIKE without a divider, a line across its middle at least DIVIDER_MIN
-# grey levels off the face beside it (`_divider`; a true blank's can be as faint). Over 200 scenes each of
-# 50000000.., 51000000.., 95000000.. and 96000000.., 17 of 22 false blanks went and none of 217 right ones
-# (models/dominoes.md, sixty-fourth session).
-DIVIDER_MIN = 5.0
-# A tile lying face down (Seven Pis draws from a pile of them) is read as 0|0, 0.8-0.87 sure, its face the set's
-# own: it has no divider at all. On 200 scenes with ten tiles face down beside the rest (51000000..), 20 of the 26
-# such readings stood under 2.5 (the others read two tiles' joint as one), and every one of the 73 true blanks over
-# 8.7; over 600 scenes without piles, every true blank read right over 3.4 (models/dominoes.md).
-NO_DIVIDER = 3.0
-FACE_UNLIKE = 40.0
-FACE_FAR = 100.0
-FACE_OFF = 12.0
-FACE_SPREAD_MIN = 3.0
-BLANK_FACES_FROM = 3
 # Degrees from straight down, far side at the top: a view tilted so is read turned half round (`_far_side_up`).
 FAR_SIDE_UP = 20.0
 FAR_SIDE_FROM = 3  # tiles read, to tell the tilt by
@@ -164,41 +139,10 @@ ZOOM_BELOW = 32.0
 CanvasOf = Callable[[np.ndarray], tuple[np.ndarray, float]]
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    frame: TileFrame
-    pips: tuple[int, int]
-    confidence: float
-    refined: bool = False  # read on a frame found by search, not as proposed: yields to any proposed reading
-
-
-def _claims(frames: list[TileFrame], outlines: list[TileFrame]) -> np.ndarray:
-    """claims[i, j]: a half of frames[i] lies inside outlines[j]'s outline shrunk by CLAIM_SHRINK, that is at
-    c + s u + t v with |s|, |t| <= CLAIM_SHRINK in the outline's own axes."""
-    centers = np.array([f.center for f in frames], np.float64)
-    along = np.array([f.u for f in frames], np.float64)
-    # TileFrame.halves of every frame at once: called per frame it cost more than the rest of the test.
-    halves = (centers[:, None] + np.array([-0.5, 0.5])[None, :, None] * along[:, None]).astype(np.float32)
-    c = np.array([f.center for f in outlines], np.float64)
-    u = np.array([f.u for f in outlines], np.float64)
-    v = np.array([f.v for f in outlines], np.float64)
-    det = u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0]
-    flat = np.abs(det) < 1e-6  # a degenerate outline claims nothing
-    det[flat] = 1.0
-    # Each half in each outline's axes: [u v]^-1 (half - c), the inverse written out for 2 x 2.
-    dx = halves[:, None, :, 0] - c[None, :, None, 0]
-    dy = halves[:, None, :, 1] - c[None, :, None, 1]
-    s = (v[None, :, None, 1] * dx - v[None, :, None, 0] * dy) / det[None, :, None]
-    t = (u[None, :, None, 0] * dy - u[None, :, None, 1] * dx) / det[None, :, None]
-    claims = ((np.abs(s) <= CLAIM_SHRINK) & (np.abs(t) <= CLAIM_SHRINK)).any(axis=2)
-    claims[:, flat] = False
-    return claims
-
-
 def _unexplained(proposals: list[tuple[float, TileFrame]], kept: list[Candidate]) -> list[tuple[float, TileFrame]]:
     """The proposals (heat, frame) of CLOSER_HEAT or more that clash with no tile `kept`."""
     hot = [(heat, frame) for heat, frame in proposals if heat >= CLOSER_HEAT]
-    clash = _clashing([frame for _, frame in hot], [c.frame for c in kept])
+    clash = clashing([frame for _, frame in hot], [c.frame for c in kept])
     return [(heat, frame) for (heat, frame), c in zip(hot, clash, strict=True) if not c]
 
 
@@ -218,34 +162,6 @@ def _closer_region(
     first = np.maximum(lo, np.floor(centres[held].min(axis=0) - reach)).astype(int)
     last = np.minimum(hi, np.ceil(centres[held].max(axis=0) + reach)).astype(int)
     return int(first[0]), int(first[1]), int(last[0]), int(last[1])
-
-
-def _clash_pairs(frames: list[TileFrame], others: list[TileFrame]) -> np.ndarray:
-    """clash[i, j]: does frame i claim a half of others[j], or others[j] a half of it?"""
-    if not frames or not others:
-        return np.zeros((len(frames), len(others)), bool)
-    return _claims(frames, others) | _claims(others, frames).T
-
-
-def _clashing(frames: list[TileFrame], others: list[TileFrame]) -> np.ndarray:
-    """Per frame: does it claim a half of any of `others`, or one of them a half of it?"""
-    return _clash_pairs(frames, others).any(axis=1)
-
-
-def select_tiles(candidates: list[Candidate]) -> list[Candidate]:
-    """Every half belongs to exactly one tile: keep the most confident reading, then each next one whose
-    halves no kept tile has claimed (and that claims none of theirs). Readings as proposed come before
-    refined ones: a refined frame over the junction of two tiles must not push out either tile."""
-    sure = sorted((c for c in candidates if c.confidence >= MIN_CONFIDENCE), key=lambda c: (c.refined, -c.confidence))
-    if not sure:
-        return []
-    frames = [c.frame for c in sure]
-    claims = _claims(frames, frames)
-    clash = claims | claims.T
-    kept = np.zeros(len(sure), bool)
-    for i in range(len(sure)):
-        kept[i] = not (clash[i] & kept).any()
-    return [c for c, k in zip(sure, kept, strict=True) if k]
 
 
 # Where neighbours() puts a touching tile's centre, (a, b) in the tile's own axes: end to end or side by side,
@@ -380,75 +296,12 @@ def sized_frames(frames: list[TileFrame], size: tuple[int, int], off_by: float =
     return out
 
 
-def _unclaimed(candidates: list[Candidate], kept: list[Candidate]) -> list[Candidate]:
-    """The candidates that clash with none `kept`."""
-    clash = _clashing([c.frame for c in candidates], [c.frame for c in kept])
-    return [c for c, clashes in zip(candidates, clash, strict=True) if not clashes]
-
-
-def apart(candidates: list[Candidate]) -> list[Candidate]:
-    """The candidates, in their order, less each whose outline overlaps a surer one's kept by more than
-    MOST_OVERLAP."""
-    if len(candidates) < 2:
-        return candidates
-    centres = np.array([c.frame.center for c in candidates])
-    # Two outlines of a tile's shape and size overlap by MOST_OVERLAP only with centres under 1.1 half lengths
-    # apart; settled frames can be 40 % off, hence 1.5 of the longer one's. End-to-end neighbours stay apart.
-    half = np.linalg.norm([c.frame.u for c in candidates], axis=1)
-    near = np.linalg.norm(centres[:, None] - centres[None], axis=2) < 1.5 * np.maximum(half[:, None], half[None])
-    outlines = [c.frame.corners() for c in candidates]
-    kept: list[int] = []
-    for i in sorted(range(len(candidates)), key=lambda i: -candidates[i].confidence):
-        if all(quad_iou(outlines[i], outlines[j]) <= MOST_OVERLAP for j in kept if near[i, j]):
-            kept.append(i)
-    return [candidates[i] for i in sorted(kept)]
-
-
 def _in_frame(candidates: list[Candidate], size: tuple[int, int]) -> list[Candidate]:
     """The candidates whose halves' centres lie in a frame of `size` (width, height). Beyond its edge a look
     sees a canvas's padding or a warped view's smeared border, never a half's pips: steep views read such
     smears as blank tiles."""
     w, h = size
     return [c for c in candidates if all(0 <= x < w and 0 <= y < h for x, y in c.frame.halves().tolist())]
-
-
-def _divider(crop: np.ndarray) -> float:
-    """How far (grey levels) a line across an upright tile crop's middle stands off the face either side of it:
-    the most, over the rows about the middle, of a row's mean over the tile's middle columns against the mean of
-    the rows 5 px either side."""
-    h, w = crop.shape[:2]
-    rows = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)[:, w // 4 : 3 * w // 4].mean(axis=1)
-    middle = np.arange(h // 2 - 3, h // 2 + 4)
-    return float(np.abs(rows[middle] - (rows[middle - 5] + rows[middle + 5]) / 2).max())
-
-
-def _faces(crops: list[np.ndarray]) -> np.ndarray:
-    """Each tile crop's face colour (n, 3): its median Lab colour inside the tile's rim."""
-    inner = np.array([crop[5:-5, 5:-5] for crop in crops])  # the crop shows a rim of table round the tile
-    lab = cv2.cvtColor(inner.reshape(-1, inner.shape[2], 3), cv2.COLOR_BGR2LAB).reshape(len(crops), -1, 3)
-    return np.median(lab, axis=1)
-
-
-def true_blanks(image: np.ndarray, kept: list[Candidate]) -> list[Candidate]:
-    """`kept` without the 0|0 readings with no divider at all (a tile lying face down), or whose face is far
-    unlike the other tiles', or somewhat unlike them with a faint divider (see NO_DIVIDER, FACE_FAR, FACE_UNLIKE
-    and DIVIDER_MIN)."""
-    blanks = [i for i, c in enumerate(kept) if c.pips == (0, 0)]
-    if not blanks:
-        return kept
-    crops = crop_tiles(image, [c.frame for c in kept])
-    dividers = {i: _divider(crops[i]) for i in blanks}
-    unlike = {i for i in blanks if dividers[i] < NO_DIVIDER}
-    if len(kept) > BLANK_FACES_FROM:
-        faces = _faces(crops)
-        for i in blanks:
-            others = np.delete(faces, i, axis=0)
-            typical = np.median(others, axis=0)
-            spread = max(float(np.median(np.linalg.norm(others - typical, axis=1))), FACE_SPREAD_MIN)
-            off = float(np.linalg.norm(faces[i] - typical))
-            if (off > FACE_FAR and off > FACE_OFF * spread) or (off > FACE_UNLIKE and dividers[i] < DIVIDER_MIN):
-                unlike.add(i)
-    return [c for i, c in enumerate(kept) if i not in unlike]
 
 
 def _far_side_up(kept: list[Candidate], size: tuple[int, int]) -> bool:
@@ -607,12 +460,12 @@ class DominoRecognizer:
             # (models/dominoes.md: 604 -> 656 of 798 tiles in frames streaked 11 px): the tiles read on the
             # restored frame come first, then those of the first look that clash with none of them.
             sharp = self._read(deblurred(image, blur), ignore, self.locator, canvas_of)[0]
-            kept = sharp + _unclaimed(kept, sharp)
+            kept = sharp + unclaimed(kept, sharp)
         t1 = time.perf_counter()
         if in_doubt:
             # Then the locator trained on blurred frames looks, and what it reads that clashes with nothing read
             # is added (the tiles already read stay, as the surer ones elsewhere).
-            kept = kept + _unclaimed(self._read(image, ignore, self.blurred_locator, canvas_of)[0], kept)
+            kept = kept + unclaimed(self._read(image, ignore, self.blurred_locator, canvas_of)[0], kept)
         timing["dominoes_deblurred_ms"] = (t1 - t0) * 1000
         timing["dominoes_blurred_ms"] = (time.perf_counter() - t1) * 1000
         return kept, timing, proposals, blur
@@ -650,7 +503,7 @@ class DominoRecognizer:
             (lambda _: blur) if blur is not None else clear_streak,
         )
         seen = [replace(c, frame=c.frame.shifted(offset)) for c in seen if c.confidence >= CLOSER_MIN]
-        return _unclaimed(seen, kept)
+        return unclaimed(seen, kept)
 
     def _read(
         self, image: np.ndarray, ignore: Sequence[np.ndarray], locator: TileLocator, canvas_of: CanvasOf
@@ -681,7 +534,7 @@ class DominoRecognizer:
                 seen = [
                     c for c in self._seen_from(image, known, locator, beyond, canvas_of) if c.confidence >= UNREAD_MIN
                 ]
-                kept = kept + _unclaimed(seen, kept)
+                kept = kept + unclaimed(seen, kept)
             kept = self._settled(image, canvas_of, kept)
         timing["dominoes_above_ms"] = (time.perf_counter() - t1) * 1000
         return kept, timing, in_doubt, proposals
@@ -784,7 +637,7 @@ class DominoRecognizer:
         shifted = [s for s, h in zip(shifted, heat, strict=True) if h >= SPAWN_HEAT]
         if not shifted:
             return kept
-        clash = _clash_pairs([f for _, _, f in shifted], [c.frame for c in kept])
+        clash = clash_pairs([f for _, _, f in shifted], [c.frame for c in kept])
         free = [s for k, s in enumerate(shifted) if not np.delete(clash[k], s[0]).any()]
         if not free:
             return kept
@@ -799,7 +652,7 @@ class DominoRecognizer:
         if not junctions:
             return kept
         rest = [c for i, c in enumerate(kept) if i not in junctions]
-        return rest + _unclaimed(select_tiles(tiles), rest)
+        return rest + unclaimed(select_tiles(tiles), rest)
 
     def _drawn_in(self, image: np.ndarray, canvas: np.ndarray, scale: float, kept: list[Candidate]) -> list[Candidate]:
         """`kept`, each tile whose frame runs on into another's (`run_on`, more than RUN_ON) cut back to that
@@ -869,7 +722,7 @@ class DominoRecognizer:
             return candidates
         resized = [f for variants in sized.values() for f in variants]
         readings = self.read_frames(image, canvas, scale, resized, again=False)
-        clash = _clash_pairs(resized, frames)
+        clash = clash_pairs(resized, frames)
         out = list(candidates)
         for m, k in enumerate(sized):
             was = candidates[sure[k]]
@@ -898,7 +751,7 @@ class DominoRecognizer:
         # proposed reading could never be kept, so it is not searched.
         sure = [c for c in candidates if c.confidence >= MIN_CONFIDENCE]
         frames = [candidates[i].frame for i in unsure]
-        clash = _clash_pairs(frames, [c.frame for c in sure])
+        clash = clash_pairs(frames, [c.frame for c in sure])
         clash_proposed = clash[:, [not c.refined for c in sure]].any(axis=1)
         clash_any = clash.any(axis=1)
         # One that clashes only with a sure refined reading (`fitted`: most often its own tile fitted) comes last.
@@ -947,7 +800,7 @@ class DominoRecognizer:
         frames = [f for f, h in zip(frames, heat, strict=True) if h >= SPAWN_HEAT]
         if not frames:
             return []
-        free = ~_clashing(frames, [c.frame for c in kept])
+        free = ~clashing(frames, [c.frame for c in kept])
         chosen: list[TileFrame] = []
         for frame, ok in zip(frames, free, strict=True):
             if ok and all(np.linalg.norm(frame.center - o.center) > np.linalg.norm(o.v) for o in chosen):
