@@ -63,8 +63,11 @@ HEIF_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"
 
 
 def _is_heif(path: Path) -> bool:
-    with open(path, "rb") as file:
-        head = file.read(12)
+    try:
+        with open(path, "rb") as file:
+            head = file.read(12)
+    except OSError:  # the file that Pillow could not read: say only that
+        return False
     return head[4:8] == b"ftyp" and head[8:12] in HEIF_BRANDS
 
 
