@@ -25,6 +25,8 @@ def main(out: Path = ROOT / "docs" / "dashboard.png") -> None:
             page.goto(f"{base}/?token={TOKEN}")
             expect(page.locator("#status")).to_have_text("ended: the film ended", timeout=120_000)
             page.wait_for_timeout(1000)  # the last frame and the recorded watch drawn
+            # The last verdict's flash over: a page in the background may hold an animation where it was.
+            page.wait_for_function("document.getAnimations().every((a) => a.playState === 'finished')")
             page.screenshot(path=str(out), full_page=True)
             browser.close()
     print(f"wrote {out}")
