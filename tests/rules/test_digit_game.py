@@ -45,6 +45,7 @@ from rules.sticks import (
     transform,
     translate,
 )
+from tests.rules.oracles import connected
 
 quick = settings(database=None, deadline=None, max_examples=80)
 cards = st.integers(1, 55)
@@ -57,20 +58,6 @@ def layout(code: str, on_lattice: bool = True) -> Layout:
 
 def placed(card: int, t_index: int = 0, dx: int = 0, dy: int = 0) -> Layout:
     return Layout(translate(transform(shape_for_card(card), SYMMETRIES[t_index]), dx, dy))
-
-
-def _connected(edges) -> bool:
-    edges = list(set(edges))
-    if not edges:
-        return True
-    seen, todo = {edges[0]}, [edges[0]]
-    while todo:
-        e = todo.pop()
-        for f in edges:
-            if f not in seen and {e.a, e.b} & {f.a, f.b}:
-                seen.add(f)
-                todo.append(f)
-    return len(seen) == len(edges)
 
 
 def _most_kept(before: Layout, after: Layout) -> int:
@@ -95,7 +82,7 @@ def _expected_status(before: Layout, after: Layout) -> Status:
         status |= Status.WRONG_STICK_COUNT
     if not after.on_lattice or len(set(after.edges)) < len(after.edges):
         status |= Status.OFF_LATTICE
-    if not _connected(after.edges):
+    if not connected(after.edges):
         status |= Status.PATTERN_BROKEN
     moved = max(len(before.edges), len(after.edges)) - _most_kept(before, after)
     if moved == 0:
@@ -237,7 +224,7 @@ def test_moving_any_one_stick_to_a_touching_place_is_legal(card, t, dx, dy, data
     added = data.draw(st.sampled_from(spots))
     after = Layout(translate(rest | {added}, dx, dy))
     verdict = judge_move(before, after)
-    if not _connected(rest | {added}):
+    if not connected(rest | {added}):
         assert verdict.status == Status.PATTERN_BROKEN
     elif normalize(after) == normalize(before):
         assert verdict.status == Status.NO_STICK_MOVED

@@ -29,6 +29,7 @@ from rules.sticks import (
     transform,
     translate,
 )
+from tests.rules.oracles import connected
 
 quick = settings(database=None, deadline=None, max_examples=60)
 
@@ -40,21 +41,6 @@ FIXED = {1: 2, 2: 6, 3: 22, 4: 88, 5: 372, 6: 1628}
 def _neighbours(point):
     x, y = point
     return [(x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)]
-
-
-def _connected(edges) -> bool:
-    """The test's own check: flood over shared ends."""
-    edges = list(edges)
-    if not edges:
-        return True
-    seen, todo = {edges[0]}, [edges[0]]
-    while todo:
-        e = todo.pop()
-        for f in edges:
-            if f not in seen and {e.a, e.b} & {f.a, f.b}:
-                seen.add(f)
-                todo.append(f)
-    return len(seen) == len(edges)
 
 
 @st.composite
@@ -161,7 +147,7 @@ def test_connectivity_examples():
     st.sets(st.builds(Edge.parse, st.sampled_from([f"{x},{y}{d}" for x in range(3) for y in range(3) for d in "hv"])))
 )
 def test_connectivity_agrees_with_a_flood_fill(edges):
-    assert is_connected(edges) == _connected(edges)
+    assert is_connected(edges) == connected(edges)
 
 
 @quick
@@ -240,7 +226,7 @@ def test_enumerated_shapes_are_connected_distinct_canonical_forms(symmetry):
         shapes = polysticks(n, symmetry)
         assert len(set(shapes)) == len(shapes)
         for shape in shapes:
-            assert len(shape) == n and _connected(shape)
+            assert len(shape) == n and connected(shape)
             assert canonical(shape, symmetry) == shape
 
 
