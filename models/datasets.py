@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +12,7 @@ from rich.progress import Progress
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 
 Worker = Callable[[int], tuple[np.ndarray, np.ndarray]]
+Block = tuple[str, Worker, int, int]  # a cache's name, its worker, the first seed and how many seeds
 
 
 def render_cached(name: str, worker: Worker, first_seed: int, count: int) -> tuple[np.ndarray, np.ndarray]:
@@ -32,3 +33,14 @@ def render_cached(name: str, worker: Worker, first_seed: int, count: int) -> tup
     x, y = np.concatenate(xs), np.concatenate(ys)
     np.savez(path, x=x, y=y)
     return x, y
+
+
+def render_blocks(plan: Sequence[Block]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The plan's blocks that have any seeds, each rendered or read from its cache, in the plan's order."""
+    return [render_cached(*block) for block in plan if block[3]]
+
+
+def render_joined(plan: Sequence[Block]) -> tuple[np.ndarray, np.ndarray]:
+    """The plan's blocks joined into one set of samples and one of labels."""
+    blocks = render_blocks(plan)
+    return np.concatenate([x for x, _ in blocks]), np.concatenate([y for _, y in blocks])

@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 import typer
 
-from models.datasets import render_cached
+from models.datasets import render_cached, render_joined
 from models.synth.scenes import SceneSpec, render_scene
 from models.train_card_locator import (
     STREAKED_SHARE,
@@ -192,15 +192,14 @@ def main(
 
     torch.manual_seed(seed)
     # v2: the proposals are the card locator's (v1 held the card-core segmenter's).
-    blocks = [render_cached("card-corners-train-v2", scene_samples, 1, scenes)]
-    if streaked_scenes:
-        blocks.append(render_cached("card-corners-streaked", streaked_samples, STREAKED_SEED, streaked_scenes))
-    if touching_scenes:
-        blocks.append(render_cached("card-corners-touching", touching_samples, TOUCHING_SEED, touching_scenes))
-    if inked_scenes:
-        blocks.append(render_cached("card-corners-inked", inked_samples, INKED_SEED, inked_scenes))
-    x_train, y_train = np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks])
-    del blocks
+    x_train, y_train = render_joined(
+        [
+            ("card-corners-train-v2", scene_samples, 1, scenes),
+            ("card-corners-streaked", streaked_samples, STREAKED_SEED, streaked_scenes),
+            ("card-corners-touching", touching_samples, TOUCHING_SEED, touching_scenes),
+            ("card-corners-inked", inked_samples, INKED_SEED, inked_scenes),
+        ]
+    )
     x_val, y_val = render_cached("card-corners-heldout-v2", heldout_samples, 10_000_000, val_scenes)
     model = make_model() if start is None else load_exported_weights(make_model(batch_norm=False), start)
     previous = None if start is None else json.loads(start.with_suffix(".json").read_text())["training"]

@@ -38,7 +38,7 @@ import cv2
 import numpy as np
 import typer
 
-from models.datasets import DATA_DIR, render_cached
+from models.datasets import DATA_DIR, render_blocks
 from models.locator_training import export_locator, fit_locator, locator_frames, locator_maker, padded
 from models.synth.dominoes import render_dominoes
 from models.synth.scenes import PORTRAIT_SIZE, SceneSpec, render_scene
@@ -197,22 +197,18 @@ def locator_data(
     inked_scenes: int = 0,
 ) -> dict[str, np.ndarray]:
     """The cached frames and their targets (vision.cards.centres.encode_targets)."""
-    blocks = [render_cached(FRAMES_CACHE, frame_sample, FIRST_SEED, scenes)]
-    if pattern_scenes:
-        blocks.append(render_cached(PATTERN_CACHE, pattern_sample, FIRST_SEED + scenes, pattern_scenes))
-    if free_scenes:
-        first = FIRST_SEED + scenes + pattern_scenes
-        blocks.append(render_cached(FREE_CACHE, card_free_sample, first, free_scenes))
-    if mat_scenes:
-        blocks.append(render_cached(MAT_CACHE, mat_sample, MAT_SEED, mat_scenes))
-    if streaked_scenes:
-        blocks.append(render_cached(STREAKED_CACHE, streaked_sample, STREAKED_SEED, streaked_scenes))
-    if portrait_scenes:
-        blocks.append(render_cached(PORTRAIT_CACHE, portrait_sample, PORTRAIT_SEED, portrait_scenes))
-    if touching_scenes:
-        blocks.append(render_cached(TOUCHING_CACHE, touching_sample, TOUCHING_SEED, touching_scenes))
-    if inked_scenes:
-        blocks.append(render_cached(INKED_CACHE, inked_sample, INKED_SEED, inked_scenes))
+    blocks = render_blocks(
+        [
+            (FRAMES_CACHE, frame_sample, FIRST_SEED, scenes),
+            (PATTERN_CACHE, pattern_sample, FIRST_SEED + scenes, pattern_scenes),
+            (FREE_CACHE, card_free_sample, FIRST_SEED + scenes + pattern_scenes, free_scenes),
+            (MAT_CACHE, mat_sample, MAT_SEED, mat_scenes),
+            (STREAKED_CACHE, streaked_sample, STREAKED_SEED, streaked_scenes),
+            (PORTRAIT_CACHE, portrait_sample, PORTRAIT_SEED, portrait_scenes),
+            (TOUCHING_CACHE, touching_sample, TOUCHING_SEED, touching_scenes),
+            (INKED_CACHE, inked_sample, INKED_SEED, inked_scenes),
+        ]
+    )
     return locator_frames(blocks, encode_targets)
 
 

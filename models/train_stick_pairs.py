@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import typer
 
-from models.datasets import render_cached
+from models.datasets import render_cached, render_joined
 from models.evaluate_sticks import end_tolerance
 from models.synth.sticks import StickSceneSpec, render_stick_scene
 from models.training import export_onnx, fit_epochs
@@ -154,11 +154,12 @@ def main(
     import torch.nn.functional as F
 
     torch.manual_seed(seed)
-    blocks = [render_cached(f"{CACHE}-train", pair_samples, TRAIN_SEED, scenes)]
-    if broken_scenes:
-        blocks.append(render_cached(f"{CACHE}-broken", broken_samples, BROKEN_SEED, broken_scenes))
-    x_train, y_train = np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks])
-    del blocks
+    x_train, y_train = render_joined(
+        [
+            (f"{CACHE}-train", pair_samples, TRAIN_SEED, scenes),
+            (f"{CACHE}-broken", broken_samples, BROKEN_SEED, broken_scenes),
+        ]
+    )
     x_val, y_val = render_cached(f"{CACHE}-heldout", heldout_samples, VAL_SEED, val_scenes)
     print(f"train strips {len(x_train)} ({int(y_train.sum())} sticks), validation {len(x_val)} ({int(y_val.sum())})")
     model = make_model()

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import typer
 
-from models.datasets import DATA_DIR, render_cached
+from models.datasets import DATA_DIR, render_blocks
 from models.locator_training import export_locator, fit_locator, locator_frames, locator_maker, padded
 from models.synth.degrade import Degradation, degrade, px_per_mm
 from models.synth.scenes import SceneSpec, render_scene
@@ -231,22 +231,18 @@ def locator_data(
     `pattern_scenes` more over PATTERN_TRAIN_TABLES, then `crossing_scenes` of the crossing block,
     `shaped_scenes` of the shaped block, `close_heap_scenes` of the close-heap block, `mikado_scenes` of
     the mikado block, `hand_scenes` of the hand block and `small_scenes` of the small block."""
-    blocks = [render_cached(FRAMES_CACHE, frame_sample, first_seed, scenes)] if scenes else []
-    if pattern_scenes:
-        blocks.append(render_cached(PATTERN_CACHE, pattern_sample, first_seed + scenes, pattern_scenes))
-    if crossing_scenes:
-        first = first_seed + scenes + pattern_scenes
-        blocks.append(render_cached(CROSSING_CACHE, crossing_sample, first, crossing_scenes))
-    if shaped_scenes:
-        blocks.append(render_cached(SHAPED_CACHE, shaped_sample, SHAPED_SEED, shaped_scenes))
-    if close_heap_scenes:
-        blocks.append(render_cached(CLOSE_HEAP_CACHE, close_heap_sample, CLOSE_HEAP_SEED, close_heap_scenes))
-    if mikado_scenes:
-        blocks.append(render_cached(MIKADO_CACHE, mikado_sample, MIKADO_SEED, mikado_scenes))
-    if hand_scenes:
-        blocks.append(render_cached(HAND_CACHE, hand_sample, HAND_SEED, hand_scenes))
-    if small_scenes:
-        blocks.append(render_cached(SMALL_CACHE, small_sample, SMALL_SEED, small_scenes))
+    blocks = render_blocks(
+        [
+            (FRAMES_CACHE, frame_sample, first_seed, scenes),
+            (PATTERN_CACHE, pattern_sample, first_seed + scenes, pattern_scenes),
+            (CROSSING_CACHE, crossing_sample, first_seed + scenes + pattern_scenes, crossing_scenes),
+            (SHAPED_CACHE, shaped_sample, SHAPED_SEED, shaped_scenes),
+            (CLOSE_HEAP_CACHE, close_heap_sample, CLOSE_HEAP_SEED, close_heap_scenes),
+            (MIKADO_CACHE, mikado_sample, MIKADO_SEED, mikado_scenes),
+            (HAND_CACHE, hand_sample, HAND_SEED, hand_scenes),
+            (SMALL_CACHE, small_sample, SMALL_SEED, small_scenes),
+        ]
+    )
     return locator_frames(blocks, encode_targets)
 
 
