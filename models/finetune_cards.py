@@ -175,26 +175,18 @@ def main(
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
-    blocks = [
-        training_crops(scenes, mat_views),
-        thinned(render_cached("cards-located", located_crops, LOCATED_SEED, located_scenes), negatives, rng),
-        thinned(render_cached("cards-free", card_free_crops, FREE_SEED, free_scenes), negatives, rng),
+    # Each block thinned as it is read: busy cloths give hundreds of not-a-card crops a frame.
+    plan = [
+        ("cards-located", located_crops, LOCATED_SEED, located_scenes),
+        ("cards-free", card_free_crops, FREE_SEED, free_scenes),
+        ("cards-located-streaked", streaked_crops, STREAKED_SEED, streaked_scenes),
+        ("cards-located-loose", loose_crops, LOOSE_SEED, loose_scenes),
+        ("cards-located-inked", inked_crops, INKED_SEED, inked_scenes),
+        ("cards-located-blurred", blurred_crops, BLURRED_SEED, blurred_scenes),
+        ("cards-located-wild", wild_crops, WILD_SEED, wild_scenes),
     ]
-    if streaked_scenes:
-        streaked = render_cached("cards-located-streaked", streaked_crops, STREAKED_SEED, streaked_scenes)
-        blocks.append(thinned(streaked, negatives, rng))
-    if loose_scenes:
-        loose = render_cached("cards-located-loose", loose_crops, LOOSE_SEED, loose_scenes)
-        blocks.append(thinned(loose, negatives, rng))
-    if inked_scenes:
-        inked = render_cached("cards-located-inked", inked_crops, INKED_SEED, inked_scenes)
-        blocks.append(thinned(inked, negatives, rng))
-    if blurred_scenes:
-        blurred = render_cached("cards-located-blurred", blurred_crops, BLURRED_SEED, blurred_scenes)
-        blocks.append(thinned(blurred, negatives, rng))
-    if wild_scenes:
-        wild = render_cached("cards-located-wild", wild_crops, WILD_SEED, wild_scenes)
-        blocks.append(thinned(wild, negatives, rng))
+    located = (thinned(render_cached(*block), negatives, rng) for block in plan if block[3])
+    blocks = [training_crops(scenes, mat_views), *located]
     train = np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks])
     del blocks
     val = build_dataset(10_000_000, 300, "cards-heldout")
