@@ -6,7 +6,7 @@ import enum
 import functools
 import hashlib
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -135,6 +135,8 @@ LAID_TITLES = {
     Laid.GRID: ", Grid o' Digits tables",
     Laid.FACE_DOWN: ", some cards face down",
 }
+# Ways every design may be made to print its cards (SceneSpec flags), and how a title names them.
+PRINTS = {"varied_wilds": "Wilds printed every way", "index_only": "6 and 9 told apart by their indices alone"}
 
 
 def evaluate_cards(
@@ -145,18 +147,18 @@ def evaluate_cards(
     worse: Degradation = Degradation.none,
     portrait: bool = False,
     laid: Laid = Laid.MIX,
-    varied_wilds: bool = False,
+    prints: Sequence[str] = (),
 ) -> CardScore:
     """Read held-out scenes from `seed`, each made `worse` first (models/synth/degrade.py), and `portrait`
     (PORTRAIT_SIZE, as a phone holds its camera) if asked, on one OpenCV thread (as the stick and domino
     evaluations do): its threaded resampling differs in the last bit, and borderline readings with it, so
     figures would depend on the machine's cores. `laid`: what every scene lays (a game's lines or sets are also
-    read as its judge reads them: `lines_exact`). `varied_wilds`: Wilds printed in any layout and either order
-    (`SceneSpec.varied_wilds`)."""
+    read as its judge reads them: `lines_exact`). `prints`: how every design prints its cards, beyond its own
+    draws (PRINTS: Wilds in any layout and order, 6 and 9 told apart by their indices alone)."""
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
     try:
-        return _evaluate_cards(scenes, seed, recognizer, quiet, worse, portrait, laid, varied_wilds)
+        return _evaluate_cards(scenes, seed, recognizer, quiet, worse, portrait, laid, prints)
     finally:
         cv2.setNumThreads(threads)
 
@@ -219,7 +221,7 @@ def _evaluate_cards(
     worse: Degradation,
     portrait: bool,
     laid: Laid,
-    varied_wilds: bool,
+    prints: Sequence[str],
 ) -> CardScore:
     recognizer = recognizer or CardRecognizer()
     total = CardScore()
@@ -229,8 +231,7 @@ def _evaluate_cards(
         spec = scene_spec(s, laid)
         if portrait:
             spec = replace(spec, size=PORTRAIT_SIZE)
-        if varied_wilds:
-            spec = replace(spec, varied_wilds=True)
+        spec = replace(spec, **dict.fromkeys(prints, True))
         kind = spec.layout if spec.layout != "scatter" else ("close-up" if spec.card_px[0] >= 120 else "scatter")
         scene = render_scene(s, spec)
         on_table = [c.corners for c in scene.cards] + [corners for _, corners in scene.stick_cards]
@@ -246,9 +247,9 @@ def _evaluate_cards(
         total.add(result)
         kinds.setdefault(kind, CardScore()).add(result)
     if not quiet:
-        wilds = ", Wilds printed every way" if varied_wilds else ""
+        printed = "".join(f", {PRINTS[p]}" for p in prints)
         seeds = f"seeds {seed}..{seed + scenes - 1}{worsened(worse)}{', portrait' if portrait else ''}"
-        seeds += LAID_TITLES[laid] + wilds
+        seeds += LAID_TITLES[laid] + printed
         table = Table(title=f"Digit cards, {scenes} held-out scenes ({seeds})")
         for column in ("scenes", "cards", "found", "read right", "turned", "false detections", "lines exact"):
             table.add_column(column, justify="right")

@@ -137,6 +137,9 @@ class SceneSpec:
     # Wilds printed in any layout ("1/6", "1 6", "16") and either order ("6/1"), drawn from a stream of their own,
     # `deck_style`'s too; otherwise as the design says (the print-and-play deck: low digit first, "1/6" or "1 6").
     varied_wilds: bool = False
+    # Every design's 6 and 9 told apart by corner indices alone (top left, or both corners), no underline, drawn
+    # from a stream of their own; otherwise as the design says (two indices always come with the underline).
+    index_only: bool = False
     # The back of the cards laid face down (CardFace("back")); else each design's own (the print-and-play back).
     back: BackDesign | None = None
 
@@ -176,6 +179,9 @@ def render_scene(seed: int, spec: SceneSpec = SceneSpec()) -> Scene:
     )
     if deck_style is not None and wild_rng is not None:
         deck_style = _wild_print(deck_style, wild_rng)
+    index_rng = random.Random(seed * 17 + 11) if spec.index_only else None
+    if deck_style is not None and index_rng is not None:
+        deck_style = _index_print(deck_style, index_rng)
     outlines_px = [camera.project(mm) for _, mm in placed]
     distractor_quads = _draw_distractors(rng, nrng, image, camera, placed, spec) if spec.distractors else []
     laid = len(placed) if spec.laid is None else spec.laid
@@ -194,6 +200,8 @@ def render_scene(seed: int, spec: SceneSpec = SceneSpec()) -> Scene:
         style = deck_style or random_style(rng, fonts, heldout, spec.dark_paper)
         if deck_style is None and wild_rng is not None:
             style = _wild_print(style, wild_rng)
+        if deck_style is None and index_rng is not None:
+            style = _index_print(style, index_rng)
         streak = random.Random(streaks.random()) if streaks.random() < spec.streaks else None
         number = sticks.randint(1, 55) if sticks.random() < spec.stick_cards else None
         if k < laid and number is not None:
@@ -208,6 +216,11 @@ def render_scene(seed: int, spec: SceneSpec = SceneSpec()) -> Scene:
                 cards.append(TruthCard(face.reading, quad.astype(np.float32)))
     image = _photograph(rng, nrng, image)
     return Scene(image, cards, distractor_quads, stick_cards, face_down)
+
+
+def _index_print(style: CardStyle, rng: random.Random) -> CardStyle:
+    """The design with no underline, its 6 and 9 told apart by an index top left or in both corners."""
+    return replace(style, corner_index=rng.choice(("top_left", "both")), underline=False)
 
 
 def _wild_print(style: CardStyle, rng: random.Random) -> CardStyle:

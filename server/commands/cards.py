@@ -189,6 +189,11 @@ def evaluate_cards(
         help='Print the Wilds in any layout and either order ("1/6", "1 6", "16", "6/1", "61"); otherwise as '
         'the print-and-play deck prints them, low digit first, "1/6" or "1 6".',
     ),
+    index_only: bool = typer.Option(
+        False,
+        help="Tell every card's 6 and 9 apart by corner indices alone, top left or in both corners (the second "
+        "turned half round, as playing cards print them), with no underline; otherwise as each design says.",
+    ),
     appending: bool = typer.Option(
         False,
         help="Make every scene a line of the appending game: the Starter and 5-20 digits of pi, a third of them "
@@ -228,4 +233,5 @@ def evaluate_cards(
         fail("--touching, --appending, --blocks, --grid and --face-down each lay every scene their own way: give one")
         raise typer.Exit(code=2)
     laid = chosen[0] if chosen else Laid.MIX
-    run(scenes, seed, worse=degrade, portrait=portrait, laid=laid, varied_wilds=varied_wilds)
+    prints = [name for name, wanted in (("varied_wilds", varied_wilds), ("index_only", index_only)) if wanted]
+    run(scenes, seed, worse=degrade, portrait=portrait, laid=laid, prints=prints)

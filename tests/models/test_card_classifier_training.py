@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from models.finetune_cards import LOCATED_SEED, card_free_crops, located_crops, thinned
 from models.synth.scenes import SceneSpec, _draw_streak, render_scene, split_fonts
-from vision.cards.artwork import DARK_PAPER_SHARE, FACE_CLASSES, decko_style, random_style
+from vision.cards.artwork import DARK_PAPER_SHARE, FACE_CLASSES, CardFace, decko_style, random_style
 from vision.cards.classify import N_CLASSES, NOT_CARD, CardClassifier
 
 
@@ -83,3 +83,30 @@ def test_wilds_printed_every_way_change_only_the_wilds(deck: str) -> None:
             assert all(same)
         else:  # one design's Wilds may be drawn as it prints them (a chance in six a scene); five designs hardly
             assert not (all(same) if changes else any(same)), same
+
+
+@pytest.mark.parametrize("deck", ["random", "one design"])
+def test_indices_alone_change_only_the_sixes_and_nines_marks(deck: str) -> None:
+    """`index_only` draws from a stream of its own: the cards lie where they lay, and 6s and 9s are printed
+    otherwise (the underline gone, an index top left or in both corners)."""
+    changes = {"random": {}, "one design": {"one_deck_style": True}}[deck]
+    sixes_nines = (CardFace("digit", (6,)), CardFace("digit", (9,))) * 3
+    same = []
+    for seed in range(4):
+        spec = SceneSpec(split="train", faces=sixes_nines, **changes)
+        plain = render_scene(seed, spec)
+        marked = render_scene(seed, replace(spec, index_only=True))
+        same.append(np.array_equal(plain.image, marked.image))
+        assert [c.corners.tolist() for c in plain.cards] == [c.corners.tolist() for c in marked.cards]
+    # One design may already print so, and be drawn so again (a chance in six a scene); six designs hardly.
+    assert not (all(same) if changes else any(same)), same
+    # The kit's design printed with one index top left and no underline already: the stream picks that print
+    # (the scene the same, pixel for pixel) or indices in both corners, once a scene.
+    one_index = replace(decko_style(), corner_index="top_left", underline=False)
+    same = []
+    for seed in range(6):
+        spec = SceneSpec(split="train", faces=sixes_nines, deck_style=one_index)
+        same.append(
+            np.array_equal(render_scene(seed, spec).image, render_scene(seed, replace(spec, index_only=True)).image)
+        )
+    assert any(same) and not all(same), same

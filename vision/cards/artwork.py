@@ -3,7 +3,8 @@
 One drawing serves the printable kit (`tableref kit digits`) and the training renderer, so what the
 recogniser learns is what people print. A design varies the font, paper, ink, numeral treatment, corner
 indices and ornaments; every design keeps one rule that makes 6 and 9 readable at any rotation: either the
-numeral carries an underline, or the only corner index sits top left.
+numeral carries an underline, or a corner index sits top left (with a second one turned half round in the
+opposite corner, as playing cards print them: read upright, the top-left index is the card's own digit).
 """
 
 from __future__ import annotations
@@ -89,7 +90,9 @@ class CardStyle:
     numeral: Literal["solid", "outline", "panel"] = "solid"  # panel: light numeral on an ink panel
     numeral_scale: float = 0.58  # numeral height as a share of the card height
     corner_index: Literal["none", "top_left", "both"] = "top_left"
-    underline: bool = True  # under 6 and 9 (and the index); required when indices are rotation-symmetric
+    # Under 6 and 9 (and the index). Without it the index tells them apart: read upright, the top-left index
+    # is the card's own digit, whichever way round the big numeral looks (in both corners too).
+    underline: bool = True
     ornament: Literal["none", "frame", "circle", "band", "pi"] = "none"
     wild_layout: WildLayout = "slash"
     wild_high_first: bool = False  # "6/1": no rule says which digit comes first
@@ -97,10 +100,6 @@ class CardStyle:
     border: RGB | None = None  # printed edge line, as many commercial decks have
     index_font: str | None = None
     back: BackDesign = DECKO_BACK
-
-    def __post_init__(self) -> None:
-        if self.corner_index == "both" and not self.underline:
-            raise ValueError("a design with indices in both corners needs the 6/9 underline")
 
     def ink(self, digit: int) -> RGB:
         return self.palette[digit % len(self.palette)]
