@@ -86,7 +86,7 @@ def test_wilds_printed_every_way_change_only_the_wilds(deck: str) -> None:
 
 
 @pytest.mark.parametrize("deck", ["random", "one design"])
-def test_indices_alone_change_only_the_sixes_and_nines_marks(deck: str) -> None:
+def test_indices_alone_print_sixes_and_nines_otherwise(deck: str) -> None:
     """`index_only` draws from a stream of its own: the cards lie where they lay, and 6s and 9s are printed
     otherwise (the underline gone, an index top left or in both corners)."""
     changes = {"random": {}, "one design": {"one_deck_style": True}}[deck]
@@ -98,7 +98,7 @@ def test_indices_alone_change_only_the_sixes_and_nines_marks(deck: str) -> None:
         marked = render_scene(seed, replace(spec, index_only=True))
         same.append(np.array_equal(plain.image, marked.image))
         assert [c.corners.tolist() for c in plain.cards] == [c.corners.tolist() for c in marked.cards]
-    # One design may already print so, and be drawn so again (a chance in six a scene); six designs hardly.
+    # One design may already print so and be drawn so again (a scene in twelve); six designs hardly.
     assert not (all(same) if changes else any(same)), same
     # The kit's design printed with one index top left and no underline already: the stream picks that print
     # (the scene the same, pixel for pixel) or indices in both corners, once a scene.
