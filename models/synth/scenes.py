@@ -20,6 +20,7 @@ from models.synth.degrade import motion_kernel
 from models.synth.tables import HELDOUT_TABLES, TRAIN_TABLES, render_table
 from vision.cards.artwork import (
     CARD_MM,
+    CORNER_MARKS,
     DARK_PAPER_SHARE,
     FACE_CLASSES,
     WILD_LAYOUTS,
@@ -53,6 +54,7 @@ def split_fonts(split: str) -> tuple[str, ...]:
 class TruthCard:
     face: CardFace
     corners: np.ndarray  # image pixels: the card's own top-left, top-right, bottom-right, bottom-left
+    style: CardStyle | None = None  # the design it is printed in
 
 
 @dataclass
@@ -140,6 +142,9 @@ class SceneSpec:
     # Every design's 6 and 9 told apart by corner indices alone (top left, or both corners), no underline, drawn
     # from a stream of their own; otherwise as the design says (two indices always come with the underline).
     index_only: bool = False
+    # Share of the card designs printed with a mark in their corners (`CardStyle.corner_mark`), drawn from a
+    # stream of their own.
+    corner_marks: float = 0.0
     # The back of the cards laid face down (CardFace("back")); else each design's own (the print-and-play back).
     back: BackDesign | None = None
 
@@ -182,6 +187,9 @@ def render_scene(seed: int, spec: SceneSpec = SceneSpec()) -> Scene:
     index_rng = random.Random(seed * 17 + 11) if spec.index_only else None
     if deck_style is not None and index_rng is not None:
         deck_style = _index_print(deck_style, index_rng)
+    mark_rng = random.Random(seed * 19 + 13) if spec.corner_marks else None
+    if deck_style is not None and mark_rng is not None:
+        deck_style = _mark_print(deck_style, mark_rng, spec.corner_marks)
     outlines_px = [camera.project(mm) for _, mm in placed]
     distractor_quads = _draw_distractors(rng, nrng, image, camera, placed, spec) if spec.distractors else []
     laid = len(placed) if spec.laid is None else spec.laid
@@ -202,6 +210,8 @@ def render_scene(seed: int, spec: SceneSpec = SceneSpec()) -> Scene:
             style = _wild_print(style, wild_rng)
         if deck_style is None and index_rng is not None:
             style = _index_print(style, index_rng)
+        if deck_style is None and mark_rng is not None:
+            style = _mark_print(style, mark_rng, spec.corner_marks)
         streak = random.Random(streaks.random()) if streaks.random() < spec.streaks else None
         number = sticks.randint(1, 55) if sticks.random() < spec.stick_cards else None
         if k < laid and number is not None:
@@ -213,7 +223,7 @@ def render_scene(seed: int, spec: SceneSpec = SceneSpec()) -> Scene:
                 face_down.append(quad.astype(np.float32))
             else:
                 _paste_card(image, face, style, quad, streak, spec.inked_streaks)
-                cards.append(TruthCard(face.reading, quad.astype(np.float32)))
+                cards.append(TruthCard(face.reading, quad.astype(np.float32), style))
     image = _photograph(rng, nrng, image)
     return Scene(image, cards, distractor_quads, stick_cards, face_down)
 
@@ -221,6 +231,12 @@ def render_scene(seed: int, spec: SceneSpec = SceneSpec()) -> Scene:
 def _index_print(style: CardStyle, rng: random.Random) -> CardStyle:
     """The design with no underline, its 6 and 9 told apart by an index top left or in both corners."""
     return replace(style, corner_index=rng.choice(("top_left", "both")), underline=False)
+
+
+def _mark_print(style: CardStyle, rng: random.Random, share: float) -> CardStyle:
+    """The design with a corner mark drawn from `rng`, `share` of the time."""
+    marked, mark = rng.random() < share, rng.choice(CORNER_MARKS)
+    return replace(style, corner_mark=mark) if marked else style
 
 
 def _wild_print(style: CardStyle, rng: random.Random) -> CardStyle:

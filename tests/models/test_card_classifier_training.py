@@ -110,3 +110,14 @@ def test_indices_alone_print_sixes_and_nines_otherwise(deck: str) -> None:
             np.array_equal(render_scene(seed, spec).image, render_scene(seed, replace(spec, index_only=True)).image)
         )
     assert any(same) and not all(same), same
+
+
+def test_corner_marks_come_from_a_stream_of_their_own() -> None:
+    """Marks change the designs' corners only: the cards lie where they lay, in the same designs otherwise."""
+    spec = SceneSpec(split="train", faces=(CardFace("digit", (6,)), CardFace("digit", (9,))) * 3)
+    for seed in range(3):
+        plain, marked = render_scene(seed, spec), render_scene(seed, replace(spec, corner_marks=1.0))
+        assert [c.corners.tolist() for c in plain.cards] == [c.corners.tolist() for c in marked.cards]
+        for p, m in zip(plain.cards, marked.cards, strict=True):
+            assert m.style.corner_mark and m.style == replace(p.style, corner_mark=m.style.corner_mark)
+        assert not np.array_equal(plain.image, marked.image)

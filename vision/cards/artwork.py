@@ -9,6 +9,7 @@ opposite corner, as playing cards print them: read upright, the top-left index i
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -100,6 +101,9 @@ class CardStyle:
     border: RGB | None = None  # printed edge line, as many commercial decks have
     index_font: str | None = None
     back: BackDesign = DECKO_BACK
+    # A small mark in the corners (CORNER_MARKS: a star, a dot, a pip, a letter), where an index would be or
+    # under it, as many decks print one; "" for none.
+    corner_mark: str = ""
 
     def ink(self, digit: int) -> RGB:
         return self.palette[digit % len(self.palette)]
@@ -256,6 +260,8 @@ def draw_card(face: CardFace, style: CardStyle, height_px: int = 264) -> Image.I
             draw.ellipse((x - r, y - r, x + r, y + r), fill=fill if style.numeral != "outline" else ink)
     if style.corner_index != "none":
         _draw_indices(draw, face, style, ink, W, H)
+    if style.corner_mark:
+        _draw_corner_marks(draw, style, ink, W, H)
     return img.resize((w, h), Image.LANCZOS)
 
 
@@ -299,6 +305,47 @@ def _draw_indices(draw: ImageDraw.ImageDraw, face: CardFace, style: CardStyle, i
             mask_draw.rectangle((ink_box2[0], y, ink_box2[2], y + max(2, int(0.008 * H))), fill=255)
         rotated = layer.rotate(180)
         draw.bitmap((0, 0), rotated, fill=ink)
+
+
+SHAPE_MARKS = ("star", "dot", "ring", "diamond", "square", "triangle", "cross")
+LETTER_MARKS = ("A", "K", "Q", "J", "π")
+CORNER_MARKS = SHAPE_MARKS + LETTER_MARKS
+
+
+def _draw_corner_marks(draw: ImageDraw.ImageDraw, style: CardStyle, ink: RGB, W: int, H: int) -> None:
+    """The design's corner mark top left (under the index, if there is one) and turned half round bottom right;
+    a shape, not a letter, also mirrored in the other two corners."""
+    layer = Image.new("L", (W, H), 0)
+    mark = ImageDraw.Draw(layer)
+    cx, cy = W * 0.14, H * (0.1 if style.corner_index == "none" else 0.2)
+    r = H * 0.035
+    kind = style.corner_mark
+    if kind == "star":
+        tips = [(r if i % 2 == 0 else 0.4 * r, -math.pi / 2 + i * math.pi / 5) for i in range(10)]
+        mark.polygon([(cx + k * math.cos(a), cy + k * math.sin(a)) for k, a in tips], fill=255)
+    elif kind in ("dot", "ring"):
+        mark.ellipse(
+            (cx - 0.7 * r, cy - 0.7 * r, cx + 0.7 * r, cy + 0.7 * r),
+            fill=255 if kind == "dot" else None,
+            outline=255,
+            width=max(2, int(0.3 * r)),
+        )
+    elif kind == "diamond":
+        mark.polygon([(cx, cy - r), (cx + 0.7 * r, cy), (cx, cy + r), (cx - 0.7 * r, cy)], fill=255)
+    elif kind == "square":
+        mark.rectangle((cx - 0.6 * r, cy - 0.6 * r, cx + 0.6 * r, cy + 0.6 * r), fill=255)
+    elif kind == "triangle":
+        mark.polygon([(cx, cy - 0.8 * r), (cx + 0.8 * r, cy + 0.6 * r), (cx - 0.8 * r, cy + 0.6 * r)], fill=255)
+    elif kind == "cross":
+        mark.rectangle((cx - r, cy - 0.2 * r, cx + r, cy + 0.2 * r), fill=255)
+        mark.rectangle((cx - 0.2 * r, cy - r, cx + 0.2 * r, cy + r), fill=255)
+    else:
+        _draw_centered(mark, kind, style.index_font or style.font, (cx, cy), (2 * r, 2 * r), 255)
+    layers = [layer, layer.rotate(180)]
+    if kind in SHAPE_MARKS:
+        layers += [layer.transpose(Image.FLIP_LEFT_RIGHT), layer.transpose(Image.FLIP_TOP_BOTTOM)]
+    for each in layers:
+        draw.bitmap((0, 0), each, fill=ink)
 
 
 def _draw_reference(draw: ImageDraw.ImageDraw, style: CardStyle, W: int, H: int) -> None:
