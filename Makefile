@@ -88,6 +88,7 @@ train: $(STAMP) system-packages
 	$(BIN)/python -m models.train_stick_pairs
 	$(BIN)/python -m models.quantize
 	$(BIN)/python -m models.train_card_backs
+	$(BIN)/python -m models.train_card_index
 
 evaluate: $(STAMP) system-packages
 	$(BIN)/tableref evaluate cards

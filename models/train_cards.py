@@ -272,8 +272,10 @@ def fit_classifier(
     epochs: int,
     max_lr: float,
     seed: int,
+    streak_share: float = STREAK_SHARE,
 ) -> float:
-    """Train `model` on the (crops, labels) of `train` with augmentation; returns its accuracy on `val`."""
+    """Train `model` on the (crops, labels) of `train` with augmentation (`streak_share`: see `augment`);
+    returns its accuracy on `val`."""
     import torch
     import torch.nn.functional as F
 
@@ -287,7 +289,7 @@ def fit_classifier(
     yv = torch.from_numpy(y_val)
 
     def batch_loss(idx, generator):
-        logits = model(augment(batch_of(x_train, idx), generator, STREAK_SHARE))
+        logits = model(augment(batch_of(x_train, idx), generator, streak_share))
         return F.cross_entropy(logits, yt[idx], label_smoothing=0.05)
 
     def evaluate() -> tuple[float, str]:
@@ -300,15 +302,18 @@ def fit_classifier(
     return fit_epochs(model, len(x_train), epochs, max_lr, seed, batch_loss, evaluate)
 
 
-def export_classifier(model, out: Path, training: dict, classes: list[str] | None = None) -> None:
+def export_classifier(
+    model, out: Path, training: dict, classes: list[str] | None = None, crop_size: tuple[int, int] = CROP_SIZE
+) -> None:
     """The model as ONNX at `out`, with its manifest (`training` says how it was made; `classes`, the card
-    classifier's unless given) beside it. Any network that reads the classifier's crops is exported so."""
-    export_onnx(model, (1, 3, CROP_SIZE[1], CROP_SIZE[0]), out, "crops", "logits")
+    classifier's unless given) beside it. Any network that reads crops as the classifier takes them (`to_tensor`),
+    of `crop_size` (width, height), is exported so."""
+    export_onnx(model, (1, 3, crop_size[1], crop_size[0]), out, "crops", "logits")
     manifest = {
         "model": out.name,
         "input": {
             "name": "crops",
-            "shape": ["n", 3, CROP_SIZE[1], CROP_SIZE[0]],
+            "shape": ["n", 3, crop_size[1], crop_size[0]],
             "layout": "NCHW BGR",
             "normalisation": "per crop: (x - mean) / (std + 8), over all pixels and channels",
         },

@@ -15,6 +15,7 @@ from vision.cards.centres import MODEL_PATH as LOCATOR_PATH
 from vision.cards.centres import PEAK_THRESHOLD, PORTRAIT_MODEL_PATH, CardLocator, HeatMap, half_axes, outline
 from vision.cards.classify import CardClassifier, Reading
 from vision.cards.corners import card_corners
+from vision.cards.index import IndexReader, shipped_index_reader
 from vision.cards.locate import locate_card_quads
 from vision.cards.refine import refine_quad, rim_contrast
 from vision.corners import CornerRefiner
@@ -408,9 +409,11 @@ class CardRecognizer:
         closer_locator: CardLocator | None = None,
         portrait_locator: CardLocator | None = None,
         backs: bool = True,
+        indices: bool = True,
     ) -> None:
         """`backs=False` reads a card's back as the classifier reads it, and gives no card its likelihood of
-        being one (the face-down check's training wants those readings)."""
+        being one (the face-down check's training wants those readings); `indices=False` leaves a 6 or 9 as the
+        classifier reads it (the index network's training wants those readings)."""
         self.classifier = classifier or CardClassifier.shipped()
         # One 8-bit network serves both looks at landscape frames (models/digit_cards.md).
         eight_bit = CardLocator(quantized(LOCATOR_PATH)) if locator is None or closer_locator is None else None
@@ -420,6 +423,7 @@ class CardRecognizer:
         self.corners = corners or card_corners()
         self.focus = focus or FocusGauge()
         self.face_down_check: FaceDownCheck | None = shipped_check() if backs else None
+        self.index_reader: IndexReader | None = shipped_index_reader() if indices else None
 
     def __call__(self, image: np.ndarray) -> list[Card]:
         return self.timed(image)[0]
@@ -444,6 +448,10 @@ class CardRecognizer:
             backs = self.face_down_check.back_probability(image, [card.corners for card in cards])
             cards = [replace(card, back=float(b)) for card, b in zip(cards, backs, strict=True) if b <= BACK_ABOVE]
         timing["backs_ms"] = (time.perf_counter() - t0) * 1000
+        t0 = time.perf_counter()
+        if self.index_reader is not None:
+            cards = self.index_reader.settled(image, cards)
+        timing["indices_ms"] = (time.perf_counter() - t0) * 1000
         return [replace(c, corners=to_picture(c.corners, factor)) for c in cards] if factor > 1 else cards, timing
 
     def read(self, image: np.ndarray, sharpen: bool = True) -> tuple[list[Card], dict[str, float]]:
