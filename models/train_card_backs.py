@@ -25,10 +25,9 @@ import numpy as np
 import typer
 
 from models.datasets import render_cached
-from models.locator_training import block
 from models.synth.backs import grid_scene_spec, some_face_down
 from models.synth.scenes import Scene, SceneSpec, render_scene
-from models.train_cards import crop_batch, export_classifier, fit_classifier, training_spec
+from models.train_cards import crop_batch, export_classifier, fit_classifier, small_classifier, training_spec
 from vision.cards.backs import CLASSES, MODEL_PATH
 from vision.cards.classify import crop_card
 from vision.cards.recognize import CardRecognizer
@@ -108,23 +107,6 @@ def _joined(*blocks: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndar
     return np.concatenate([x for x, _ in blocks]), np.concatenate([y for _, y in blocks])
 
 
-def make_model():
-    import torch.nn as nn
-
-    return nn.Sequential(
-        block(3, 16),
-        nn.MaxPool2d(2),  # 32x24
-        block(16, 24),
-        nn.MaxPool2d(2),  # 16x12
-        block(24, 32),
-        nn.MaxPool2d(2),  # 8x6
-        block(32, 48),
-        nn.AdaptiveAvgPool2d(1),
-        nn.Flatten(),
-        nn.Linear(48, len(CLASSES)),
-    )
-
-
 def main(
     scenes: int = typer.Option(900, help="training Grid o' Digits tables to render"),
     val_scenes: int = typer.Option(150, help="validation tables (held-out backs, fonts and tables)"),
@@ -151,7 +133,7 @@ def main(
     )
     print(f"train crops {len(train[0])} ({int(train[1].sum())} backs), validation crops {len(val[0])}")
     started = time.time()
-    model = make_model()
+    model = small_classifier((16, 24, 32, 48), len(CLASSES))
     acc = fit_classifier(model, train, val, epochs, max_lr, seed)
     export_classifier(
         model,

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import random
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,9 +23,8 @@ import numpy as np
 import typer
 
 from models.datasets import render_joined
-from models.locator_training import block
 from models.synth.scenes import Scene, SceneSpec, TruthCard, render_scene
-from models.train_cards import export_classifier, fit_classifier
+from models.train_cards import export_classifier, fit_classifier, small_classifier
 from vision.cards.artwork import CardFace
 from vision.cards.index import CLASSES, INDEX_SIZE, MODEL_PATH, NINE, REGION, SIX, index_crops
 from vision.cards.recognize import CardRecognizer
@@ -131,41 +131,19 @@ def _turned_as(quad: np.ndarray, corners: np.ndarray) -> np.ndarray:
     return min((from_corner(quad, k) for k in range(4)), key=lambda q: float(np.linalg.norm(q - corners)))
 
 
-def train_corners(seed: int) -> tuple[np.ndarray, np.ndarray]:
+def scene_corners(
+    spec_of: Callable[[random.Random, str], SceneSpec], split: str, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The labelled corners of the scene `spec_of` draws for `seed` in `split`."""
     rng = random.Random(seed)
-    return labelled_corners(rng, render_scene(seed, index_scene_spec(rng, "train")))
+    return labelled_corners(rng, render_scene(seed, spec_of(rng, split)))
 
 
-def heldout_corners(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    rng = random.Random(seed)
-    return labelled_corners(rng, render_scene(seed, index_scene_spec(rng, "heldout")))
-
-
-def train_marked_corners(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    rng = random.Random(seed)
-    return labelled_corners(rng, render_scene(seed, marked_scene_spec(rng, "train")))
-
-
-def heldout_marked_corners(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    rng = random.Random(seed)
-    return labelled_corners(rng, render_scene(seed, marked_scene_spec(rng, "heldout")))
-
-
-def make_model():
-    import torch.nn as nn
-
-    return nn.Sequential(
-        block(3, 16),
-        nn.MaxPool2d(2),  # 16x16
-        block(16, 32),
-        nn.MaxPool2d(2),  # 8x8
-        block(32, 48),
-        nn.MaxPool2d(2),  # 4x4
-        block(48, 64),
-        nn.AdaptiveAvgPool2d(1),
-        nn.Flatten(),
-        nn.Linear(64, len(CLASSES)),
-    )
+# The rendering workers: a scene of each kind and split (picklable, for the render pool).
+train_corners = functools.partial(scene_corners, index_scene_spec, "train")
+heldout_corners = functools.partial(scene_corners, index_scene_spec, "heldout")
+train_marked_corners = functools.partial(scene_corners, marked_scene_spec, "train")
+heldout_marked_corners = functools.partial(scene_corners, marked_scene_spec, "heldout")
 
 
 def main(
@@ -200,7 +178,7 @@ def main(
     )
     print(f"train crops {len(train[0])} ({np.bincount(train[1], minlength=len(CLASSES))}), validation {len(val[0])}")
     started = time.time()
-    model = make_model()
+    model = small_classifier((16, 32, 48, 64), len(CLASSES))
     acc = fit_classifier(model, train, val, epochs, max_lr, seed, streak_share=0.0)
     export_classifier(
         model,

@@ -22,6 +22,7 @@ import numpy as np
 import typer
 
 from models.datasets import render_cached
+from models.locator_training import block
 from models.synth.scenes import SceneSpec, TruthCard, render_scene, split_fonts
 from models.training import export_onnx, fit_epochs
 from rules.pi import PI_DECIMALS
@@ -205,6 +206,20 @@ def make_model(batch_norm: bool = True):
         nn.Dropout(0.2),
         nn.Linear(96, N_CLASSES),
     )
+
+
+def small_classifier(widths: tuple[int, int, int, int], classes: int):
+    """Four 3x3 convolution blocks of `widths` channels, a 2x2 pooling after each of the first three, global
+    average pooling and one linear layer: the shape of the small checks that read a card's crop (the face-down
+    check, the corner-index network)."""
+    import torch.nn as nn
+
+    layers: list = []
+    for k, (cin, cout) in enumerate(zip((3, *widths[:-1]), widths, strict=True)):
+        layers.append(block(cin, cout))
+        if k < len(widths) - 1:
+            layers.append(nn.MaxPool2d(2))
+    return nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(widths[-1], classes))
 
 
 def augment(x, generator, streak_share: float = 0.0):
