@@ -14,7 +14,8 @@ from hypothesis.extra.numpy import arrays
 from models.synth.scenes import SceneSpec, card_outline_mm, paste_art, render_scene
 from models.train_card_index import corner_labels
 from vision.cards.artwork import CardFace, decko_style, draw_card
-from vision.cards.index import NINE, SIX, IndexReader, index_crops, told_by_index
+from vision.cards.index import NINE, OVERRULE_BELOW, SIX, IndexReader, index_crops, told_by_index
+from vision.cards.recognize import Card
 from vision.geometry import from_corner
 
 INDEX_SEED = 50_001_000  # the held-out 6s and 9s of tests/vision/test_cards.py, printed with indices alone
@@ -116,3 +117,18 @@ def test_a_corner_mark_is_printed_where_an_index_would_be(mark: str) -> None:
     the corner regions the network reads."""
     image, quad = _card_photo(SIX, "none", 0.7, mark)
     assert all(_ink(crop).sum() > 20 for crop in index_crops(image, quad))
+
+
+@pytest.mark.parametrize("confidence", [0.6, 0.99])
+def test_an_unsure_reading_gives_way_to_the_index(confidence: float) -> None:
+    """A 6 read as a 9 the classifier is unsure of is read as the index says, turned half round; a sure reading
+    stands (OVERRULE_BELOW), and so does a card that is no 6 or 9."""
+    image, quad = _card_photo(SIX, "both", 0.7)
+    misread = Card(NINE, from_corner(quad, 2), confidence)
+    other = Card(CardFace("digit", (8,)), quad, 0.6)
+    settled, untouched = IndexReader().settled(image, [misread, other])
+    assert untouched is other
+    if confidence < OVERRULE_BELOW:
+        assert settled.face == SIX and np.array_equal(settled.corners, quad)
+    else:
+        assert settled is misread

@@ -54,8 +54,8 @@ def index_quad(corners: np.ndarray, region: tuple[float, float, float, float] = 
     unit = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
     to_image = cv2.getPerspectiveTransform(unit, np.asarray(corners, np.float32))
     left, top, right, bottom = region
-    region = np.float32([[left, top], [right, top], [right, bottom], [left, bottom]]).reshape(-1, 1, 2)
-    return cv2.perspectiveTransform(region, to_image).reshape(4, 2)
+    points = np.float32([[left, top], [right, top], [right, bottom], [left, bottom]]).reshape(-1, 1, 2)
+    return cv2.perspectiveTransform(points, to_image).reshape(4, 2)
 
 
 def index_crops(
