@@ -1,13 +1,16 @@
 """Train the corner-index network: whether a card's corner shows an index, and whether it says 6 or 9
 (vision/cards/index.py).
 
-    python -m models.train_card_index [--scenes 2500] [--epochs 8] [--out PATH]
+    python -m models.train_card_index [--scenes 2500] [--marked-scenes 2500] [--epochs 8] [--out PATH]
 
-Scenes of 6s and 9s only, scattered or close up, their designs printed with corner indices alone (no underline,
-`SceneSpec.index_only`) in three scenes of five and as the design says otherwise (the underline, indices or not).
-Each card's two corners are cropped (its own top-left, and its bottom-right turned half round) from its true
-outline jittered twice and from the card reader's reading of it, and labelled by the index printed there, if any.
-Validation renders held-out fonts, designs and tables. Needs the `train` extra (torch, onnx).
+Scenes of 6s and 9s, scattered or close up, their designs printed with corner indices alone (no underline,
+`SceneSpec.index_only`) in three scenes of five and as the design says otherwise (the underline, indices or not);
+and as many again with a fifth of the cards other digits and half the designs printed with a mark in their
+corners (`SceneSpec.corner_marks`). Each card's two corners are cropped (its own top-left, and its bottom-right
+turned half round) from its true outline grown, shrunk and jittered, twice, and from the card reader's reading of
+it, each from a corner region scaled and moved at random; a corner is labelled 6 or 9 where that card's index is
+printed there, else none. Validation renders held-out fonts, designs and tables. Needs the `train` extra (torch,
+onnx). See models/card_index.md.
 """
 
 from __future__ import annotations
@@ -85,8 +88,9 @@ def corner_labels(card: TruthCard) -> tuple[int, int]:
 
 
 def labelled_corners(rng: random.Random, scene: Scene) -> tuple[np.ndarray, np.ndarray]:
-    """Both corners of every 6 and 9 of `scene`, cropped from its jittered true outline twice and from the
-    reader's reading of it (turned to the card's own top-left first), with their labels."""
+    """Both corners of every card of `scene`, cropped from its true outline jittered (SCALE_JITTER, JITTER) twice
+    and from the reader's reading of it (turned to the card's own top-left first), each from a region varied at
+    random (`_varied_region`), with their labels (`corner_labels`)."""
     outlines: list[tuple[np.ndarray, TruthCard]] = []
     for card in scene.cards:
         size = np.linalg.norm(card.corners[2] - card.corners[0])
