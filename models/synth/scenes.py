@@ -7,9 +7,11 @@ and JPEG. `split="heldout"` draws fonts, card designs and tables that `split="tr
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -178,18 +180,12 @@ def render_scene(seed: int, spec: SceneSpec = SceneSpec()) -> Scene:
 
     image = _table_image(nrng, rng, camera, spec, heldout)
     shadow = np.zeros((h, w), np.float32)
-    wild_rng = random.Random(seed * 13 + 7) if spec.varied_wilds else None
+    prints = _prints(seed, spec)
     deck_style = spec.deck_style or (
         random_style(rng, fonts, heldout, spec.dark_paper) if spec.one_deck_style else None
     )
-    if deck_style is not None and wild_rng is not None:
-        deck_style = _wild_print(deck_style, wild_rng)
-    index_rng = random.Random(seed * 17 + 11) if spec.index_only else None
-    if deck_style is not None and index_rng is not None:
-        deck_style = _index_print(deck_style, index_rng)
-    mark_rng = random.Random(seed * 19 + 13) if spec.corner_marks else None
-    if deck_style is not None and mark_rng is not None:
-        deck_style = _mark_print(deck_style, mark_rng, spec.corner_marks)
+    if deck_style is not None:
+        deck_style = _printed(deck_style, prints)
     outlines_px = [camera.project(mm) for _, mm in placed]
     distractor_quads = _draw_distractors(rng, nrng, image, camera, placed, spec) if spec.distractors else []
     laid = len(placed) if spec.laid is None else spec.laid
@@ -205,13 +201,7 @@ def render_scene(seed: int, spec: SceneSpec = SceneSpec()) -> Scene:
     sticks = random.Random(seed * 11 + 5)
     for k, ((face, _), quad) in enumerate(zip(placed, outlines_px, strict=True)):
         # Every card's draws are made, laid or not, so that the cards laid look the same in every frame.
-        style = deck_style or random_style(rng, fonts, heldout, spec.dark_paper)
-        if deck_style is None and wild_rng is not None:
-            style = _wild_print(style, wild_rng)
-        if deck_style is None and index_rng is not None:
-            style = _index_print(style, index_rng)
-        if deck_style is None and mark_rng is not None:
-            style = _mark_print(style, mark_rng, spec.corner_marks)
+        style = deck_style or _printed(random_style(rng, fonts, heldout, spec.dark_paper), prints)
         streak = random.Random(streaks.random()) if streaks.random() < spec.streaks else None
         number = sticks.randint(1, 55) if sticks.random() < spec.stick_cards else None
         if k < laid and number is not None:
@@ -226,6 +216,28 @@ def render_scene(seed: int, spec: SceneSpec = SceneSpec()) -> Scene:
                 cards.append(TruthCard(face.reading, quad.astype(np.float32), style))
     image = _photograph(rng, nrng, image)
     return Scene(image, cards, distractor_quads, stick_cards, face_down)
+
+
+Print = Callable[[CardStyle], CardStyle]
+
+
+def _prints(seed: int, spec: SceneSpec) -> list[Print]:
+    """The ways `spec` asks every design to print its cards, in order, each drawing from a random stream of its
+    own so that the rest of the scene is the same with or without it."""
+    prints: list[Print] = []
+    if spec.varied_wilds:
+        prints.append(functools.partial(_wild_print, rng=random.Random(seed * 13 + 7)))
+    if spec.index_only:
+        prints.append(functools.partial(_index_print, rng=random.Random(seed * 17 + 11)))
+    if spec.corner_marks:
+        prints.append(functools.partial(_mark_print, rng=random.Random(seed * 19 + 13), share=spec.corner_marks))
+    return prints
+
+
+def _printed(style: CardStyle, prints: list[Print]) -> CardStyle:
+    for reprint in prints:
+        style = reprint(style)
+    return style
 
 
 def _index_print(style: CardStyle, rng: random.Random) -> CardStyle:
