@@ -120,7 +120,7 @@ def wild_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return located_crops(seed, varied_wilds=True)
 
 
-def index_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
+def index_only_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
     """located_crops with every design's 6 and 9 told apart by corner indices alone, no underline: a 6 with an
     index in both corners, turned half round, differs from a 9 only by which index is top left."""
     return located_crops(seed, index_only=True)
@@ -192,7 +192,7 @@ def main(
         ("cards-located-inked", inked_crops, INKED_SEED, inked_scenes),
         ("cards-located-blurred", blurred_crops, BLURRED_SEED, blurred_scenes),
         ("cards-located-wild", wild_crops, WILD_SEED, wild_scenes),
-        ("cards-located-index", index_crops, INDEX_SEED, index_scenes),
+        ("cards-located-index", index_only_crops, INDEX_SEED, index_scenes),
     ]
     located = (thinned(render_cached(*block), negatives, rng) for block in plan if block[3])
     blocks = [training_crops(scenes, mat_views), *located]
