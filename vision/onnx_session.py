@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +27,13 @@ def load_session(model_path: Path, threads: int = 1) -> ort.InferenceSession:
     options.inter_op_num_threads = 1
     options.add_session_config_entry(EXACT_8_BIT, "1")
     return ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+
+
+def check_classes(model_path: Path, classes: Sequence[str]) -> None:
+    """Refuse a classifier whose manifest names other classes than the code reads: a model left from before a
+    change to them would otherwise read every crop as the wrong class."""
+    if json.loads(model_path.with_suffix(".json").read_text())["classes"] != list(classes):
+        raise ValueError(f"{model_path.name} was trained for other classes; run `make train`")
 
 
 def file_digest(path: Path) -> str:

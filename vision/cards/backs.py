@@ -8,14 +8,13 @@ whether it shows a face or a back.
 from __future__ import annotations
 
 import functools
-import json
 from pathlib import Path
 
 import numpy as np
 
 from vision.cards.classify import crop_card
 from vision.crops import to_tensor
-from vision.onnx_session import load_session, softmax
+from vision.onnx_session import check_classes, load_session, softmax
 
 MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "card_backs.onnx"
 CLASSES = ("face", "back")
@@ -39,8 +38,7 @@ class FaceDownCheck:
     def __init__(self, model_path: Path = MODEL_PATH, threads: int = 1) -> None:
         self.session = load_session(model_path, threads)
         self.input_name = self.session.get_inputs()[0].name
-        if json.loads(model_path.with_suffix(".json").read_text())["classes"] != list(CLASSES):
-            raise ValueError(f"{model_path.name} was trained for other classes; run `make train`")
+        check_classes(model_path, CLASSES)
 
     def back_probability(self, image: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
         """For each card outline, the probability that it lies face down."""

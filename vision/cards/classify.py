@@ -6,7 +6,6 @@ The model answers face and orientation at once: each face upright, each face hal
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +15,7 @@ import numpy as np
 from vision.cards.artwork import FACE_CLASSES, CardFace
 from vision.crops import to_tensor
 from vision.geometry import from_corner, portrait_order, quad_aspect, warp_quad
-from vision.onnx_session import load_session, quantized, softmax
+from vision.onnx_session import check_classes, load_session, quantized, softmax
 
 CROP_SIZE = (48, 64)  # width, height: a portrait card
 N_FACES = len(FACE_CLASSES)
@@ -60,9 +59,7 @@ class CardClassifier:
         self.session = load_session(model_path, threads)
         self.input_name = self.session.get_inputs()[0].name
         self.second_opinion = second_opinion
-        manifest = json.loads(model_path.with_suffix(".json").read_text())
-        if manifest["classes"] != class_names():
-            raise ValueError(f"{model_path.name} was trained for other classes; run `make train`")
+        check_classes(model_path, class_names())
 
     @classmethod
     def shipped(cls, threads: int = 1) -> CardClassifier:

@@ -11,7 +11,6 @@ where the classifier was unsure, what the corners say surely settles the digit (
 from __future__ import annotations
 
 import functools
-import json
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,7 +21,7 @@ import numpy as np
 from vision.cards.artwork import CardFace
 from vision.crops import to_tensor
 from vision.geometry import from_corner, warp_quad
-from vision.onnx_session import load_session, softmax
+from vision.onnx_session import check_classes, load_session, softmax
 
 if TYPE_CHECKING:
     from vision.cards.recognize import Card
@@ -71,8 +70,7 @@ class IndexReader:
     def __init__(self, model_path: Path = MODEL_PATH, threads: int = 1) -> None:
         self.session = load_session(model_path, threads)
         self.input_name = self.session.get_inputs()[0].name
-        if json.loads(model_path.with_suffix(".json").read_text())["classes"] != list(CLASSES):
-            raise ValueError(f"{model_path.name} was trained for other classes; run `make train`")
+        check_classes(model_path, CLASSES)
 
     def probabilities(self, image: np.ndarray, corners: list[np.ndarray]) -> np.ndarray:
         """(n, 2, len(CLASSES)): for each card, its top-left and bottom-right corners' class probabilities."""
