@@ -146,15 +146,89 @@ def random_tile_style(rng: random.Random, split: str = "train", top: int = 6) ->
     )
 
 
+@dataclass(frozen=True)
+class BackMark:
+    """A maker's mark on the middle of a tile's back, as many sets print, stamp or inlay one."""
+
+    shape: str  # one of BACK_MARKS
+    size: float  # across, as a share of the tile's width
+    color: BGR
+    offset: float = 0.0  # along the tile from its middle, as a share of the tile's width
+    turn: float = 0.0  # degrees
+
+
+BACK_MARKS = ("disc", "ring", "star", "diamond", "square", "letter", "dimple")
+
+
+def random_back_mark(rng: random.Random, back: BGR) -> BackMark:
+    """A mark in a colour that stands out from the `back` (dark on light, light on dark, a metal foil) or one
+    a shade off it (embossed), of any size from a pin's to half the tile's width."""
+    shade = rng.choice(("contrast", "foil", "embossed"))
+    if shade == "contrast":
+        color = (30.0, 30.0, 35.0) if sum(back) / 3 > 110 else (235.0, 235.0, 230.0)
+        color = tuple(c + rng.uniform(-20, 20) for c in color)
+    elif shade == "foil":
+        color = rng.choice(((60.0, 170.0, 215.0), (190.0, 190.0, 195.0), (40.0, 100.0, 180.0)))
+    else:
+        factor = rng.choice((rng.uniform(0.6, 0.85), rng.uniform(1.15, 1.4)))
+        color = tuple(c * factor for c in back)
+    return BackMark(
+        shape=rng.choice(BACK_MARKS),
+        size=rng.uniform(0.06, 0.5),
+        color=color,  # type: ignore[arg-type]
+        offset=rng.choice((0.0, rng.uniform(-0.3, 0.3))),
+        turn=rng.uniform(0, 360),
+    )
+
+
+def _draw_back_mark(art: np.ndarray, mark: BackMark) -> None:
+    h, w = art.shape[:2]
+    s = 16  # cv2 drawing with 4 bits of sub-pixel precision
+    centre = np.array([w / 2, h / 2 + mark.offset * w])
+    r = max(0.8, mark.size * w / 2)
+    fixed = (round(centre[0] * s), round(centre[1] * s))
+    if mark.shape in ("disc", "dimple"):
+        cv2.circle(art, fixed, round(r * s), mark.color, -1, cv2.LINE_AA, shift=4)
+        if mark.shape == "dimple":  # a sunk pin-hole: its far rim catches the light
+            rim = tuple(min(255.0, c * 1.5 + 40) for c in mark.color)
+            cv2.ellipse(art, fixed, (round(r * s), round(r * s)), mark.turn, 200, 340, rim, max(1, round(r / 3)),
+                        cv2.LINE_AA, shift=4)  # fmt: skip
+    elif mark.shape == "ring":
+        cv2.circle(art, fixed, round(r * s), mark.color, max(1, round(r / 4)), cv2.LINE_AA, shift=4)
+    elif mark.shape == "letter":
+        scale = r / 11
+        stroke = max(1, round(scale * 2))
+        (tw, th), _ = cv2.getTextSize("D", cv2.FONT_HERSHEY_SIMPLEX, scale, stroke)
+        origin = (round(centre[0] - tw / 2), round(centre[1] + th / 2))
+        cv2.putText(art, "D", origin, cv2.FONT_HERSHEY_SIMPLEX, scale, mark.color, stroke, cv2.LINE_AA)
+    else:
+        points = {"star": 5, "diamond": 4, "square": 4}[mark.shape]
+        turn = math.radians(mark.turn + (45 if mark.shape == "square" else 0))
+        if mark.shape == "star":
+            angles = turn + np.arange(2 * points) * math.pi / points
+            radii = np.where(np.arange(2 * points) % 2, 0.45 * r, r)
+        else:
+            angles, radii = turn + np.arange(points) * 2 * math.pi / points, np.full(points, r)
+        polygon = centre + np.column_stack([np.cos(angles), np.sin(angles)]) * radii[:, None]
+        cv2.fillPoly(art, [np.round(polygon * s).astype(np.int32)], mark.color, cv2.LINE_AA, shift=4)
+
+
 def draw_tile(
-    style: TileStyle, pips: tuple[int, int], px_per_mm: float, rng: random.Random, back: BGR | None = None
+    style: TileStyle,
+    pips: tuple[int, int],
+    px_per_mm: float,
+    rng: random.Random,
+    back: BGR | None = None,
+    mark: BackMark | None = None,
 ) -> np.ndarray:
     """The top face as float32 BGRA, portrait: the half showing `pips[0]` on top; or, given the colour of its
-    `back`, the tile lying face down (no divider, no pips)."""
+    `back`, the tile lying face down (no divider, no pips; a maker's `mark` on it if given)."""
     w, h = round(style.width * px_per_mm), round(2 * style.width * px_per_mm)
     art = np.empty((h, w, 3), np.float32)
     art[:] = style.body if back is None else back
     art *= 1 + 0.04 * (np.asarray(_grain(rng, h, w)) - 0.5)[..., None]
+    if back is not None and mark is not None:
+        _draw_back_mark(art, mark)
     mask = np.zeros((h, w), np.uint8)
     r = max(1, round(style.corner_radius * px_per_mm))
     cv2.rectangle(mask, (r, 0), (w - 1 - r, h - 1), 255, -1)
@@ -293,6 +367,8 @@ class DominoSpec:
     # Tiles lying face down in a loose heap clear of the rest, as Seven Pis's draw pile lies: not tiles to read. Drawn
     # far to near among the others from a random stream of their own (a scene without them renders as before).
     face_down: int = 0
+    # The chance that those tiles' backs carry a maker's mark (BackMark), drawn from a stream of its own.
+    marked_backs: float = 0.0
 
 
 class _Lens:
@@ -518,6 +594,8 @@ def render_dominoes(seed: int, spec: DominoSpec = DominoSpec()) -> DominoScene:
     _cast_shadows(rng, image, lens, [tiles[i] for i in sorted(shown)], [styles[i] for i in sorted(shown)])
     pile_rng = random.Random(f"pile {seed}")
     pile, back = _pile(pile_rng, lens, outlines, spec, style)
+    mark_rng = random.Random(f"back mark {seed}")
+    mark = random_back_mark(mark_rng, back) if pile and mark_rng.random() < spec.marked_backs else None
     _cast_shadows(pile_rng, image, lens, [(p, "pile") for p in pile], [style] * len(pile))
     # A tile not shown is drawn aside all the same, so that the tiles shown look the same in every frame.
     aside = np.zeros_like(image) if len(shown) < len(tiles) else image
@@ -525,7 +603,7 @@ def render_dominoes(seed: int, spec: DominoSpec = DominoSpec()) -> DominoScene:
     blocks = [(tiles[i][0], i) for i in range(len(tiles))] + [(p, None) for p in pile]
     for pose, i in sorted(blocks, key=lambda b: -lens.depth(b[0].center)):  # far to near: nearer hide farther
         if i is None:
-            _draw_block(pile_rng, image, lens, pose, style, back)
+            _draw_block(pile_rng, image, lens, pose, style, back, mark)
             continue
         kind, st = tiles[i][1], styles[i]
         _draw_block(rng, image if i in shown else aside, lens, pose, st)
@@ -586,9 +664,15 @@ def _cast_shadows(
 
 
 def _draw_block(
-    rng: random.Random, image: np.ndarray, lens: _Lens, pose: Pose, style: TileStyle, back: BGR | None = None
+    rng: random.Random,
+    image: np.ndarray,
+    lens: _Lens,
+    pose: Pose,
+    style: TileStyle,
+    back: BGR | None = None,
+    mark: BackMark | None = None,
 ) -> None:
-    """The tile's visible sides, then its top face (its `back`, if it lies face down)."""
+    """The tile's visible sides, then its top face (its `back` and `mark`, if it lies face down)."""
     base = lens.project(pose.outline(style.width, gap=0.3), 0)
     top = lens.project(pose.outline(style.width, gap=0.3), style.thickness)
     for k in range(4):  # each side face, shaded by which way it faces
@@ -597,7 +681,7 @@ def _draw_block(
         color = tuple(c * shade for c in style.side)
         cv2.fillConvexPoly(image, np.round(face * 16).astype(np.int32), color, cv2.LINE_AA, shift=4)
     narrow = np.linalg.norm(top[1] - top[0])
-    art = draw_tile(style, pose.pips, float(np.clip(narrow * 2, 24, 160)) / style.width, rng, back)
+    art = draw_tile(style, pose.pips, float(np.clip(narrow * 2, 24, 160)) / style.width, rng, back, mark)
     _paste(image, art, top)
 
 

@@ -96,16 +96,24 @@ def evaluate_dominoes(
         help="Lay this many more tiles face down in a heap beside the rest, as Seven Pis's draw pile lies; a tile "
         "read there is a false detection.",
     ),
+    marked_backs: float = typer.Option(
+        0.0,
+        "--marked-backs",
+        min=0.0,
+        max=1.0,
+        help="With --face-down: the chance that a scene's tiles face down carry a maker's mark on their backs "
+        "(a disc, a ring, a star, a letter, a pin-hole).",
+    ),
 ) -> None:
     """Dominoes: tiles with both halves read right, false detections, and speed on 28-tile frames."""
     from models.evaluate_dominoes import evaluate_dominoes as run
     from models.evaluate_dominoes import print_evaluation
 
-    result = run(scenes, seed, worse=degrade, far=far, face_down=face_down)
+    result = run(scenes, seed, worse=degrade, far=far, face_down=face_down, marked_backs=marked_backs)
     if as_json:
         typer.echo(json.dumps(result.to_json()))
     else:
-        print_evaluation(result, scenes, seed, degrade, far, face_down)
+        print_evaluation(result, scenes, seed, degrade, far, face_down, marked_backs)
 
 
 @judge_app.command("seven-pis")

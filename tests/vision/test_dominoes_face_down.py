@@ -1,11 +1,18 @@
 """Seven Pis draws from a pile of tiles lying face down beside the pis: the reader leaves them out (each would
-read as a blank 0|0) and reads the tiles face up as it does without them."""
+read as a blank 0|0), a maker's mark on their backs or not, and reads the tiles face up as it does without
+them."""
 
+import random
+from dataclasses import replace
+
+import cv2
 import numpy as np
 
 from models.evaluate_dominoes import evaluation_spec, score_scene
-from models.synth.dominoes import render_dominoes
+from models.synth.dominoes import draw_tile, random_back_mark, random_tile_style, render_dominoes
 from vision.dominoes import DominoRecognizer
+from vision.dominoes.blanks import NO_DIVIDER, _divider
+from vision.dominoes.tile import CROP_MARGIN, CROP_SIZE
 from vision.geometry import points_in_quads
 
 SEED = 51_000_000
@@ -33,3 +40,45 @@ def test_tiles_lying_face_down_beside_the_rest_are_not_read() -> None:
     assert piled >= 0.6 * PILE * len(PILE_SCENES)
     assert on_pile <= 2, f"{on_pile} tiles read on the {piled} face down"
     assert right_with >= right_without - 2 and right_with >= 0.9 * tiles
+
+
+def _crop(art: np.ndarray, table: tuple[float, float, float]) -> np.ndarray:
+    """A tile's artwork (BGRA) on a plain table, as the reader's upright crop shows it."""
+    h, w = art.shape[:2]
+    canvas = np.empty((round(h * CROP_MARGIN), round(w * CROP_MARGIN), 3), np.float32)
+    canvas[:] = table
+    y, x = (canvas.shape[0] - h) // 2, (canvas.shape[1] - w) // 2
+    alpha = art[..., 3:] / 255
+    canvas[y : y + h, x : x + w] = canvas[y : y + h, x : x + w] * (1 - alpha) + art[..., :3] * alpha
+    return cv2.resize(np.clip(canvas, 0, 255).astype(np.uint8), CROP_SIZE, interpolation=cv2.INTER_AREA)
+
+
+def test_a_blank_s_divider_is_told_from_a_maker_s_mark_on_a_back() -> None:
+    """Over held-out sets drawn at many sizes: every blank's divider shows all along it, and a mark in the middle
+    of a back (a disc, a ring, a star, a letter, a pin-hole; up to half the tile's width) mostly does not."""
+    rng = random.Random(107)
+    blanks, backs = [], []
+    for _ in range(200):
+        style = random_tile_style(rng, "heldout", rng.choice((6, 9)))
+        px_per_mm, table = rng.uniform(1.5, 6), (rng.uniform(20, 230), rng.uniform(20, 230), rng.uniform(20, 230))
+        blanks.append(_divider(_crop(draw_tile(style, (0, 0), px_per_mm, rng), table)))
+        mark = random_back_mark(rng, style.body)
+        backs.append(_divider(_crop(draw_tile(style, (0, 0), px_per_mm, rng, style.body, mark), table)))
+    assert np.mean(np.array(blanks) >= NO_DIVIDER) >= 0.99
+    assert np.mean(np.array(backs) < NO_DIVIDER) >= 0.8
+
+
+def test_a_maker_s_mark_is_drawn_on_the_backs_alone() -> None:
+    """Marked backs come from a stream of their own: the scene changes only on the tiles face down, and without
+    them it renders as before."""
+    _, spec = evaluation_spec(3, SEED, face_down=PILE)
+    plain = render_dominoes(SEED + 3, spec)
+    marked = render_dominoes(SEED + 3, replace(spec, marked_backs=1.0))
+    changed = np.argwhere(np.abs(plain.image.astype(int) - marked.image).max(axis=2) > 0)[:, ::-1].astype(float)
+    # The photograph's blur and JPEG blocks carry a change a few pixels past a tile's edge.
+    beside = [max(cv2.pointPolygonTest(q, (x, y), True) for q in plain.face_down) for x, y in changed]
+    assert len(changed) > 0 and min(beside) > -16
+    _, bare = evaluation_spec(3, SEED)
+    assert np.array_equal(
+        render_dominoes(SEED + 3, bare).image, render_dominoes(SEED + 3, replace(bare, marked_backs=1.0)).image
+    )

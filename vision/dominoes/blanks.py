@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 
 from vision.dominoes.selection import Candidate
-from vision.dominoes.tile import crop_tiles
+from vision.dominoes.tile import CROP_MARGIN, crop_tiles
 
 # A blank tile (0|0) shows nothing but its face and its divider, and a tile-sized patch of table enclosed by
 # tiles (under a pi's back, between its legs) or a plain note reads as one, 0.8-0.94 sure. A 0|0 reading is no
@@ -19,10 +19,17 @@ from vision.dominoes.tile import crop_tiles
 # 50000000.., 51000000.., 95000000.. and 96000000.., 17 of 22 false blanks went and none of 217 right ones
 # (models/dominoes.md, sixty-fourth session).
 DIVIDER_MIN = 5.0
+# A divider runs across the tile, and a maker's mark on a face-down tile's back (a disc, a ring, a star, a
+# letter) sits at its middle: the line is looked for in bands across the tile (shares of its width, clear of the
+# centre pin) and must show in every one.
+DIVIDER_BANDS = ((0.23, 0.29), (0.29, 0.35), (0.35, 0.41), (0.59, 0.65), (0.65, 0.71), (0.71, 0.77))
+DIVIDER_SHIFTS = (-0.04, 0.0, 0.04)
 # A tile lying face down (Seven Pis draws from a pile of them) is read as 0|0, 0.8-0.87 sure, its face the set's
-# own: it has no divider at all. On 200 scenes with ten tiles face down beside the rest (51000000..), 20 of the 26
-# such readings stood under 2.5 (the others read two tiles' joint as one), and every one of the 73 true blanks over
-# 8.7; over 600 scenes without piles, every true blank read right over 3.4 (models/dominoes.md).
+# own: it has no divider at all. Tuned (107th session) on 200 scenes with ten tiles face down beside the rest, their
+# backs marked (123000000..), and 600 scenes without (124000000..): of 364 such readings, 240 stood under 3 (the
+# others mostly rings and stars as wide as a divider, or two tiles' joint read as one), and none of the 284 true
+# blanks. The measure before, a line's mean across the middle columns, let a mark pass as a divider: 49 of 364
+# stood under 3 (models/dominoes.md).
 NO_DIVIDER = 3.0
 FACE_UNLIKE = 40.0
 FACE_FAR = 100.0
@@ -32,13 +39,25 @@ BLANK_FACES_FROM = 3
 
 
 def _divider(crop: np.ndarray) -> float:
-    """How far (grey levels) a line across an upright tile crop's middle stands off the face either side of it:
-    the most, over the rows about the middle, of a row's mean over the tile's middle columns against the mean of
-    the rows 5 px either side."""
+    """How far a line across an upright tile crop's middle stands off the face either side of it, all along it
+    (Lab levels, the most over L, a and b: a yellow line on cream shows in b alone). In each of DIVIDER_BANDS,
+    a row's mean against the mean of the rows 5 px either side, at one row about the middle (give or take one,
+    for a frame a little askew); the least over the bands; the most over the rows and over the bands moved
+    sideways by DIVIDER_SHIFTS (a frame a little off the tile's middle)."""
     h, w = crop.shape[:2]
-    rows = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)[:, w // 4 : 3 * w // 4].mean(axis=1)
-    middle = np.arange(h // 2 - 3, h // 2 + 4)
-    return float(np.abs(rows[middle] - (rows[middle - 5] + rows[middle + 5]) / 2).max())
+    rim = (w - w / CROP_MARGIN) / 2
+    tile = w - 2 * rim
+    lab = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32)
+    middle = np.arange(h // 2 - 4, h // 2 + 5)
+    strongest = 0.0
+    for shift in DIVIDER_SHIFTS:
+        columns = [(round(rim + (a + shift) * tile), round(rim + (b + shift) * tile)) for a, b in DIVIDER_BANDS]
+        bands = np.stack([lab[:, a:b].mean(axis=1) for a, b in columns], axis=1)  # rows x bands x channels
+        off = bands[middle] - (bands[middle - 5] + bands[middle + 5]) / 2
+        for line in (off, -off):
+            near = np.maximum(np.maximum(line[:-2], line[1:-1]), line[2:])
+            strongest = max(strongest, float(near.min(axis=1).max()))
+    return strongest
 
 
 def _faces(crops: list[np.ndarray]) -> np.ndarray:
