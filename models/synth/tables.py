@@ -19,6 +19,10 @@ EXTRA_TRAIN_TABLES = (
 # warped lattice of oblong cells in two scales, a twill houndstooth, a printed grid, pin-stripes crossing
 # at random angles, staggered planks or tiles with seams, and veins drawn as branching strokes over clouds.
 PATTERN_TRAIN_TABLES = ("harlequin", "houndstooth", "graph", "pinstripe", "planks", "veined")
+# Kinds that no split draws, rendered only where a scene asks for them by name (an evaluation's `--table`): a
+# polka-dot cloth, whose dots at a tile's pip spacing make a domino of the cloth itself.
+PROBE_TABLES = ("polka",)
+TABLE_KINDS = (*TRAIN_TABLES, *HELDOUT_TABLES, *EXTRA_TRAIN_TABLES, *PATTERN_TRAIN_TABLES, *PROBE_TABLES)
 
 
 def _smooth_noise(rng: np.random.Generator, h: int, w: int, scale: float) -> np.ndarray:
@@ -218,6 +222,21 @@ def _turned(rng: np.random.Generator, h: int, w: int) -> tuple[np.ndarray, np.nd
     return x * np.cos(turn) + y * np.sin(turn), y * np.cos(turn) - x * np.sin(turn)
 
 
+def _polka(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """Polka dots: round dots a fifth to two thirds of their spacing across, on a square lattice or in staggered
+    rows, at any angle, in one colour on a ground far lighter or darker."""
+    u, v = _turned(rng, h, w)
+    pitch = rng.uniform(8, 50)
+    row = np.floor(v / pitch)
+    if rng.random() < 0.5:  # staggered: each row shifted half a step
+        u = u + (row % 2) * pitch / 2
+    du, dv = (u % pitch) - pitch / 2, (v % pitch) - pitch / 2
+    radius = pitch * rng.uniform(0.1, 0.33)
+    dot = np.clip(radius + 0.5 - np.hypot(du, dv), 0, 1).astype(np.float32)
+    ink, ground = _two_tones(rng)
+    return _tint(dot, ground, ink) * (0.92 + 0.08 * _smooth_noise(rng, h, w, 3)[..., None])
+
+
 def _lines(coord: np.ndarray, pitch: float, width: float) -> np.ndarray:
     """Anti-aliased straight lines `width` px wide every `pitch` px across `coord`, as coverage in [0, 1]."""
     distance = np.abs((coord + pitch / 2) % pitch - pitch / 2)
@@ -321,6 +340,7 @@ _DRAWN_BY = {
     "pinstripe": _pinstripe,
     "planks": _planks,
     "veined": _veined,
+    "polka": _polka,
 }
 
 

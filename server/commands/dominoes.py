@@ -11,6 +11,7 @@ import numpy as np
 import typer
 
 from models.synth.degrade import Degradation
+from models.synth.tables import TABLE_KINDS
 from server.app import (
     DEGRADE_OPTION,
     RECORD_OPTION,
@@ -104,16 +105,24 @@ def evaluate_dominoes(
         help="With --face-down: the chance that a scene's tiles face down carry a maker's mark on their backs "
         "(a disc, a ring, a star, a letter, a pin-hole).",
     ),
+    table: str | None = typer.Option(
+        None,
+        help="Lay every scene on this kind of table (models/synth/tables.py), e.g. polka: a polka-dot cloth, a "
+        "probe kind that neither training nor the held-out set draws.",
+    ),
 ) -> None:
     """Dominoes: tiles with both halves read right, false detections, and speed on 28-tile frames."""
     from models.evaluate_dominoes import evaluate_dominoes as run
     from models.evaluate_dominoes import print_evaluation
 
-    result = run(scenes, seed, worse=degrade, far=far, face_down=face_down, marked_backs=marked_backs)
+    if table is not None and table not in TABLE_KINDS:
+        fail(f"unknown table kind {table!r}; choose: {', '.join(TABLE_KINDS)}")
+        raise typer.Exit(code=2)
+    result = run(scenes, seed, worse=degrade, far=far, face_down=face_down, marked_backs=marked_backs, table=table)
     if as_json:
         typer.echo(json.dumps(result.to_json()))
     else:
-        print_evaluation(result, scenes, seed, degrade, far, face_down, marked_backs)
+        print_evaluation(result, scenes, seed, degrade, far, face_down, marked_backs, table)
 
 
 @judge_app.command("seven-pis")

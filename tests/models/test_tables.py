@@ -7,17 +7,26 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models.synth.scenes import TEXTURE_FRAME_PX, TEXTURE_PX, Camera, table_texture
-from models.synth.tables import EXTRA_TRAIN_TABLES, HELDOUT_TABLES, PATTERN_TRAIN_TABLES, TRAIN_TABLES, render_table
+from models.synth.tables import (
+    EXTRA_TRAIN_TABLES,
+    HELDOUT_TABLES,
+    PATTERN_TRAIN_TABLES,
+    PROBE_TABLES,
+    TABLE_KINDS,
+    TRAIN_TABLES,
+    render_table,
+)
 from vision.cards.artwork import CARD_MM
 
 
-def test_training_and_held_out_kinds_are_disjoint() -> None:
+def test_training_held_out_and_probe_kinds_are_disjoint() -> None:
     training = TRAIN_TABLES + EXTRA_TRAIN_TABLES + PATTERN_TRAIN_TABLES
     assert not set(training) & set(HELDOUT_TABLES)
-    assert len(set(training)) == len(training)
+    assert not set(PROBE_TABLES) & set(training + HELDOUT_TABLES)
+    assert len(set(TABLE_KINDS)) == len(TABLE_KINDS)
 
 
-@pytest.mark.parametrize("kind", TRAIN_TABLES + EXTRA_TRAIN_TABLES + PATTERN_TRAIN_TABLES + HELDOUT_TABLES)
+@pytest.mark.parametrize("kind", TABLE_KINDS)
 def test_every_kind_renders_a_seeded_textured_top(kind: str) -> None:
     a = render_table(np.random.default_rng(3), kind, 120, 200)
     assert a.shape == (120, 200, 3) and a.dtype == np.float32

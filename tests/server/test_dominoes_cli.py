@@ -168,6 +168,17 @@ def test_evaluate_prints_figures() -> None:
     assert 0 <= figures["accuracy"] <= 1 and figures["median_cpu_ms_28_tiles"] > 0
 
 
+def test_evaluate_lays_the_scenes_on_a_table_asked_for_by_name() -> None:
+    result = tableref(
+        "evaluate", "dominoes", "--scenes", "1", "--table", "polka", "--face-down", "4", "--marked-backs", "1"
+    )
+    assert result.returncode == 0, result.stderr
+    title = " ".join(result.stdout.split())  # the table's title wraps
+    assert "every scene on a polka table" in title and "backs marked in 100% of scenes" in title
+    unknown = tableref("evaluate", "dominoes", "--scenes", "1", "--table", "lino")
+    assert unknown.returncode == 2 and "unknown table kind 'lino'" in unknown.stderr and "polka" in unknown.stderr
+
+
 def test_recognize_reports_dominoes_in_the_contract_shape(tmp_path: Path) -> None:
     spec = DominoSpec(split="heldout", layout="scatter", n_tiles=(4, 6), tile_px=(40, 50), max_tilt=20)
     scene = render_dominoes(3, spec)
