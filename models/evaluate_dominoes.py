@@ -203,11 +203,11 @@ def evaluate_dominoes(
     far: bool = False,
     face_down: int = 0,
     marked_backs: float = 0.0,
-    table: str | None = None,
+    table_kind: str | None = None,
 ) -> Evaluation:
     """Every scene (`far`: its tiles as small as from afar; `face_down`: with that many tiles face down beside
     them, a reading on one a false detection, their backs marked at the chance `marked_backs`), made `worse`
-    first (models/synth/degrade.py), laid on a `table` of that kind if given, is read twice and the second run
+    first (models/synth/degrade.py), laid on a table of `table_kind` if given, is read twice and the second run
     timed, on one thread (OpenCV and ONNX Runtime)."""
     cv2.setNumThreads(1)
     recognizer = recognizer or DominoRecognizer(threads=1)
@@ -216,7 +216,7 @@ def evaluate_dominoes(
     indices = range(scenes)
     for i in indices if quiet else track(indices, description="reading held-out scenes", console=Console(stderr=True)):
         kind, spec = evaluation_spec(i, seed, far, face_down, marked_backs)
-        spec = replace(spec, table=table or spec.table)
+        spec = replace(spec, table=table_kind or spec.table)
         scene = render_dominoes(seed + i, spec)
         tiles = [t.corners for t in scene.tiles]
         image = degrade(scene.image, worse, seed + i, tiles, px_per_mm(tiles, TILE_LONG_MM))
@@ -247,10 +247,10 @@ def print_evaluation(
     far: bool = False,
     face_down: int = 0,
     marked_backs: float = 0.0,
-    table: str | None = None,
+    table_kind: str | None = None,
 ) -> None:
     seeds = f"seeds {seed}..{seed + scenes - 1}{worsened(worse)}{', tiles as from afar' if far else ''}"
-    seeds += f", every scene on a {table} table" if table else ""
+    seeds += f", every scene on a {table_kind} table" if table_kind else ""
     seeds += f", {face_down} tiles face down beside" if face_down else ""
     seeds += f" (backs marked in {marked_backs:.0%} of scenes)" if face_down and marked_backs else ""
     table = Table(title=f"Dominoes, {scenes} held-out scenes ({seeds})")

@@ -105,8 +105,9 @@ def evaluate_dominoes(
         help="With --face-down: the chance that a scene's tiles face down carry a maker's mark on their backs "
         "(a disc, a ring, a star, a letter, a pin-hole).",
     ),
-    table: str | None = typer.Option(
+    table_kind: str | None = typer.Option(
         None,
+        "--table",
         help="Lay every scene on this kind of table (models/synth/tables.py), e.g. polka: a polka-dot cloth, a "
         "probe kind that neither training nor the held-out set draws.",
     ),
@@ -115,14 +116,16 @@ def evaluate_dominoes(
     from models.evaluate_dominoes import evaluate_dominoes as run
     from models.evaluate_dominoes import print_evaluation
 
-    if table is not None and table not in TABLE_KINDS:
-        fail(f"unknown table kind {table!r}; choose: {', '.join(TABLE_KINDS)}")
+    if table_kind is not None and table_kind not in TABLE_KINDS:
+        fail(f"unknown table kind {table_kind!r}; choose: {', '.join(TABLE_KINDS)}")
         raise typer.Exit(code=2)
-    result = run(scenes, seed, worse=degrade, far=far, face_down=face_down, marked_backs=marked_backs, table=table)
+    result = run(
+        scenes, seed, worse=degrade, far=far, face_down=face_down, marked_backs=marked_backs, table_kind=table_kind
+    )
     if as_json:
         typer.echo(json.dumps(result.to_json()))
     else:
-        print_evaluation(result, scenes, seed, degrade, far, face_down, marked_backs, table)
+        print_evaluation(result, scenes, seed, degrade, far, face_down, marked_backs, table_kind)
 
 
 @judge_app.command("seven-pis")

@@ -15,7 +15,8 @@ from vision.dominoes.tile import CROP_MARGIN, crop_tiles
 # at least BLANK_FACES_FROM other tiles read (the tiles of one set share a colour; glare and pips move it less):
 # more than FACE_FAR, and more than FACE_OFF times as far as they lie from it (their median distance, at least
 # FACE_SPREAD_MIN); or more than FACE_UNLIKE without a divider, a line across its middle at least DIVIDER_MIN
-# grey levels off the face beside it (`_divider`; a true blank's can be as faint). Over 200 scenes each of
+# levels off the face beside it (`_divider`, grey levels then, Lab levels all across the tile since the 107th
+# session; a true blank's can be as faint). Over 200 scenes each of
 # 50000000.., 51000000.., 95000000.. and 96000000.., 17 of 22 false blanks went and none of 217 right ones
 # (models/dominoes.md, sixty-fourth session).
 DIVIDER_MIN = 5.0
