@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import typer
 
-from models.datasets import render_cached
+from models.datasets import render_joined
 from models.synth.backs import grid_scene_spec, some_face_down
 from models.synth.scenes import Scene, SceneSpec, render_scene
 from models.train_cards import crop_batch, export_classifier, fit_classifier, small_classifier, training_spec
@@ -103,10 +103,6 @@ def heldout_mixed_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return mixed_crops(seed, "heldout")
 
 
-def _joined(*blocks: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    return np.concatenate([x for x, _ in blocks]), np.concatenate([y for _, y in blocks])
-
-
 def main(
     scenes: int = typer.Option(900, help="training Grid o' Digits tables to render"),
     val_scenes: int = typer.Option(150, help="validation tables (held-out backs, fonts and tables)"),
@@ -123,13 +119,17 @@ def main(
 
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
-    train = _joined(
-        render_cached("card-backs-train", train_grid_crops, TRAIN_SEED, scenes),
-        render_cached("card-backs-mixed-train", train_mixed_crops, MIXED_TRAIN_SEED, mixed_scenes),
+    train = render_joined(
+        [
+            ("card-backs-train", train_grid_crops, TRAIN_SEED, scenes),
+            ("card-backs-mixed-train", train_mixed_crops, MIXED_TRAIN_SEED, mixed_scenes),
+        ]
     )
-    val = _joined(
-        render_cached("card-backs-heldout", heldout_grid_crops, VAL_SEED, val_scenes),
-        render_cached("card-backs-mixed-heldout", heldout_mixed_crops, MIXED_VAL_SEED, mixed_val_scenes),
+    val = render_joined(
+        [
+            ("card-backs-heldout", heldout_grid_crops, VAL_SEED, val_scenes),
+            ("card-backs-mixed-heldout", heldout_mixed_crops, MIXED_VAL_SEED, mixed_val_scenes),
+        ]
     )
     print(f"train crops {len(train[0])} ({int(train[1].sum())} backs), validation crops {len(val[0])}")
     started = time.time()
