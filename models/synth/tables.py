@@ -19,10 +19,15 @@ EXTRA_TRAIN_TABLES = (
 # warped lattice of oblong cells in two scales, a twill houndstooth, a printed grid, pin-stripes crossing
 # at random angles, staggered planks or tiles with seams, and veins drawn as branching strokes over clouds.
 PATTERN_TRAIN_TABLES = ("harlequin", "houndstooth", "graph", "pinstripe", "planks", "veined")
+# Dots on a square lattice, drawn only by the pip readers' dotted block (models/finetune_pips.py): dots at a
+# tile's pip spacing make a domino of the cloth itself, and the readers learn such patches are no tile.
+DOT_TRAIN_TABLES = ("dots",)
 # Kinds that no split draws, rendered only where a scene asks for them by name (an evaluation's `--table`): a
-# polka-dot cloth, whose dots at a tile's pip spacing make a domino of the cloth itself.
+# polka-dot cloth in staggered rows, the dotted kind that training never sees.
 PROBE_TABLES = ("polka",)
-TABLE_KINDS = (*TRAIN_TABLES, *HELDOUT_TABLES, *EXTRA_TRAIN_TABLES, *PATTERN_TRAIN_TABLES, *PROBE_TABLES)
+TABLE_KINDS = (
+    *TRAIN_TABLES, *HELDOUT_TABLES, *EXTRA_TRAIN_TABLES, *PATTERN_TRAIN_TABLES, *DOT_TRAIN_TABLES, *PROBE_TABLES,
+)  # fmt: skip
 
 
 def _smooth_noise(rng: np.random.Generator, h: int, w: int, scale: float) -> np.ndarray:
@@ -222,14 +227,13 @@ def _turned(rng: np.random.Generator, h: int, w: int) -> tuple[np.ndarray, np.nd
     return x * np.cos(turn) + y * np.sin(turn), y * np.cos(turn) - x * np.sin(turn)
 
 
-def _polka(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
-    """Polka dots: round dots a fifth to two thirds of their spacing across, on a square lattice or in staggered
-    rows, at any angle, in one colour on a ground far lighter or darker."""
+def _dots(rng: np.random.Generator, h: int, w: int, staggered: bool) -> np.ndarray:
+    """Round dots a fifth to two thirds of their spacing across, on a square lattice or in staggered rows (each
+    row shifted half a step), at any angle, in one colour on a ground far lighter or darker."""
     u, v = _turned(rng, h, w)
     pitch = rng.uniform(8, 50)
-    row = np.floor(v / pitch)
-    if rng.random() < 0.5:  # staggered: each row shifted half a step
-        u = u + (row % 2) * pitch / 2
+    if staggered:
+        u = u + (np.floor(v / pitch) % 2) * pitch / 2
     du, dv = (u % pitch) - pitch / 2, (v % pitch) - pitch / 2
     radius = pitch * rng.uniform(0.1, 0.33)
     dot = np.clip(radius + 0.5 - np.hypot(du, dv), 0, 1).astype(np.float32)
@@ -340,7 +344,8 @@ _DRAWN_BY = {
     "pinstripe": _pinstripe,
     "planks": _planks,
     "veined": _veined,
-    "polka": _polka,
+    "dots": lambda rng, h, w: _dots(rng, h, w, staggered=False),
+    "polka": lambda rng, h, w: _dots(rng, h, w, staggered=True),
 }
 
 

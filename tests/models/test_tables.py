@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from models.synth.scenes import TEXTURE_FRAME_PX, TEXTURE_PX, Camera, table_texture
 from models.synth.tables import (
+    DOT_TRAIN_TABLES,
     EXTRA_TRAIN_TABLES,
     HELDOUT_TABLES,
     PATTERN_TRAIN_TABLES,
@@ -20,7 +21,7 @@ from vision.cards.artwork import CARD_MM
 
 
 def test_training_held_out_and_probe_kinds_are_disjoint() -> None:
-    training = TRAIN_TABLES + EXTRA_TRAIN_TABLES + PATTERN_TRAIN_TABLES
+    training = TRAIN_TABLES + EXTRA_TRAIN_TABLES + PATTERN_TRAIN_TABLES + DOT_TRAIN_TABLES
     assert not set(training) & set(HELDOUT_TABLES)
     assert not set(PROBE_TABLES) & set(training + HELDOUT_TABLES)
     assert len(set(TABLE_KINDS)) == len(TABLE_KINDS)
