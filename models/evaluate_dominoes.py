@@ -33,12 +33,13 @@ TILE_LONG_MM = 46.0  # a tile 19-27 mm wide (models/synth/dominoes.py), twice as
 
 
 def evaluation_spec(
-    index: int, seed: int, far: bool = False, face_down: int = 0, marked_backs: float = 0.0
+    index: int, seed: int, far: bool = False, face_down: int = 0, marked_backs: float = 0.0, ridged: float = 0.0
 ) -> tuple[str, DominoSpec]:
     """The kind and spec of held-out scene `index`: 28-tile double-six pis, 25-tile double-nine pis, the
     training mix of layouts, and the same mix seen at steep angles, in turn; `far`, with the tiles as small
     as from afar (FAR_TILE_PX); `face_down` more tiles lying face down in a heap beside them, their backs
-    carrying a maker's mark at the chance `marked_backs`."""
+    carrying a maker's mark at the chance `marked_backs`; `ridged`, the chance that the set's dividers are ridges
+    of the tiles' own material."""
     kind = ("pis-28", "mix", "pis-25", "steep")[index % 4]
     if kind == "pis-28":
         spec = DominoSpec(split="heldout", layout="pis", top=6, pis=7)
@@ -50,7 +51,7 @@ def evaluation_spec(
         spec = replace(spec, min_tilt=STEEP_TILT[0], max_tilt=STEEP_TILT[1])
     if far:
         spec = replace(spec, tile_px=FAR_TILE_PX, min_tile_px=FAR_MIN_TILE_PX)
-    return kind, replace(spec, face_down=face_down, marked_backs=marked_backs)
+    return kind, replace(spec, face_down=face_down, marked_backs=marked_backs, ridged=ridged)
 
 
 @dataclass
@@ -204,18 +205,20 @@ def evaluate_dominoes(
     face_down: int = 0,
     marked_backs: float = 0.0,
     table_kind: str | None = None,
+    ridged: float = 0.0,
 ) -> Evaluation:
     """Every scene (`far`: its tiles as small as from afar; `face_down`: with that many tiles face down beside
     them, a reading on one a false detection, their backs marked at the chance `marked_backs`), made `worse`
-    first (models/synth/degrade.py), laid on a table of `table_kind` if given, is read twice and the second run
-    timed, on one thread (OpenCV and ONNX Runtime)."""
+    first (models/synth/degrade.py), laid on a table of `table_kind` if given, its set's dividers ridges of the
+    tiles' own material at the chance `ridged`, is read twice and the second run timed, on one thread (OpenCV and
+    ONNX Runtime)."""
     cv2.setNumThreads(1)
     recognizer = recognizer or DominoRecognizer(threads=1)
     result = Evaluation(DominoScore(), {}, {}, None, None, {})
     wall, cpu, stages = [], [], []
     indices = range(scenes)
     for i in indices if quiet else track(indices, description="reading held-out scenes", console=Console(stderr=True)):
-        kind, spec = evaluation_spec(i, seed, far, face_down, marked_backs)
+        kind, spec = evaluation_spec(i, seed, far, face_down, marked_backs, ridged)
         spec = replace(spec, table=table_kind or spec.table)
         scene = render_dominoes(seed + i, spec)
         tiles = [t.corners for t in scene.tiles]
@@ -248,11 +251,13 @@ def print_evaluation(
     face_down: int = 0,
     marked_backs: float = 0.0,
     table_kind: str | None = None,
+    ridged: float = 0.0,
 ) -> None:
     seeds = f"seeds {seed}..{seed + scenes - 1}{worsened(worse)}{', tiles as from afar' if far else ''}"
     seeds += f", every scene on a {table_kind} table" if table_kind else ""
     seeds += f", {face_down} tiles face down beside" if face_down else ""
     seeds += f" (backs marked in {marked_backs:.0%} of scenes)" if face_down and marked_backs else ""
+    seeds += f", dividers ridged in {ridged:.0%} of scenes" if ridged else ""
     table = Table(title=f"Dominoes, {scenes} held-out scenes ({seeds})")
     for column in ("scenes of", "tiles", "in pis", "found", "both halves right", "in pis right", "false detections"):
         table.add_column(column, justify="right")

@@ -63,7 +63,7 @@ class TileStyle:
     pip_radius: float
     pip_step: float  # grid step between neighbouring pips
     recessed: bool  # pips sunk into the face: a dark rim
-    divider: str  # groove | line | bar
+    divider: str  # groove | line | bar | ridge (moulded in the body's own material: only its light and shade show)
     divider_color: BGR
     divider_length: float  # share of the tile's width
     divider_width: float
@@ -260,6 +260,13 @@ def draw_tile(
         (round((mid + half_bar) * s), round(style.width * s)),
     )
     cv2.line(art, p0, p1, style.divider_color, bar_w, cv2.LINE_AA, shift=4)
+    if style.divider == "ridge":  # the flank toward the light (as the bevel's) catches it, the other is in shade
+        side = round(bar_w * 16 / 2) * (-1 if math.sin(light) < 0 else 1)
+        flank = max(1, bar_w // 2)
+        lit = tuple(min(255.0, c * 1.25 + 10) for c in style.body)
+        shade = tuple(c * 0.7 for c in style.body)
+        for offset, colour in ((side, lit), (-side, shade)):
+            cv2.line(art, (p0[0], p0[1] + offset), (p1[0], p1[1] + offset), colour, flank, cv2.LINE_AA, shift=4)
     if style.divider == "bar":  # a raised metal bar catches a highlight along one edge
         bright = tuple(min(255.0, c * 1.35 + 30) for c in style.divider_color)
         lift = round(bar_w * 16 / 4)
@@ -369,6 +376,9 @@ class DominoSpec:
     face_down: int = 0
     # The chance that those tiles' backs carry a maker's mark (BackMark), drawn from a stream of its own.
     marked_backs: float = 0.0
+    # The chance that the set's divider is a ridge moulded in the tiles' own material, seen only by a thin highlight
+    # along one flank and a shade along the other, as on many black and translucent sets; a stream of its own.
+    ridged: float = 0.0
 
 
 class _Lens:
@@ -562,6 +572,7 @@ def render_dominoes(seed: int, spec: DominoSpec = DominoSpec()) -> DominoScene:
     nrng = np.random.default_rng(seed)
     top = spec.top or rng.choice((6, 9))
     style = random_tile_style(rng, spec.split, top)
+    ridged = random.Random(f"ridge {seed}").random() < spec.ridged
     for attempt in range(30):
         # A large layout may not fit at the size drawn: each retry steps the camera back a little.
         tile_px = max(rng.uniform(*spec.tile_px) * 0.9**attempt, spec.min_tile_px * 1.1)
@@ -587,6 +598,8 @@ def render_dominoes(seed: int, spec: DominoSpec = DominoSpec()) -> DominoScene:
         _busy_cloth(rng, nrng, image, lens)
     tiles = [(p, kind) for kind, g in groups for p in g]
     styles = [style if spec.one_set else random_tile_style(rng, spec.split, top) for _ in tiles]
+    if ridged:
+        styles = [replace(st, divider="ridge", divider_color=st.body) for st in styles]
     outlines = [p.outline(s.width) for (p, _), s in zip(tiles, styles, strict=True)]
     distractors = _draw_distractors(rng, image, lens, outlines, spec)
     laid = len(tiles) if spec.laid is None else spec.laid

@@ -108,8 +108,16 @@ def evaluate_dominoes(
     table_kind: str | None = typer.Option(
         None,
         "--table",
-        help="Lay every scene on this kind of table (models/synth/tables.py), e.g. polka: a polka-dot cloth, a "
-        "probe kind that neither training nor the held-out set draws.",
+        help="Lay every scene on this kind of table (models/synth/tables.py), e.g. polka: a polka-dot cloth in "
+        "staggered rows, a probe kind that neither training nor the held-out set draws.",
+    ),
+    ridged: float = typer.Option(
+        0.0,
+        "--ridged",
+        min=0.0,
+        max=1.0,
+        help="The chance that a scene's set has its divider moulded as a ridge of the tiles' own material, seen "
+        "only by a thin highlight and shade (many black sets); no training frame draws one.",
     ),
 ) -> None:
     """Dominoes: tiles with both halves read right, false detections, and speed on 28-tile frames."""
@@ -120,12 +128,19 @@ def evaluate_dominoes(
         fail(f"unknown table kind {table_kind!r}; choose: {', '.join(TABLE_KINDS)}")
         raise typer.Exit(code=2)
     result = run(
-        scenes, seed, worse=degrade, far=far, face_down=face_down, marked_backs=marked_backs, table_kind=table_kind
+        scenes,
+        seed,
+        worse=degrade,
+        far=far,
+        face_down=face_down,
+        marked_backs=marked_backs,
+        table_kind=table_kind,
+        ridged=ridged,
     )
     if as_json:
         typer.echo(json.dumps(result.to_json()))
     else:
-        print_evaluation(result, scenes, seed, degrade, far, face_down, marked_backs, table_kind)
+        print_evaluation(result, scenes, seed, degrade, far, face_down, marked_backs, table_kind, ridged)
 
 
 @judge_app.command("seven-pis")

@@ -170,11 +170,13 @@ def test_evaluate_prints_figures() -> None:
 
 def test_evaluate_lays_the_scenes_on_a_table_asked_for_by_name() -> None:
     result = tableref(
-        "evaluate", "dominoes", "--scenes", "1", "--table", "polka", "--face-down", "4", "--marked-backs", "1"
-    )
+        "evaluate", "dominoes", "--scenes", "1", "--table", "polka", "--face-down", "4", "--marked-backs", "1",
+        "--ridged", "1",
+    )  # fmt: skip
     assert result.returncode == 0, result.stderr
     title = " ".join(result.stdout.split())  # the table's title wraps
     assert "every scene on a polka table" in title and "backs marked in 100% of scenes" in title
+    assert "dividers ridged in 100% of scenes" in title
     unknown = tableref("evaluate", "dominoes", "--scenes", "1", "--table", "lino")
     assert unknown.returncode == 2 and "unknown table kind 'lino'" in unknown.stderr and "polka" in unknown.stderr
 
