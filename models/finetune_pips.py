@@ -1,6 +1,6 @@
 """The blurred pip reader: the shipped reader trained on, from its ONNX weights, with motion-blurred crops.
 
-    python -m models.finetune_pips [--blur-share 0.35] [--blur-lengths 3,5,7,9,11] [--epochs 2]
+    python -m models.finetune_pips [--blur-share 0.35] [--blur-lengths 3,5,7,9,11] [--epochs 2] [--dotted-scenes N]
 
 The renders blur about one frame in seven as a moving camera would, and those frames held most of the
 tiles the recogniser missed on held-out scenes: the reader doubted blurred pips even on their true outline.
@@ -11,17 +11,25 @@ fine-tuning frames are; the shipped locator's proposals on such frames; and, so 
 blocks the reader was trained on: truth crops of the first training scenes, the locator's proposals on
 training scenes and on frames with no domino. None of these tables is a held-out kind. Each block is cached
 in data/; torch runs on one thread.
+
+`--dotted-scenes` adds scenes over a cloth of dots on a square lattice (DOT_TRAIN_TABLES): where the dots lie at a
+tile's pip spacing, the locator proposes patches of cloth that a reader never shown one reads as 5|5 or 4|4.
+`make train` trains both readers on from their own weights with them: the blurred one on every block, the sharp
+one with no blur on the blocks it was first trained on (`--pattern-scenes 0 --varied-scenes 0 --proposal-scenes 0
+--blur-share 0`). The polka-dot cloth in staggered rows stays a probe kind that no training frame draws.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import typer
 
 from models.synth.dominoes import DominoSpec, render_dominoes
-from models.synth.tables import EXTRA_TRAIN_TABLES, PATTERN_TRAIN_TABLES, TRAIN_TABLES
+from models.synth.tables import DOT_TRAIN_TABLES, EXTRA_TRAIN_TABLES, PATTERN_TRAIN_TABLES, TRAIN_TABLES
 from models.train_dominoes import (
     FREE_SEED,
     PROPOSAL_SEED,
@@ -41,6 +49,7 @@ from vision.dominoes.pips import MODEL_PATH as PIPS_PATH
 PATTERN_SEED = 38_000_000  # seeds no other domino renders use
 VARIED_SEED = 39_000_000
 VARIED_PROPOSAL_SEED = 40_000_000
+DOTTED_SEED = 125_000_000
 EVERY_TABLE = TRAIN_TABLES + EXTRA_TRAIN_TABLES + PATTERN_TRAIN_TABLES
 
 
@@ -50,6 +59,10 @@ def pattern_spec(seed: int) -> DominoSpec:
 
 def every_table_spec(seed: int) -> DominoSpec:
     return varied_spec(seed, tables=EVERY_TABLE)
+
+
+def dotted_spec(seed: int) -> DominoSpec:
+    return varied_spec(seed, tables=DOT_TRAIN_TABLES)
 
 
 def _truth_crops(seed: int, make_spec) -> tuple[np.ndarray, np.ndarray]:
@@ -78,6 +91,54 @@ def every_table_proposals(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return _proposal_crops(scene.image, scene.tiles)
 
 
+def dotted_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Truth crops of one scene over a dotted cloth, and the shipped locator's proposals there: patches of cloth
+    whose dots lie at a tile's pip spacing, which a reader that never saw such a cloth reads as 5|5 or 4|4."""
+    crops, labels = _truth_crops(seed, dotted_spec)
+    scene = render_dominoes(seed, dotted_spec(seed))
+    proposed, proposed_labels = _proposal_crops(scene.image, scene.tiles)
+    return np.concatenate([crops, proposed]), np.concatenate([labels, proposed_labels])
+
+
+class Block(NamedTuple):
+    seed: int  # the first scene's
+    crops_of: Callable[[int], tuple[np.ndarray, np.ndarray]]
+    cache: str  # the name its crops are cached under in data/
+    what: str  # for the manifest, of `n` scenes
+
+
+BLOCKS = {
+    "pattern": Block(
+        PATTERN_SEED, pattern_crops, "pips-patterns", "truth crops of {n} scenes over PATTERN_TRAIN_TABLES"
+    ),
+    "varied": Block(
+        VARIED_SEED,
+        every_table_crops,
+        "pips-varied",
+        "truth crops of {n} scenes over every training table, two in five tilted up to 62 degrees",
+    ),
+    "proposals": Block(
+        VARIED_PROPOSAL_SEED,
+        every_table_proposals,
+        "pips-proposed",
+        "the shipped locator's proposals on {n} scenes over every training table",
+    ),
+    "old": Block(1, training_crops, "pips-old", "truth crops of the first {n} training scenes"),
+    "old proposals": Block(
+        PROPOSAL_SEED, proposal_crops, "dominoes-proposals", "the locator's proposals on {n} training scenes"
+    ),
+    "free": Block(
+        FREE_SEED, domino_free_crops, "dominoes-free", "the locator's proposals on {n} frames with no domino"
+    ),
+    "dotted": Block(
+        DOTTED_SEED,
+        dotted_crops,
+        "pips-dotted",
+        "truth crops and the locator's proposals on {n} scenes over DOT_TRAIN_TABLES",
+    ),
+}
+
+
 def finetune(
     pattern_scenes: int = typer.Option(1200, help="scenes over PATTERN_TRAIN_TABLES: truth crops"),
     varied_scenes: int = typer.Option(800, help="scenes over every training table: truth crops"),
@@ -85,6 +146,7 @@ def finetune(
     old_scenes: int = typer.Option(1000, help="first training scenes: truth crops, so nothing is forgotten"),
     old_proposal_scenes: int = typer.Option(1200, help="training scenes: the locator's proposals"),
     free_scenes: int = typer.Option(1000, help="frames with no domino: the locator's proposals, all no tile"),
+    dotted_scenes: int = typer.Option(0, help="scenes over a dotted cloth: truth crops and the locator's proposals"),
     epochs: int = typer.Option(2),
     lr: float = typer.Option(5e-4, help="peak learning rate"),
     blur_share: float = typer.Option(0.35, help="share of each batch's crops blurred as by a moving camera"),
@@ -97,13 +159,14 @@ def finetune(
     import torch
 
     torch.set_num_threads(1)  # the machine is shared: one core for training
+    scenes = {
+        "pattern": pattern_scenes, "varied": varied_scenes, "proposals": proposal_scenes, "old": old_scenes,
+        "old proposals": old_proposal_scenes, "free": free_scenes, "dotted": dotted_scenes,
+    }  # fmt: skip
+    used = {name: n for name, n in scenes.items() if n}
     blocks = {
-        "pattern": build_proposals(PATTERN_SEED, pattern_scenes, pattern_crops, "pips-patterns"),
-        "varied": build_proposals(VARIED_SEED, varied_scenes, every_table_crops, "pips-varied"),
-        "proposals": build_proposals(VARIED_PROPOSAL_SEED, proposal_scenes, every_table_proposals, "pips-proposed"),
-        "old": build_proposals(1, old_scenes, training_crops, "pips-old"),
-        "old proposals": build_proposals(PROPOSAL_SEED, old_proposal_scenes, proposal_crops),
-        "free": build_proposals(FREE_SEED, free_scenes, domino_free_crops, "dominoes-free"),
+        name: build_proposals(BLOCKS[name].seed, n, BLOCKS[name].crops_of, BLOCKS[name].cache)
+        for name, n in used.items()
     }
     for name, block in blocks.items():
         print(f"{name}: {len(block['crops'])} crops, {int(block['labels'][:, 2].sum())} of them tiles")
@@ -111,17 +174,12 @@ def finetune(
     val = build_dataset(20_000_000, 150, "dominoes-val-heldout", split="heldout")
     lengths = tuple(int(k) for k in blur_lengths.split(","))
     report = train_pip_reader(data, val, epochs, seed, out, start, lr, blur_share, lengths)
+    described = "; ".join(f"{BLOCKS[name].what.format(n=n)} (seeds {BLOCKS[name].seed}..)" for name, n in used.items())
     write_pip_manifest(
         out,
         {"trained_on_from": f"{start.name} (its ONNX weights; how it was trained: models/dominoes.md)",
          "seed": seed, "max_lr": lr,
-         "data": f"models/synth/dominoes.py renders, split=train: truth crops of {pattern_scenes} scenes over "
-                 f"PATTERN_TRAIN_TABLES (seeds {PATTERN_SEED}..) and {varied_scenes} over every training "
-                 f"table (seeds {VARIED_SEED}..), two in five tilted up to 62 degrees; the shipped locator's "
-                 f"proposals on {proposal_scenes} such scenes (seeds {VARIED_PROPOSAL_SEED}..); truth crops "
-                 f"of the first {old_scenes} training scenes, the locator's proposals on {old_proposal_scenes} "
-                 f"training scenes (seeds {PROPOSAL_SEED}..) and on {free_scenes} frames with no domino "
-                 f"(seeds {FREE_SEED}..)",
+         "data": f"models/synth/dominoes.py renders, split=train: {described}",
          "blocks": {name: len(block["crops"]) for name, block in blocks.items()},
          **report},
     )  # fmt: skip

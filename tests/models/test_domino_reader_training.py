@@ -1,8 +1,10 @@
 """The pip reader's training crops taken from the locator's proposals: on domino scenes labelled by the
-truth, on frames with no domino all labelled no tile."""
+truth, on frames with no domino all labelled no tile, on a dotted cloth both."""
 
 import numpy as np
 
+from models.finetune_pips import DOTTED_SEED, dotted_crops, dotted_spec
+from models.synth.tables import DOT_TRAIN_TABLES
 from models.train_dominoes import FREE_SEED, NOT_A_TILE, PROPOSAL_SEED, domino_free_crops, proposal_crops
 from vision.dominoes.pips import PipReader
 from vision.dominoes.tile import CROP_SIZE
@@ -30,3 +32,20 @@ def test_proposals_on_frames_with_no_domino_are_all_no_tile() -> None:
         assert (labels == [NOT_A_TILE, NOT_A_TILE, 0]).all()
         total += len(crops)
     assert total > 0
+
+
+def test_dotted_cloth_scenes_give_their_tiles_and_patches_of_cloth_as_no_tile() -> None:
+    crops, labels = [], []
+    for seed in range(DOTTED_SEED, DOTTED_SEED + 3):
+        assert dotted_spec(seed).table in DOT_TRAIN_TABLES
+        scene_crops, scene_labels = dotted_crops(seed)
+        assert scene_crops.shape[1:] == SHAPE and len(scene_labels) == len(scene_crops)
+        crops.append(scene_crops)
+        labels.append(scene_labels)
+    crops, labels = np.concatenate(crops), np.concatenate(labels)
+    tiles = labels[:, 2] == 1
+    assert tiles.sum() >= 10 and (~tiles).sum() >= 10
+    assert (labels[~tiles, :2] == NOT_A_TILE).all()
+    first, second, _ = PipReader().read(list(crops[tiles]))
+    agree = (first.argmax(1) == labels[tiles, 0]) & (second.argmax(1) == labels[tiles, 1])
+    assert agree.mean() >= 0.9
