@@ -32,14 +32,37 @@ FAR_MIN_TILE_PX = 14.0
 TILE_LONG_MM = 46.0  # a tile 19-27 mm wide (models/synth/dominoes.py), twice as long: the hand's scale
 
 
-def evaluation_spec(
-    index: int, seed: int, far: bool = False, face_down: int = 0, marked_backs: float = 0.0, ridged: float = 0.0
-) -> tuple[str, DominoSpec]:
+@dataclass(frozen=True)
+class SceneOptions:
+    """How every held-out scene is changed: `far`, its tiles as small as from afar (FAR_TILE_PX); `face_down` more
+    tiles lying face down in a heap beside them (a reading on one a false detection), their backs carrying a
+    maker's mark at the chance `marked_backs`; laid on a table of kind `table` if given; `ridged`, the chance that
+    the set's dividers are ridges of the tiles' own material."""
+
+    far: bool = False
+    face_down: int = 0
+    marked_backs: float = 0.0
+    table: str | None = None
+    ridged: float = 0.0
+
+    def applied(self, spec: DominoSpec) -> DominoSpec:
+        if self.far:
+            spec = replace(spec, tile_px=FAR_TILE_PX, min_tile_px=FAR_MIN_TILE_PX)
+        spec = replace(spec, face_down=self.face_down, marked_backs=self.marked_backs, ridged=self.ridged)
+        return replace(spec, table=self.table or spec.table)
+
+    def described(self) -> str:
+        """The changes for a table's title, each after a comma."""
+        text = ", tiles as from afar" if self.far else ""
+        text += f", every scene on a {self.table} table" if self.table else ""
+        text += f", {self.face_down} tiles face down beside" if self.face_down else ""
+        text += f" (backs marked in {self.marked_backs:.0%} of scenes)" if self.face_down and self.marked_backs else ""
+        return text + (f", dividers ridged in {self.ridged:.0%} of scenes" if self.ridged else "")
+
+
+def evaluation_spec(index: int, seed: int, options: SceneOptions = SceneOptions()) -> tuple[str, DominoSpec]:
     """The kind and spec of held-out scene `index`: 28-tile double-six pis, 25-tile double-nine pis, the
-    training mix of layouts, and the same mix seen at steep angles, in turn; `far`, with the tiles as small
-    as from afar (FAR_TILE_PX); `face_down` more tiles lying face down in a heap beside them, their backs
-    carrying a maker's mark at the chance `marked_backs`; `ridged`, the chance that the set's dividers are ridges
-    of the tiles' own material."""
+    training mix of layouts, and the same mix seen at steep angles, in turn; changed by `options`."""
     kind = ("pis-28", "mix", "pis-25", "steep")[index % 4]
     if kind == "pis-28":
         spec = DominoSpec(split="heldout", layout="pis", top=6, pis=7)
@@ -49,9 +72,7 @@ def evaluation_spec(
         spec = training_spec(seed + index, split="heldout")
     if kind == "steep":
         spec = replace(spec, min_tilt=STEEP_TILT[0], max_tilt=STEEP_TILT[1])
-    if far:
-        spec = replace(spec, tile_px=FAR_TILE_PX, min_tile_px=FAR_MIN_TILE_PX)
-    return kind, replace(spec, face_down=face_down, marked_backs=marked_backs, ridged=ridged)
+    return kind, options.applied(spec)
 
 
 @dataclass
@@ -201,25 +222,17 @@ def evaluate_dominoes(
     recognizer: DominoRecognizer | None = None,
     quiet: bool = False,
     worse: Degradation = Degradation.none,
-    far: bool = False,
-    face_down: int = 0,
-    marked_backs: float = 0.0,
-    table_kind: str | None = None,
-    ridged: float = 0.0,
+    options: SceneOptions = SceneOptions(),
 ) -> Evaluation:
-    """Every scene (`far`: its tiles as small as from afar; `face_down`: with that many tiles face down beside
-    them, a reading on one a false detection, their backs marked at the chance `marked_backs`), made `worse`
-    first (models/synth/degrade.py), laid on a table of `table_kind` if given, its set's dividers ridges of the
-    tiles' own material at the chance `ridged`, is read twice and the second run timed, on one thread (OpenCV and
-    ONNX Runtime)."""
+    """Every scene, changed by `options` and made `worse` (models/synth/degrade.py), is read twice and the second
+    run timed, on one thread (OpenCV and ONNX Runtime)."""
     cv2.setNumThreads(1)
     recognizer = recognizer or DominoRecognizer(threads=1)
     result = Evaluation(DominoScore(), {}, {}, None, None, {})
     wall, cpu, stages = [], [], []
     indices = range(scenes)
     for i in indices if quiet else track(indices, description="reading held-out scenes", console=Console(stderr=True)):
-        kind, spec = evaluation_spec(i, seed, far, face_down, marked_backs, ridged)
-        spec = replace(spec, table=table_kind or spec.table)
+        kind, spec = evaluation_spec(i, seed, options)
         scene = render_dominoes(seed + i, spec)
         tiles = [t.corners for t in scene.tiles]
         image = degrade(scene.image, worse, seed + i, tiles, px_per_mm(tiles, TILE_LONG_MM))
@@ -247,17 +260,9 @@ def print_evaluation(
     scenes: int,
     seed: int,
     worse: Degradation = Degradation.none,
-    far: bool = False,
-    face_down: int = 0,
-    marked_backs: float = 0.0,
-    table_kind: str | None = None,
-    ridged: float = 0.0,
+    options: SceneOptions = SceneOptions(),
 ) -> None:
-    seeds = f"seeds {seed}..{seed + scenes - 1}{worsened(worse)}{', tiles as from afar' if far else ''}"
-    seeds += f", every scene on a {table_kind} table" if table_kind else ""
-    seeds += f", {face_down} tiles face down beside" if face_down else ""
-    seeds += f" (backs marked in {marked_backs:.0%} of scenes)" if face_down and marked_backs else ""
-    seeds += f", dividers ridged in {ridged:.0%} of scenes" if ridged else ""
+    seeds = f"seeds {seed}..{seed + scenes - 1}{worsened(worse)}{options.described()}"
     table = Table(title=f"Dominoes, {scenes} held-out scenes ({seeds})")
     for column in ("scenes of", "tiles", "in pis", "found", "both halves right", "in pis right", "false detections"):
         table.add_column(column, justify="right")

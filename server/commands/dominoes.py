@@ -121,26 +121,18 @@ def evaluate_dominoes(
     ),
 ) -> None:
     """Dominoes: tiles with both halves read right, false detections, and speed on 28-tile frames."""
+    from models.evaluate_dominoes import SceneOptions, print_evaluation
     from models.evaluate_dominoes import evaluate_dominoes as run
-    from models.evaluate_dominoes import print_evaluation
 
     if table_kind is not None and table_kind not in TABLE_KINDS:
         fail(f"unknown table kind {table_kind!r}; choose: {', '.join(TABLE_KINDS)}")
         raise typer.Exit(code=2)
-    result = run(
-        scenes,
-        seed,
-        worse=degrade,
-        far=far,
-        face_down=face_down,
-        marked_backs=marked_backs,
-        table_kind=table_kind,
-        ridged=ridged,
-    )
+    options = SceneOptions(far, face_down, marked_backs, table_kind, ridged)
+    result = run(scenes, seed, worse=degrade, options=options)
     if as_json:
         typer.echo(json.dumps(result.to_json()))
     else:
-        print_evaluation(result, scenes, seed, degrade, far, face_down, marked_backs, table_kind, ridged)
+        print_evaluation(result, scenes, seed, degrade, options)
 
 
 @judge_app.command("seven-pis")

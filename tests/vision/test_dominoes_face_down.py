@@ -8,7 +8,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from models.evaluate_dominoes import evaluation_spec, score_scene
+from models.evaluate_dominoes import SceneOptions, evaluation_spec, score_scene
 from models.synth.dominoes import draw_tile, random_back_mark, random_tile_style, render_dominoes
 from vision.dominoes import DominoRecognizer
 from vision.dominoes.blanks import NO_DIVIDER, _divider
@@ -26,7 +26,7 @@ def test_tiles_lying_face_down_beside_the_rest_are_not_read() -> None:
     reader = DominoRecognizer()
     on_pile = piled = right_with = right_without = tiles = 0
     for index in PILE_SCENES:
-        _, spec = evaluation_spec(index, SEED, face_down=PILE)
+        _, spec = evaluation_spec(index, SEED, SceneOptions(face_down=PILE))
         scene = render_dominoes(SEED + index, spec)
         piled += len(scene.face_down)  # a crowded table leaves room for fewer
         read = reader(scene.image)
@@ -71,7 +71,7 @@ def test_a_blank_s_divider_is_told_from_a_maker_s_mark_on_a_back() -> None:
 def test_a_maker_s_mark_is_drawn_on_the_backs_alone() -> None:
     """Marked backs come from a stream of their own: the scene changes only on the tiles face down, and without
     them it renders as before."""
-    _, spec = evaluation_spec(3, SEED, face_down=PILE)
+    _, spec = evaluation_spec(3, SEED, SceneOptions(face_down=PILE))
     plain = render_dominoes(SEED + 3, spec)
     marked = render_dominoes(SEED + 3, replace(spec, marked_backs=1.0))
     changed = np.argwhere(np.abs(plain.image.astype(int) - marked.image).max(axis=2) > 0)[:, ::-1].astype(float)

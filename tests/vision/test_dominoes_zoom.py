@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from models.evaluate_dominoes import evaluation_spec, score_scene
+from models.evaluate_dominoes import SceneOptions, evaluation_spec, score_scene
 from models.synth.dominoes import render_dominoes
 from vision.dominoes import DominoRecognizer
 from vision.dominoes.selection import Candidate
@@ -33,7 +33,7 @@ def test_small_tiles_are_read_from_closer() -> None:
     without = WithoutZoom(reader.locator, reader.reader, 1, reader.blurred_reader, reader.blurred_locator)
     tiles = read = read_without = false = false_without = 0
     for i in range(FAR_SCENES):
-        scene = render_dominoes(FAR_SEED + i, evaluation_spec(i, FAR_SEED, far=True)[1])
+        scene = render_dominoes(FAR_SEED + i, evaluation_spec(i, FAR_SEED, SceneOptions(far=True))[1])
         a, b = score_scene(scene, reader(scene.image)), score_scene(scene, without(scene.image))
         tiles += len(scene.tiles)
         read, read_without = read + a.read_right, read_without + b.read_right
