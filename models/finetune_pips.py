@@ -1,4 +1,5 @@
-"""The blurred pip reader: the shipped reader trained on, from its ONNX weights, with motion-blurred crops.
+"""The pip readers trained on from their ONNX weights: the blurred copy with motion-blurred crops, and both with
+a dotted cloth.
 
     python -m models.finetune_pips [--blur-share 0.35] [--blur-lengths 3,5,7,9,11] [--epochs 2] [--dotted-scenes N]
 
@@ -15,8 +16,9 @@ in data/; torch runs on one thread.
 `--dotted-scenes` adds scenes over a cloth of dots on a square lattice (DOT_TRAIN_TABLES): where the dots lie at a
 tile's pip spacing, the locator proposes patches of cloth that a reader never shown one reads as 5|5 or 4|4.
 `make train` trains both readers on from their own weights with them: the blurred one on every block, the sharp
-one with no blur on the blocks it was first trained on (`--pattern-scenes 0 --varied-scenes 0 --proposal-scenes 0
---blur-share 0`). The polka-dot cloth in staggered rows stays a probe kind that no training frame draws.
+one on the blocks it was first trained on, a little blurred (`--pattern-scenes 0 --varied-scenes 0
+--proposal-scenes 0 --blur-share 0.15`; with no blur it doubted blurred tiles more). The polka-dot cloth in
+staggered rows stays a probe kind that no training frame draws.
 """
 
 from __future__ import annotations
