@@ -20,6 +20,6 @@ def test_a_polka_dot_cloth_is_not_read_as_tiles() -> None:
         scene = render_dominoes(SEED + index, spec)
         score = score_scene(scene, reader(scene.image))
         tiles, right, false = tiles + score.tiles, right + score.read_right, false + score.false_detections
-    # Before the dotted block: 194 of 220 right, 45 readings on the cloth; after it 195 and 3.
+    # Before the dotted block: 194 of 220 right, 45 readings on the cloth; after it 195 and 4.
     assert right >= 0.85 * tiles
     assert false <= 0.05 * tiles, f"{false} readings on the cloth, {tiles} tiles"
