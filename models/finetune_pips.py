@@ -2,6 +2,7 @@
 a dotted cloth.
 
     python -m models.finetune_pips [--blur-share 0.35] [--blur-lengths 3,5,7,9,11] [--epochs 2] [--dotted-scenes N]
+        [--ridged-scenes N]
 
 The renders blur about one frame in seven as a moving camera would, and those frames held most of the
 tiles the recogniser missed on held-out scenes: the reader doubted blurred pips even on their true outline.
@@ -19,11 +20,16 @@ tile's pip spacing, the locator proposes patches of cloth that a reader never sh
 one on the blocks it was first trained on, a little blurred (`--pattern-scenes 0 --varied-scenes 0
 --proposal-scenes 0 --blur-share 0.15`; with no blur it doubted blurred tiles more). The polka-dot cloth in
 staggered rows stays a probe kind that no training frame draws.
+
+`--ridged-scenes` adds scenes of sets whose divider is a ridge moulded in the tiles' own material (as on many
+black and translucent sets), over every training table: only a thin highlight and a shade show where the
+divider is. `make train` gives both readers these with the dots.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -40,6 +46,7 @@ from models.train_dominoes import (
     build_proposals,
     domino_free_crops,
     proposal_crops,
+    samples_of,
     scene_samples,
     train_pip_reader,
     varied_spec,
@@ -52,6 +59,7 @@ PATTERN_SEED = 38_000_000  # seeds no other domino renders use
 VARIED_SEED = 39_000_000
 VARIED_PROPOSAL_SEED = 40_000_000
 DOTTED_SEED = 125_000_000
+RIDGED_SEED = 127_000_000  # 126_000_000.. and 128_000_000.. are tuning seeds of evaluation scenes
 EVERY_TABLE = TRAIN_TABLES + EXTRA_TRAIN_TABLES + PATTERN_TRAIN_TABLES
 
 
@@ -65,6 +73,10 @@ def every_table_spec(seed: int) -> DominoSpec:
 
 def dotted_spec(seed: int) -> DominoSpec:
     return varied_spec(seed, tables=DOT_TRAIN_TABLES)
+
+
+def ridged_spec(seed: int) -> DominoSpec:
+    return replace(every_table_spec(seed), ridged=1.0)
 
 
 def _truth_crops(seed: int, make_spec) -> tuple[np.ndarray, np.ndarray]:
@@ -93,13 +105,25 @@ def every_table_proposals(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return _proposal_crops(scene.image, scene.tiles)
 
 
-def dotted_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Truth crops of one scene over a dotted cloth, and the shipped locator's proposals there: patches of cloth
-    whose dots lie at a tile's pip spacing, which a reader that never saw such a cloth reads as 5|5 or 4|4."""
-    crops, labels = _truth_crops(seed, dotted_spec)
-    scene = render_dominoes(seed, dotted_spec(seed))
+def _truth_and_proposals(seed: int, make_spec: Callable[[int], DominoSpec]) -> tuple[np.ndarray, np.ndarray]:
+    """Truth crops of one scene and the shipped locator's proposals on it, from one render."""
+    scene = render_dominoes(seed, make_spec(seed))
+    sample = samples_of(scene, seed)
     proposed, proposed_labels = _proposal_crops(scene.image, scene.tiles)
-    return np.concatenate([crops, proposed]), np.concatenate([labels, proposed_labels])
+    return np.concatenate([sample["crops"], proposed]), np.concatenate([sample["labels"], proposed_labels])
+
+
+def dotted_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Truth crops and proposals of one scene over a dotted cloth: patches of cloth whose dots lie at a tile's
+    pip spacing, which a reader that never saw such a cloth reads as 5|5 or 4|4."""
+    return _truth_and_proposals(seed, dotted_spec)
+
+
+def ridged_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Truth crops and proposals of one scene of a set whose divider is a ridge of the tiles' own material,
+    over any training table: only a thin highlight and a shade mark the divider, and a reader that never saw
+    one doubts the tile (most of the ridged tiles missed had a proposal)."""
+    return _truth_and_proposals(seed, ridged_spec)
 
 
 class Block(NamedTuple):
@@ -138,6 +162,12 @@ BLOCKS = {
         "pips-dotted",
         "truth crops and the locator's proposals on {n} scenes over DOT_TRAIN_TABLES",
     ),
+    "ridged": Block(
+        RIDGED_SEED,
+        ridged_crops,
+        "pips-ridged",
+        "truth crops and the locator's proposals on {n} scenes over every training table, every divider a ridge",
+    ),
 }
 
 
@@ -149,6 +179,7 @@ def finetune(
     old_proposal_scenes: int = typer.Option(1200, help="training scenes: the locator's proposals"),
     free_scenes: int = typer.Option(1000, help="frames with no domino: the locator's proposals, all no tile"),
     dotted_scenes: int = typer.Option(0, help="scenes over a dotted cloth: truth crops and the locator's proposals"),
+    ridged_scenes: int = typer.Option(0, help="scenes of ridged dividers: truth crops and the locator's proposals"),
     epochs: int = typer.Option(2),
     lr: float = typer.Option(5e-4, help="peak learning rate"),
     blur_share: float = typer.Option(0.35, help="share of each batch's crops blurred as by a moving camera"),
@@ -163,7 +194,7 @@ def finetune(
     torch.set_num_threads(1)  # the machine is shared: one core for training
     scenes = {
         "pattern": pattern_scenes, "varied": varied_scenes, "proposals": proposal_scenes, "old": old_scenes,
-        "old proposals": old_proposal_scenes, "free": free_scenes, "dotted": dotted_scenes,
+        "old proposals": old_proposal_scenes, "free": free_scenes, "dotted": dotted_scenes, "ridged": ridged_scenes,
     }  # fmt: skip
     used = {name: n for name, n in scenes.items() if n}
     blocks = {

@@ -30,7 +30,7 @@ import numpy as np
 import typer
 
 from models.locator_training import augment, block, fit_locator, locator_maker
-from models.synth.dominoes import DominoSpec, render_dominoes
+from models.synth.dominoes import DominoScene, DominoSpec, render_dominoes
 from models.synth.scenes import SceneSpec, render_scene
 from models.synth.sticks import SCENE_KINDS, StickSceneSpec, render_stick_scene
 from models.synth.tables import EXTRA_TRAIN_TABLES, TRAIN_TABLES
@@ -121,8 +121,13 @@ def scene_samples(
 ) -> dict[str, np.ndarray]:
     """One scene (training_spec's, or `make_spec`'s): the locator's input and targets, and labelled crops for
     the pip reader."""
-    rng = random.Random(seed)
     scene = render_dominoes(seed, make_spec(seed) if make_spec else training_spec(seed, split))
+    return samples_of(scene, seed)
+
+
+def samples_of(scene: DominoScene, seed: int) -> dict[str, np.ndarray]:
+    """`scene_samples` of a scene rendered already, jittered by a stream of `seed`'s."""
+    rng = random.Random(seed)
     canvas, scale = letterbox(scene.image)
     frames = [TileFrame.from_corners(t.corners) for t in scene.tiles]
     heat, reg, weight = encode_targets([f.scaled(scale) for f in frames])

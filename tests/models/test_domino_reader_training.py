@@ -1,9 +1,10 @@
 """The pip reader's training crops taken from the locator's proposals: on domino scenes labelled by the
-truth, on frames with no domino all labelled no tile, on a dotted cloth both."""
+truth, on frames with no domino all labelled no tile, on a dotted cloth and of ridged sets both."""
 
 import numpy as np
+import pytest
 
-from models.finetune_pips import DOTTED_SEED, dotted_crops, dotted_spec
+from models.finetune_pips import BLOCKS, DOTTED_SEED, EVERY_TABLE, RIDGED_SEED, dotted_spec, ridged_spec
 from models.synth.tables import DOT_TRAIN_TABLES
 from models.train_dominoes import FREE_SEED, NOT_A_TILE, PROPOSAL_SEED, domino_free_crops, proposal_crops
 from vision.dominoes.pips import PipReader
@@ -34,11 +35,20 @@ def test_proposals_on_frames_with_no_domino_are_all_no_tile() -> None:
     assert total > 0
 
 
-def test_dotted_cloth_scenes_give_their_tiles_and_patches_of_cloth_as_no_tile() -> None:
-    crops, labels = [], []
-    for seed in range(DOTTED_SEED, DOTTED_SEED + 3):
+def test_the_dotted_and_ridged_scenes_draw_their_kind() -> None:
+    for seed in range(DOTTED_SEED, DOTTED_SEED + 20):
         assert dotted_spec(seed).table in DOT_TRAIN_TABLES
-        scene_crops, scene_labels = dotted_crops(seed)
+    for seed in range(RIDGED_SEED, RIDGED_SEED + 20):
+        spec = ridged_spec(seed)
+        assert spec.ridged == 1.0 and spec.split == "train" and spec.table in EVERY_TABLE
+
+
+@pytest.mark.parametrize("block", ["dotted", "ridged"])
+def test_a_block_of_truth_and_proposals_gives_its_tiles_as_read_and_the_rest_as_no_tile(block: str) -> None:
+    """Patches of a dotted cloth are no tile; a ridged set's tiles are labelled as the shipped reader reads them."""
+    crops, labels = [], []
+    for seed in range(BLOCKS[block].seed, BLOCKS[block].seed + 3):
+        scene_crops, scene_labels = BLOCKS[block].crops_of(seed)
         assert scene_crops.shape[1:] == SHAPE and len(scene_labels) == len(scene_crops)
         crops.append(scene_crops)
         labels.append(scene_labels)
