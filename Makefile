@@ -70,9 +70,10 @@ train: $(STAMP) system-packages
 	$(BIN)/python -m models.train_dominoes --skip-locator --pips-start data/dominoes_pips.pt \
 		--pip-epochs 2 --pip-lr 5e-4 --free-scenes 1000 --seed 1
 	$(BIN)/python -m models.finetune_pips
-	$(BIN)/python -m models.finetune_pips --dotted-scenes 800 --pattern-scenes 0 --varied-scenes 0 \
-		--proposal-scenes 0 --blur-share 0.15 --start models/dominoes_pips.onnx --out models/dominoes_pips.onnx
-	$(BIN)/python -m models.finetune_pips --dotted-scenes 800 \
+	$(BIN)/python -m models.finetune_pips --dotted-scenes 800 --ridged-scenes 800 --pattern-scenes 0 \
+		--varied-scenes 0 --proposal-scenes 0 --blur-share 0.15 \
+		--start models/dominoes_pips.onnx --out models/dominoes_pips.onnx
+	$(BIN)/python -m models.finetune_pips --dotted-scenes 800 --ridged-scenes 800 \
 		--start models/dominoes_pips_blurred.onnx --out models/dominoes_pips_blurred.onnx
 	$(BIN)/python -m models.finetune_dominoes --start models/dominoes_locate.onnx \
 		--out models/dominoes_locate_blurred.onnx --checkpoint data/dominoes_locate-blurred.pt \

@@ -122,10 +122,11 @@ def test_a_steep_view_with_too_few_tiles_read_is_seen_from_above_by_its_proposal
 ) -> None:
     """Held-out steep scenes (found among 400 of 78000000.. and 1200 of 79000000..) whose first look reads fewer
     than three tiles, too few to tell the tilt: the locator's surer proposals tell it, and the view from above is
-    drawn round them. Measured on these six (54 tiles): 25 read right with it, 13 without, no false detection."""
+    drawn round them. Measured on these five (48 tiles): 22 read right with it, 11 without, one false detection
+    either way. A sixth, 79001135, left the set when the readers learnt ridged dividers: its first look reads 3."""
     cv2.setNumThreads(1)
     recognizer = DominoRecognizer(threads=1)
-    seeds = (78_000_107, 78_000_359, 79_000_315, 79_000_607, 79_001_135, 79_001_187)
+    seeds = (78_000_107, 78_000_359, 79_000_315, 79_000_607, 79_001_187)
     scenes = [render_dominoes(seed, evaluation_spec(seed % 1_000_000, seed - seed % 1_000_000)[1]) for seed in seeds]
     assert all(evaluation_spec(seed % 1_000_000, 0)[0] == "steep" for seed in seeds)
 
