@@ -25,7 +25,7 @@ from models.synth.tables import render_table
 from vision.cards.recognize import CardRecognizer
 from vision.dominoes import Domino, DominoRecognizer, Half, InvalidDominoError
 from vision.dominoes.above import STEEP
-from vision.dominoes.blanks import true_blanks
+from vision.dominoes.blanks import true_faces
 from vision.dominoes.locate import CHANNELS, GRID, STRIDE, decode, encode_targets, letterbox
 from vision.dominoes.recognize import SIZE_OFF, run_on, sized_frames
 from vision.dominoes.selection import MIN_CONFIDENCE, MOST_OVERLAP, Candidate, apart, select_tiles
@@ -725,7 +725,7 @@ def _painted(rng: np.random.Generator, image: np.ndarray, frame: TileFrame, face
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_a_blank_without_a_divider_or_unlike_the_other_tiles_goes(seed: int) -> None:
+def test_a_blank_or_lone_pip_without_a_divider_or_a_blank_unlike_the_other_tiles_goes(seed: int) -> None:
     """Dark tiles on a light table (or the other way round), one of them a true blank: a 0|0 read on the table
     goes, with a divider across its middle or without, and so do one somewhat unlike the tiles without a
     divider and one coloured as the tiles with no divider at all (a tile lying face down); the true blank, the
@@ -748,4 +748,9 @@ def test_a_blank_without_a_divider_or_unlike_the_other_tiles_goes(seed: int) -> 
         frame = TileFrame(np.array([60.0 + 100 * k, 260.0]), np.array([30.0, 0.0]), np.array([0.0, 15.0]))
         _painted(rng, image, frame, colour, divider)
         blanks.append(Candidate(frame, (0, 0), 0.9))
-    assert true_blanks(image, [*kept, *blanks]) == [*kept, blanks[3], blanks[5]]
+    lone = []  # a back's mark read as one pip: it goes without a divider, and a divided 1|0 stays
+    for k, divider in enumerate((False, True)):
+        frame = TileFrame(np.array([60.0 + 100 * k, 320.0]), np.array([30.0, 0.0]), np.array([0.0, 15.0]))
+        _painted(rng, image, frame, face, divider)
+        lone.append(Candidate(frame, (1, 0) if k else (0, 1), 0.9))
+    assert true_faces(image, [*kept, *blanks, *lone]) == [*kept, blanks[3], blanks[5], lone[1]]

@@ -11,7 +11,7 @@ import numpy as np
 from vision.corners import CornerRefiner
 from vision.deblur import MotionBlur, clear_streak, deblurred, motion_blur
 from vision.dominoes.above import MIN_TILES, STEEP, view_from_above, view_of_unread
-from vision.dominoes.blanks import true_blanks
+from vision.dominoes.blanks import true_faces
 from vision.dominoes.corners import tile_corners
 from vision.dominoes.detection import Domino, Half
 from vision.dominoes.locate import BLURRED_MODEL_PATH as BLURRED_LOCATE_PATH
@@ -398,7 +398,7 @@ class DominoRecognizer:
         t0 = time.perf_counter()
         kept = apart(kept + self._closer(image, ignore, proposals, kept, blur))
         timing["dominoes_closer_ms"] = (time.perf_counter() - t0) * 1000
-        kept = true_blanks(image, kept)
+        kept = true_faces(image, kept)
         if portrait_height is not None:
             kept = [replace(c, frame=c.frame.turned_back(portrait_height)) for c in kept]
         return kept, timing
