@@ -1,5 +1,5 @@
 """The pip readers trained on from their ONNX weights: the blurred copy with motion-blurred crops, and both with
-a dotted cloth.
+a dotted cloth and ridged dividers.
 
     python -m models.finetune_pips [--blur-share 0.35] [--blur-lengths 3,5,7,9,11] [--epochs 2] [--dotted-scenes N]
         [--ridged-scenes N]
@@ -122,7 +122,7 @@ def dotted_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
 def ridged_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Truth crops and proposals of one scene of a set whose divider is a ridge of the tiles' own material,
     over any training table: only a thin highlight and a shade mark the divider, and a reader that never saw
-    one doubts the tile (most of the ridged tiles missed had a proposal)."""
+    one doubted the tile (17 of 22 ridged tiles missed on tuning scenes had a proposal from the locator)."""
     return _truth_and_proposals(seed, ridged_spec)
 
 

@@ -729,7 +729,8 @@ def test_a_blank_or_lone_pip_without_a_divider_or_a_blank_unlike_the_other_tiles
     """Dark tiles on a light table (or the other way round), one of them a true blank: a 0|0 read on the table
     goes, with a divider across its middle or without, and so do one somewhat unlike the tiles without a
     divider and one coloured as the tiles with no divider at all (a tile lying face down); the true blank, the
-    other readings, a divided blank coloured as the tiles and a divided one somewhat unlike them stay."""
+    other readings, a divided blank coloured as the tiles and a divided one somewhat unlike them stay. A 1|0
+    coloured as the tiles goes with no divider (a back's mark read as a pip) and stays with one."""
     rng = np.random.default_rng(seed)
     dark, light = rng.uniform(0, 50, 3), rng.uniform(205, 255, 3)
     face, table = (dark, light) if seed % 2 else (light, dark)
@@ -748,7 +749,7 @@ def test_a_blank_or_lone_pip_without_a_divider_or_a_blank_unlike_the_other_tiles
         frame = TileFrame(np.array([60.0 + 100 * k, 260.0]), np.array([30.0, 0.0]), np.array([0.0, 15.0]))
         _painted(rng, image, frame, colour, divider)
         blanks.append(Candidate(frame, (0, 0), 0.9))
-    lone = []  # a back's mark read as one pip: it goes without a divider, and a divided 1|0 stays
+    lone = []
     for k, divider in enumerate((False, True)):
         frame = TileFrame(np.array([60.0 + 100 * k, 320.0]), np.array([30.0, 0.0]), np.array([0.0, 15.0]))
         _painted(rng, image, frame, face, divider)
