@@ -32,7 +32,7 @@ FAR_MIN_TILE_PX = 14.0
 TILE_LONG_MM = 46.0  # a tile 19-27 mm wide (models/synth/dominoes.py), twice as long: the hand's scale
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SceneOptions:
     """How every held-out scene is changed: `far`, its tiles as small as from afar (FAR_TILE_PX); `face_down` more
     tiles lying face down in a heap beside them (a reading on one a false detection), their backs carrying a

@@ -117,7 +117,7 @@ def evaluate_dominoes(
         min=0.0,
         max=1.0,
         help="The chance that a scene's set has its divider moulded as a ridge of the tiles' own material, seen "
-        "only by a thin highlight and shade (many black sets); no training frame draws one.",
+        "only by a thin highlight and shade (many black sets); the pip readers trained on ridged training styles.",
     ),
 ) -> None:
     """Dominoes: tiles with both halves read right, false detections, and speed on 28-tile frames."""
@@ -127,7 +127,7 @@ def evaluate_dominoes(
     if table_kind is not None and table_kind not in TABLE_KINDS:
         fail(f"unknown table kind {table_kind!r}; choose: {', '.join(TABLE_KINDS)}")
         raise typer.Exit(code=2)
-    options = SceneOptions(far, face_down, marked_backs, table_kind, ridged)
+    options = SceneOptions(far=far, face_down=face_down, marked_backs=marked_backs, table=table_kind, ridged=ridged)
     result = run(scenes, seed, worse=degrade, options=options)
     if as_json:
         typer.echo(json.dumps(result.to_json()))
