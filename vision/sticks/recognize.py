@@ -25,6 +25,9 @@
   more than five, sticks from its end peaks that none holds (vision/sticks/pairs.py); that reading replaces the
   sticks in the window where seven or more were read, or where fewer, none five together, were read and it reads
   as many or more, as long; else its whole sticks lying where none was read (a stick crossed) are added;
+- row: where still no card is read, the window along the frame's best straight run of readings read as a picture
+  of its own, twice as close, and five sticks in a row read there put in place of the readings along them
+  (vision/sticks/rows.py);
 - ends: a stick off the lattice read far longer or shorter than the frame's others has its ends found again
   along its axis, where its body ends in the picture (vision/sticks/ends.py).
 """
@@ -79,6 +82,7 @@ from vision.sticks.mirrored import MIRRORS, mirrored_homography, mirrored_streak
 from vision.sticks.pairs import PairCheck, assembled, from_lone_ends
 from vision.sticks.plane import split_runs, table_plane, turned_stick
 from vision.sticks.rims import outside_outlines
+from vision.sticks.rows import ROW_CARD, straight_run
 from vision.sticks.seams import is_seam
 from vision.working_size import outlines_to_working, to_picture, working_copy, working_homography
 
@@ -350,7 +354,11 @@ class StickRecognizer:
         return sticks, polysticks
 
     def timed(
-        self, image: np.ndarray, homography: np.ndarray | None = None, ignore: list[np.ndarray] = ()
+        self,
+        image: np.ndarray,
+        homography: np.ndarray | None = None,
+        ignore: list[np.ndarray] = (),
+        along_row: bool = True,
     ) -> tuple[list[Stick], list[Polystick], dict[str, float]]:
         """The sticks, the polysticks, and each stage's milliseconds.
 
@@ -361,13 +369,14 @@ class StickRecognizer:
         frame in focus. Nor does a frame where no stick is read: of 506 held-out frames out of focus, one read
         none unsharpened, and sharpened it was read wrong still; read alone (a DIGIT game), the stick reader
         would pay for the measure on every frame of an empty table or of cards. A picture larger than the working
-        size is read at it (vision/working_size.py).
+        size is read at it (vision/working_size.py). `along_row` False leaves out the look along a row: that
+        look reads its window so.
         """
         image, factor = working_copy(image)
         homography = working_homography(homography, factor)
         ignore = outlines_to_working(ignore, factor)
         streak = cache(partial(clear_streak, image))
-        sticks, polysticks, timing = self._both_networks(image, homography, ignore, streak)
+        sticks, polysticks, timing, readings = self._both_networks(image, homography, ignore, streak)
         settled = _settled(sticks, polysticks)
         start = time.perf_counter()
         sharpened = image if settled or not sticks else self.focus.sharpened_if_soft(image)
@@ -375,7 +384,7 @@ class StickRecognizer:
         if sharpened is not image:
             image, first_look = sharpened, timing
             streak = cache(partial(clear_streak, image))
-            sticks, polysticks, timing = self._both_networks(image, homography, ignore, streak)
+            sticks, polysticks, timing, readings = self._both_networks(image, homography, ignore, streak)
             timing = {stage: ms + first_look[stage] for stage, ms in timing.items()}
             settled = _settled(sticks, polysticks)
         t0 = time.perf_counter()
@@ -398,6 +407,10 @@ class StickRecognizer:
             if len(more) >= GROUPED_HEAP_STICKS and _kept_whole(sticks, more):
                 sticks, polysticks = more, more_polysticks
         timing["heap_ms"] = (time.perf_counter() - t0) * 1000
+        t0 = time.perf_counter()
+        if along_row and not any(p.card is not None for p in polysticks) and len(sticks) < HEAP_STICKS:
+            sticks, polysticks = self._along_row(image, homography, ignore, readings, sticks, polysticks)
+        timing["row_ms"] = (time.perf_counter() - t0) * 1000
         t0 = time.perf_counter()
         sticks, polysticks = self._without_seams(image, homography, sticks, polysticks)
         timing["seams_ms"] = (time.perf_counter() - t0) * 1000
@@ -436,28 +449,29 @@ class StickRecognizer:
         homography: np.ndarray | None,
         ignore: list[np.ndarray],
         streak: Callable[[], MotionBlur | None],
-    ) -> tuple[list[Stick], list[Polystick], dict[str, float]]:
+    ) -> tuple[list[Stick], list[Polystick], dict[str, float], LocatorReadings]:
         """Every look of the first network, and where it reads sticks but no card, of the one trained on
-        blurred frames; the sticks, the polysticks and each stage's milliseconds. `streak` gives the frame's
-        clear camera streak, if any: asked only where needed, once a frame for all its mirror images."""
-        sticks, polysticks, timing = self._looks(image, homography, ignore, self.locator)
+        blurred frames; the sticks, the polysticks, each stage's milliseconds and the first network's readings
+        of its first look. `streak` gives the frame's clear camera streak, if any: asked only where needed, once
+        a frame for all its mirror images."""
+        sticks, polysticks, timing, readings = self._looks(image, homography, ignore, self.locator)
         t0 = time.perf_counter()
         if sticks and not any(p.card is not None for p in polysticks):
             # Sticks but no card: the network trained on blurred frames reads motion-blurred layouts the first
             # misses. Its reading replaces the first only where it reads a card stick by stick.
-            more, more_polysticks, _ = self._looks(image, homography, ignore, self.blurred_locator)
+            more, more_polysticks, _, _ = self._looks(image, homography, ignore, self.blurred_locator)
             if any(read_stick_by_stick(p, more) for p in more_polysticks):
                 sticks, polysticks = more, more_polysticks
             elif blur := streak():
                 # A camera's streak taken out (vision/deblur.py): that reading stands where it reads a card stick
                 # by stick, and no more than RESTORED_MORE sticks beyond the first reading or a card's five: a
                 # restored frame shows the sticks that were there (on a striped cloth it once read 54 of 5).
-                more, more_polysticks, _ = self._looks(deblurred(image, blur), homography, ignore, self.locator)
+                more, more_polysticks, _, _ = self._looks(deblurred(image, blur), homography, ignore, self.locator)
                 few = len(more) <= max(len(sticks), CARD_STICKS) + RESTORED_MORE
                 if few and any(read_stick_by_stick(p, more) for p in more_polysticks):
                     sticks, polysticks = more, more_polysticks
         timing["blurred_ms"] = (time.perf_counter() - t0) * 1000
-        return sticks, polysticks, timing
+        return sticks, polysticks, timing, readings
 
     def _mirrored(
         self,
@@ -478,7 +492,7 @@ class StickRecognizer:
         could_tie = not broken_seen and len(sticks) >= TIE_FROM
         readings = [(sticks, polysticks)]
         for mirror in MIRRORS:
-            more, _, _ = self._both_networks(
+            more, _, _, _ = self._both_networks(
                 mirrored(image, mirror),
                 mirrored_homography(homography, size, mirror),
                 [mirrored_points(quad, size, mirror) for quad in ignore],
@@ -494,9 +508,10 @@ class StickRecognizer:
 
     def _looks(
         self, image: np.ndarray, homography: np.ndarray | None, ignore: list[np.ndarray], locator: StickLocator
-    ) -> tuple[list[Stick], list[Polystick], dict[str, float]]:
+    ) -> tuple[list[Stick], list[Polystick], dict[str, float], LocatorReadings]:
         """Every look `locator` takes at a frame: the first (with its brighter second look), the equalised look
-        of a flat frame and the closer look; the sticks, the polysticks and each stage's milliseconds."""
+        of a flat frame and the closer look; the sticks, the polysticks, each stage's milliseconds and the
+        locator's readings of the first look."""
         sticks, polysticks, timing, readings = self._look(image, homography, ignore, locator)
         t0 = time.perf_counter()
         if not any(p.card is not None for p in polysticks) and flat_gain(image) > 1.0:
@@ -513,7 +528,7 @@ class StickRecognizer:
         if not any(p.card is not None for p in polysticks):
             sticks, polysticks = self._closer(image, readings, sticks, polysticks, homography, ignore, locator)
         closer_ms = (time.perf_counter() - t0) * 1000
-        return sticks, polysticks, {**timing, "equalised_ms": equalised_ms, "closer_ms": closer_ms}
+        return sticks, polysticks, {**timing, "equalised_ms": equalised_ms, "closer_ms": closer_ms}, readings
 
     def _closer(
         self,
@@ -558,6 +573,31 @@ class StickRecognizer:
             sticks = _replaced_in_window(sticks, more, window)
             return sticks, self._snapped(sticks, image.shape[1::-1], homography)
         return sticks, polysticks
+
+    def _along_row(
+        self,
+        image: np.ndarray,
+        homography: np.ndarray | None,
+        ignore: list[np.ndarray],
+        readings: LocatorReadings,
+        sticks: list[Stick],
+        polysticks: list[Polystick],
+    ) -> tuple[list[Stick], list[Polystick]]:
+        """A frame with no card read, its window along the best straight run of readings (vision/sticks/rows.py)
+        read as a picture of its own: five sticks in a row read there that are the run (`Run.holds`) take the
+        place of the readings along them, where they are still that card among the others (`_with_new_cards`)."""
+        size = image.shape[1::-1]
+        run = straight_run(outside_outlines(readings.sure + readings.faint, ignore), readings.end_points, size)
+        if run is None:
+            return sticks, polysticks
+        window = run.window(size)
+        crop, window_homography, window_ignore = _in_window(image, window, homography, ignore)
+        more, more_polysticks, _ = self.timed(crop, window_homography, window_ignore, along_row=False)
+        moved = _replaced_in_window([], more, window)
+        ends = np.array([s.ends for s in moved]).reshape(-1, 2, 2)
+        read = np.array([s.ends for s in sticks]).reshape(-1, 2, 2)
+        rows = [p for p in more_polysticks if p.card == ROW_CARD and run.holds(ends[list(p.sticks)], read, size)]
+        return self._with_new_cards(sticks, polysticks, moved, rows, size, homography)
 
     def _heap_closer(
         self, image: np.ndarray, homography: np.ndarray | None, ignore: list[np.ndarray], sticks: list[Stick]

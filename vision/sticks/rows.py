@@ -1,0 +1,126 @@
+"""Where no card is read, the straight run of readings that may be a row of five, and the window to read it in.
+
+Five sticks laid end to end (card 1) make one long straight line. At the first look's scale the locator sees the
+row's two ends but hardly its joints, which are a hair's gap: it reads the row as one to three long readings,
+often faintly, or as nothing at all, as it has learnt to leave a plank's seam. Of 160 card-1 layouts rendered
+with the held-out split (tuning seeds 9800000..) 140 were read, and every one of 160 layouts of four other cards
+on the same seeds; in 16 of the 20 misses the end peaks marked at most two of the four joints. Twice as close the
+joints show, and the row is read stick by stick.
+
+The window is laid along the line of the best reading (its score times its length): it holds the readings and
+end peaks along that line, is ROW_SHARE of the frame's sides (turned to lie along a steep row), and is stretched
+where the row would not fit with the table beyond its ends in sight. A row read there must be the run
+(`Run.holds`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from rules.sticks import Edge, card_number
+from vision.sticks.completion import MIN_STICK_PX
+from vision.sticks.reread import ROW_FORESHORTENING
+
+ROW_CARD = card_number(Edge((k, 0), (k + 1, 0)) for k in range(5))  # five sticks in a row: the one card read so
+
+ROW_SHARE = 0.5  # of each side of the frame: the window's size, twice as close as the first look reads
+ROW_TURN = np.radians(6.0)  # how far a reading may turn from the row's line and still lie along it
+# How far off the row's line a reading's ends or an end peak may lie: this share of the best reading's length,
+# and ROW_ACROSS_PX more for the ends' own scatter.
+ROW_ACROSS = 0.06
+ROW_ACROSS_PX = 3.0
+# How far beyond the best reading's ends (in its lengths) an end peak on its line may stretch the row: a row of
+# five read as a run of two may have its far end marked three sticks on.
+ROW_REACH = 2.0
+# The least length of a run looked at, as a share of the frame's longer side: five sticks the renderer's shortest
+# (45 px at 1280x720) make a row of 225 px. Of 40 held-out empty tables (pens, notes, coins) 11 had a run this long,
+# and 8 of them an end peak along it; of the 20 rows missed, 17 and 17.
+ROW_LEAST = 0.15
+ROW_FILL = 0.85  # the most of the window's width and height the row may span: its ends need the table beyond
+MOST_STRETCH = 1.5  # the most the window grows to hold a long row: still a third closer than the first look
+
+Reading = tuple[float, np.ndarray]  # (score, ends 2x2 frame px)
+
+
+@dataclass(frozen=True)
+class Run:
+    """A straight run of readings: a point on its line and the line's direction (frame px, unit), how far off
+    the line a point may lie, and the run's extent along the line from that point (`low`, `high`)."""
+
+    origin: np.ndarray
+    along: np.ndarray
+    reach: float
+    low: float
+    high: float
+
+    def window(self, size: tuple[int, int]) -> tuple[int, int, int, int]:
+        """x, y, width, height of the window laid along the run in a frame of `size`: ROW_SHARE of its sides,
+        turned where that holds the run better, stretched (up to MOST_STRETCH) where the run would fill more
+        than ROW_FILL of it."""
+        centre = self.origin + self.along * (self.low + self.high) / 2
+        span = np.abs(self.along) * (self.high - self.low)  # the run's extent across the frame and down it
+        long_side, short_side = max(size) * ROW_SHARE, min(size) * ROW_SHARE
+        stretch, (w, h) = min(
+            (max(1.0, span[0] / (ROW_FILL * w), span[1] / (ROW_FILL * h)), (w, h))
+            for w, h in ((long_side, short_side), (short_side, long_side))
+        )
+        stretch = min(stretch, MOST_STRETCH)
+        w, h = min(round(w * stretch), size[0]), min(round(h * stretch), size[1])
+        x0 = int(np.clip(round(centre[0] - w / 2), 0, size[0] - w))
+        y0 = int(np.clip(round(centre[1] - h / 2), 0, size[1] - h))
+        return x0, y0, w, h
+
+    def on_line(self, sticks: np.ndarray) -> np.ndarray:
+        """Which sticks (n x 2 x 2, frame px) lie along the run's line: both ends within twice its reach."""
+        points = np.asarray(sticks, np.float64).reshape(-1, 2, 2) - self.origin
+        normal = np.array([-self.along[1], self.along[0]])
+        return (np.abs(points @ normal) < 2 * self.reach).all(axis=1)
+
+    def holds(self, row: np.ndarray, others: np.ndarray, size: tuple[int, int]) -> bool:
+        """Whether a row read closer (sticks n x 2 x 2, frame px) is the run, and of the frame's sticks: it lies
+        along the run's line and spans ROW_LEAST of a frame of `size`, as the run does, and its sticks are at the
+        median as long as the frame's `others` off the line, within ROW_FORESHORTENING either way. The window's
+        own closer looks see it four times as close, where the marks along one stick, or two in line, passed
+        for the joints of five."""
+        row = np.asarray(row, np.float64).reshape(-1, 2, 2)
+        span = np.ptp((row.reshape(-1, 2) - self.origin) @ self.along)
+        if not self.on_line(row).all() or span < ROW_LEAST * max(size):
+            return False
+        others = np.asarray(others, np.float64).reshape(-1, 2, 2)
+        others = others[~self.on_line(others)]
+        if not len(others):
+            return True  # a row alone on the table: no other stick gives the length
+        ratio = _median_length(row) / _median_length(others)
+        return 1 / ROW_FORESHORTENING <= ratio <= ROW_FORESHORTENING
+
+
+def _median_length(sticks: np.ndarray) -> float:
+    return float(np.median(np.linalg.norm(sticks[:, 1] - sticks[:, 0], axis=1)))
+
+
+def straight_run(readings: list[Reading], end_points: np.ndarray, size: tuple[int, int]) -> Run | None:
+    """The run along the best reading's line (see the module's docstring) in a frame of `size`, given the
+    locator's readings and end peaks (n x 2, frame px); None without a reading MIN_STICK_PX long, or where the
+    run is shorter than ROW_LEAST of the frame or no end peak lies along it."""
+    if not readings:
+        return None
+    _, (a, b) = max(readings, key=lambda r: r[0] * np.linalg.norm(r[1][1] - r[1][0]))
+    length = float(np.linalg.norm(b - a))
+    if length < MIN_STICK_PX:
+        return None
+    along = (b - a) / length
+    normal = np.array([-along[1], along[0]])
+    reach = ROW_ACROSS * length + ROW_ACROSS_PX
+    ends = np.array([e for _, e in readings], np.float64).reshape(-1, 2, 2)
+    steps = ends[:, 1] - ends[:, 0]
+    sines = np.abs(steps @ normal) / np.maximum(np.linalg.norm(steps, axis=1), 1e-9)
+    in_line = (sines < np.sin(ROW_TURN)) & (np.abs((ends - a) @ normal) < reach).all(axis=1)
+    peaks = np.asarray(end_points, np.float64).reshape(-1, 2)
+    t = (peaks - a) @ along
+    on_line = (np.abs((peaks - a) @ normal) < reach) & (t > -ROW_REACH * length) & (t < (1 + ROW_REACH) * length)
+    reached = (np.concatenate([ends[in_line].reshape(-1, 2), peaks[on_line], [a, b]]) - a) @ along
+    low, high = float(reached.min()), float(reached.max())
+    if high - low < ROW_LEAST * max(size) or not on_line.any():
+        return None
+    return Run(np.asarray(a, np.float64), along, reach, low, high)
