@@ -121,6 +121,7 @@ def test_timed_reports_each_stage() -> None:
         "blurred_ms",
         "mirrored_ms",
         "heap_ms",
+        "row_ms",
         "seams_ms",
         "turned_ms",
         "ends_ms",

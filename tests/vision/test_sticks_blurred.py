@@ -24,7 +24,7 @@ class WithoutBlurredLook(WithoutMirrors):
 
     def _looks(self, image, homography, ignore, locator):
         if locator is self.blurred_locator:
-            return [], [], {}
+            return [], [], {}, None
         return super()._looks(image, homography, ignore, locator)
 
 

@@ -25,9 +25,9 @@
   more than five, sticks from its end peaks that none holds (vision/sticks/pairs.py); that reading replaces the
   sticks in the window where seven or more were read, or where fewer, none five together, were read and it reads
   as many or more, as long; else its whole sticks lying where none was read (a stick crossed) are added;
-- row: where still no card is read, the window along the frame's best straight run of readings read as a picture
-  of its own, twice as close, and five sticks in a row read there put in place of the readings along them
-  (vision/sticks/rows.py);
+- row: where still no card is read, the window along the frame's best straight run of readings read again by
+  both networks' looks, twice as close, and five sticks in a row read there put in place of the readings along
+  them (vision/sticks/rows.py);
 - ends: a stick off the lattice read far longer or shorter than the frame's others has its ends found again
   along its axis, where its body ends in the picture (vision/sticks/ends.py).
 """
@@ -354,11 +354,7 @@ class StickRecognizer:
         return sticks, polysticks
 
     def timed(
-        self,
-        image: np.ndarray,
-        homography: np.ndarray | None = None,
-        ignore: list[np.ndarray] = (),
-        along_row: bool = True,
+        self, image: np.ndarray, homography: np.ndarray | None = None, ignore: list[np.ndarray] = ()
     ) -> tuple[list[Stick], list[Polystick], dict[str, float]]:
         """The sticks, the polysticks, and each stage's milliseconds.
 
@@ -369,8 +365,7 @@ class StickRecognizer:
         frame in focus. Nor does a frame where no stick is read: of 506 held-out frames out of focus, one read
         none unsharpened, and sharpened it was read wrong still; read alone (a DIGIT game), the stick reader
         would pay for the measure on every frame of an empty table or of cards. A picture larger than the working
-        size is read at it (vision/working_size.py). `along_row` False leaves out the look along a row: that
-        look reads its window so.
+        size is read at it (vision/working_size.py).
         """
         image, factor = working_copy(image)
         homography = working_homography(homography, factor)
@@ -408,8 +403,8 @@ class StickRecognizer:
                 sticks, polysticks = more, more_polysticks
         timing["heap_ms"] = (time.perf_counter() - t0) * 1000
         t0 = time.perf_counter()
-        if along_row and not any(p.card is not None for p in polysticks) and len(sticks) < HEAP_STICKS:
-            sticks, polysticks = self._along_row(image, homography, ignore, readings, sticks, polysticks)
+        if not any(p.card is not None for p in polysticks) and len(sticks) < HEAP_STICKS:
+            sticks, polysticks = self._along_row(image, homography, ignore, readings, streak, sticks, polysticks)
         timing["row_ms"] = (time.perf_counter() - t0) * 1000
         t0 = time.perf_counter()
         sticks, polysticks = self._without_seams(image, homography, sticks, polysticks)
@@ -580,19 +575,21 @@ class StickRecognizer:
         homography: np.ndarray | None,
         ignore: list[np.ndarray],
         readings: LocatorReadings,
+        streak: Callable[[], MotionBlur | None],
         sticks: list[Stick],
         polysticks: list[Polystick],
     ) -> tuple[list[Stick], list[Polystick]]:
         """A frame with no card read, its window along the best straight run of readings (vision/sticks/rows.py)
-        read as a picture of its own: five sticks in a row read there that are the run (`Run.holds`) take the
-        place of the readings along them, where they are still that card among the others (`_with_new_cards`)."""
+        read by both networks' looks: five sticks in a row read there that are the run (`Run.holds`) take the
+        place of the readings along them, where they are still that card among the others (`_with_new_cards`).
+        `streak` gives the frame's camera streak, which is the window's too."""
         size = image.shape[1::-1]
         run = straight_run(outside_outlines(readings.sure + readings.faint, ignore), readings.end_points, size)
         if run is None:
             return sticks, polysticks
         window = run.window(size)
         crop, window_homography, window_ignore = _in_window(image, window, homography, ignore)
-        more, more_polysticks, _ = self.timed(crop, window_homography, window_ignore, along_row=False)
+        more, more_polysticks, _, _ = self._both_networks(crop, window_homography, window_ignore, streak)
         moved = _replaced_in_window([], more, window)
         ends = np.array([s.ends for s in moved]).reshape(-1, 2, 2)
         read = np.array([s.ends for s in sticks]).reshape(-1, 2, 2)
