@@ -5,7 +5,7 @@ row's two ends but hardly its joints, which are a hair's gap: it reads the row a
 often faintly, or as nothing at all, as it has learnt to leave a plank's seam. Of 160 card-1 layouts rendered
 with the held-out split (tuning seeds 9800000..) 140 were read, and every one of 160 layouts of four other cards
 on the same seeds; in 16 of the 20 misses the end peaks marked at most two of the four joints. Twice as close the
-joints show, and the row is read stick by stick.
+joints show, and the row is read as five sticks.
 
 The window is laid along the line of the best reading (its score times its length): it holds the readings and
 end peaks along that line, is ROW_SHARE of the frame's sides (turned to lie along a steep row), and is stretched
