@@ -78,11 +78,11 @@ class Run:
         return (np.abs(points @ normal) < 2 * self.reach).all(axis=1)
 
     def holds(self, row: np.ndarray, others: np.ndarray, size: tuple[int, int]) -> bool:
-        """Whether a row read closer (sticks n x 2 x 2, frame px) is the run, and of the frame's sticks: it lies
-        along the run's line and spans ROW_LEAST of a frame of `size`, as the run does, and its sticks are at the
-        median as long as the frame's `others` off the line, within ROW_FORESHORTENING either way. The window's
-        own closer looks see it four times as close, where the marks along one stick, or two in line, passed
-        for the joints of five."""
+        """Whether a row read closer (sticks n x 2 x 2, frame px) is the run and of a size with the frame's other
+        sticks: it lies along the run's line and spans ROW_LEAST of a frame of `size`, as the run does, and its
+        sticks are at the median as long as the `others` read off the line, within ROW_FORESHORTENING either way.
+        The window's own closer looks see it four times as close, where the marks along one stick, or two in
+        line, passed for the joints of five."""
         row = np.asarray(row, np.float64).reshape(-1, 2, 2)
         span = np.ptp((row.reshape(-1, 2) - self.origin) @ self.along)
         if not self.on_line(row).all() or span < ROW_LEAST * max(size):
@@ -118,9 +118,9 @@ def straight_run(readings: list[Reading], end_points: np.ndarray, size: tuple[in
     in_line = (sines < np.sin(ROW_TURN)) & (np.abs((ends - a) @ normal) < reach).all(axis=1)
     peaks = np.asarray(end_points, np.float64).reshape(-1, 2)
     t = (peaks - a) @ along
-    on_line = (np.abs((peaks - a) @ normal) < reach) & (t > -ROW_REACH * length) & (t < (1 + ROW_REACH) * length)
-    reached = (np.concatenate([ends[in_line].reshape(-1, 2), peaks[on_line], [a, b]]) - a) @ along
+    marked = (np.abs((peaks - a) @ normal) < reach) & (t > -ROW_REACH * length) & (t < (1 + ROW_REACH) * length)
+    reached = (np.concatenate([ends[in_line].reshape(-1, 2), peaks[marked], [a, b]]) - a) @ along
     low, high = float(reached.min()), float(reached.max())
-    if high - low < ROW_LEAST * max(size) or not on_line.any():
+    if high - low < ROW_LEAST * max(size) or not marked.any():
         return None
     return Run(np.asarray(a, np.float64), along, reach, low, high)
