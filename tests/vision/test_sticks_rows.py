@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models.synth.sticks import StickSceneSpec, render_stick_scene
+from vision.sticks.detections import Stick
 from vision.sticks.recognize import StickRecognizer
 from vision.sticks.rows import MOST_STRETCH, ROW_CARD, ROW_FILL, ROW_LEAST, ROW_SHARE, straight_run
 
@@ -87,18 +88,22 @@ def test_a_row_read_closer_counts_only_along_the_run_and_as_long() -> None:
     ends, along = _row(np.array([640.0, 360.0]), 0.4, 450.0)
     run = straight_run([(0.2, ends)], ends, SIZE)
     assert run is not None
-    joints = ends[0] + np.linspace(0, 1, 6)[:, None] * (ends[1] - ends[0])
-    sticks = np.stack([joints[:-1], joints[1:]], axis=1)
-    alone = np.empty((0, 2, 2))
-    assert run.holds(sticks, alone, SIZE)
     normal = np.array([-along[1], along[0]])
-    assert not run.holds(sticks + normal * 3 * run.reach, alone, SIZE)  # a row beside the run's line
-    fifth = ends[0] + np.linspace(0, 0.2, 6)[:, None] * (ends[1] - ends[0])
-    assert not run.holds(np.stack([fifth[:-1], fifth[1:]], axis=1), alone, SIZE)  # one stick cut in five
-    unit = np.linalg.norm(sticks[0, 1] - sticks[0, 0])
-    beside = np.array([[[100.0, 650.0], [100.0 + unit, 650.0]]])  # a stick of the row's length off its line
-    assert run.holds(sticks, np.concatenate([sticks[:2], beside]), SIZE)  # the row's own readings give no length
-    assert not run.holds(sticks, beside * [2.0, 1.0], SIZE)  # two sticks in line cut in five: pieces too short
+
+    def cut(share: float, shift: float = 0.0) -> list[Stick]:
+        """The first `share` of the row cut in five, moved `shift` px across its line."""
+        joints = ends[0] + np.linspace(0, share, 6)[:, None] * (ends[1] - ends[0]) + shift * normal
+        return [Stick(joints[k : k + 2], 1.0) for k in range(5)]
+
+    row = cut(1.0)
+    assert run.holds(row, [], SIZE)
+    assert not run.holds(cut(1.0, 3 * run.reach), [], SIZE)  # a row beside the run's line
+    assert not run.holds(cut(0.2), [], SIZE)  # one stick cut in five
+    unit = row[0].length
+    beside = Stick(np.array([[100.0, 650.0], [100.0 + unit, 650.0]]), 1.0)  # a stick of the row's length off its line
+    assert run.holds(row, [*row[:2], beside], SIZE)  # the row's own readings give no length
+    long_beside = Stick(beside.ends * [2.0, 1.0], 1.0)
+    assert not run.holds(row, [long_beside], SIZE)  # two sticks in line cut in five: pieces too short
 
 
 @pytest.fixture(scope="module")

@@ -591,9 +591,9 @@ class StickRecognizer:
         crop, window_homography, window_ignore = _in_window(image, window, homography, ignore)
         more, more_polysticks, _, _ = self._both_networks(crop, window_homography, window_ignore, streak)
         moved = _replaced_in_window([], more, window)
-        ends = np.array([s.ends for s in moved]).reshape(-1, 2, 2)
-        read = np.array([s.ends for s in sticks]).reshape(-1, 2, 2)
-        rows = [p for p in more_polysticks if p.card == ROW_CARD and run.holds(ends[list(p.sticks)], read, size)]
+        rows = [
+            p for p in more_polysticks if p.card == ROW_CARD and run.holds([moved[i] for i in p.sticks], sticks, size)
+        ]
         return self._with_new_cards(sticks, polysticks, moved, rows, size, homography)
 
     def _heap_closer(

@@ -20,6 +20,7 @@ import numpy as np
 
 from rules.sticks import Edge, card_number
 from vision.sticks.completion import MIN_STICK_PX
+from vision.sticks.detections import Stick, median_length
 from vision.sticks.reread import ROW_FORESHORTENING
 
 ROW_CARD = card_number(Edge((k, 0), (k + 1, 0)) for k in range(5))  # five sticks in a row: the one card read so
@@ -71,32 +72,25 @@ class Run:
         y0 = int(np.clip(round(centre[1] - h / 2), 0, size[1] - h))
         return x0, y0, w, h
 
-    def on_line(self, sticks: np.ndarray) -> np.ndarray:
-        """Which sticks (n x 2 x 2, frame px) lie along the run's line: both ends within twice its reach."""
-        points = np.asarray(sticks, np.float64).reshape(-1, 2, 2) - self.origin
+    def on_line(self, stick: Stick) -> bool:
+        """Whether a stick (frame px) lies along the run's line: both ends within twice its reach."""
         normal = np.array([-self.along[1], self.along[0]])
-        return (np.abs(points @ normal) < 2 * self.reach).all(axis=1)
+        return bool((np.abs((stick.ends - self.origin) @ normal) < 2 * self.reach).all())
 
-    def holds(self, row: np.ndarray, others: np.ndarray, size: tuple[int, int]) -> bool:
-        """Whether a row read closer (sticks n x 2 x 2, frame px) is the run and of a size with the frame's other
-        sticks: it lies along the run's line and spans ROW_LEAST of a frame of `size`, as the run does, and its
-        sticks are at the median as long as the `others` read off the line, within ROW_FORESHORTENING either way.
-        The window's own closer looks see it four times as close, where the marks along one stick, or two in
-        line, passed for the joints of five."""
-        row = np.asarray(row, np.float64).reshape(-1, 2, 2)
-        span = np.ptp((row.reshape(-1, 2) - self.origin) @ self.along)
-        if not self.on_line(row).all() or span < ROW_LEAST * max(size):
+    def holds(self, row: list[Stick], others: list[Stick], size: tuple[int, int]) -> bool:
+        """Whether a row read closer (frame px) is the run and of a size with the frame's other sticks: it lies
+        along the run's line and spans ROW_LEAST of a frame of `size`, as the run does, and its sticks are at the
+        median as long as the `others` read off the line, within ROW_FORESHORTENING either way. The window's own
+        closer looks see it four times as close, where the marks along one stick, or two in line, passed for the
+        joints of five."""
+        span = np.ptp((np.array([s.ends for s in row]).reshape(-1, 2) - self.origin) @ self.along)
+        if not all(self.on_line(s) for s in row) or span < ROW_LEAST * max(size):
             return False
-        others = np.asarray(others, np.float64).reshape(-1, 2, 2)
-        others = others[~self.on_line(others)]
-        if not len(others):
+        off_line = [s for s in others if not self.on_line(s)]
+        if not off_line:
             return True  # a row alone on the table: no other stick gives the length
-        ratio = _median_length(row) / _median_length(others)
+        ratio = median_length(row) / median_length(off_line)
         return 1 / ROW_FORESHORTENING <= ratio <= ROW_FORESHORTENING
-
-
-def _median_length(sticks: np.ndarray) -> float:
-    return float(np.median(np.linalg.norm(sticks[:, 1] - sticks[:, 0], axis=1)))
 
 
 def straight_run(readings: list[Reading], end_points: np.ndarray, size: tuple[int, int]) -> Run | None:
