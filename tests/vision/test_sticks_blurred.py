@@ -22,10 +22,10 @@ class WithoutMirrors(StickRecognizer):
 class WithoutBlurredLook(WithoutMirrors):
     """The reader with every look of its first network, and none of the blurred one's."""
 
-    def _looks(self, image, homography, ignore, locator):
+    def _looks(self, image, homography, ignore, locator, closer=True):
         if locator is self.blurred_locator:
             return [], [], {}, None
-        return super()._looks(image, homography, ignore, locator)
+        return super()._looks(image, homography, ignore, locator, closer)
 
 
 @pytest.fixture(autouse=True)

@@ -146,7 +146,7 @@ class Scripted(WithoutHeapLook):
         polysticks = self.polysticks(sticks, self.plane(np.array([s.ends for s in sticks]), size, None), True)
         return sticks, polysticks, {}, None
 
-    def _along_row(self, image, homography, ignore, readings, streak, sticks, polysticks):
+    def _along_row(self, image, homography, ignore, readings, sticks, polysticks):
         return sticks, polysticks
 
 

@@ -17,7 +17,7 @@ SIZE = (1280, 720)
 class WithoutRowLook(StickRecognizer):
     """The reader with every other look it takes, but not the one along a row."""
 
-    def _along_row(self, image, homography, ignore, readings, streak, sticks, polysticks):
+    def _along_row(self, image, homography, ignore, readings, sticks, polysticks):
         return sticks, polysticks
 
 
