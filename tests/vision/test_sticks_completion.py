@@ -1,6 +1,7 @@
 """Faint sticks are read only where they complete a five-stick pattern; unsure extras that spoil one go."""
 
 import random
+from unittest.mock import patch
 
 import numpy as np
 from hypothesis import given, settings
@@ -8,6 +9,7 @@ from hypothesis import strategies as st
 
 from models.synth.scenes import Camera
 from models.synth.sticks import lattice_sticks
+from vision.sticks import completion
 from vision.sticks.completion import COVERED, MIN_STICK_PX, add_faint_sticks, drop_unsure_extras
 from vision.sticks.detections import Stick
 from vision.sticks.lattice import SAMPLES, segment_distance
@@ -174,3 +176,34 @@ def test_a_faint_stick_that_shows_no_body_completes_nothing(card: int, missing: 
     faint = [(0.2, sticks[missing])]
     assert len(add_faint_sticks(read, faint, plane, lambda ends: True)) == 5
     assert len(add_faint_sticks(read, faint, plane, lambda ends: ends is not sticks[missing])) == 4
+
+
+def _clutter(sticks: list[np.ndarray], rng: random.Random, count: int) -> list[np.ndarray]:
+    """Faint readings among a layout: its sticks' copies stretched, shrunk, turned and moved about it, some
+    near enough to a card's shape to be tried in one, most not."""
+    centre = np.mean([s.mean(axis=0) for s in sticks], axis=0)
+    unit = float(np.median([np.linalg.norm(s[1] - s[0]) for s in sticks]))
+    clutter = []
+    for _ in range(count):
+        ends = rng.choice(sticks)
+        middle = centre + np.array([rng.uniform(-1.5, 1.5), rng.uniform(-1.5, 1.5)]) * unit
+        angle, scale = np.radians(rng.choice([0.0, 90.0]) + rng.uniform(-25, 25)), rng.uniform(0.5, 1.8)
+        turn = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+        clutter.append(middle + (ends - ends.mean(axis=0)) @ turn.T * scale)
+    return clutter
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.integers(1, 55), st.sets(st.integers(0, 4), min_size=1, max_size=3), st.integers(0, 10_000))
+def test_pruning_pairs_that_fit_no_card_changes_no_completion(card: int, missing: set[int], seed: int) -> None:
+    """The search for faint completions skips sets holding two sticks no card could hold together
+    (`square_pairs`): it takes the same sticks as the search that tries every set."""
+    rng = random.Random(seed)
+    sticks = _layout(card, seed)
+    read = [(0.9, s) for k, s in enumerate(sticks) if k not in missing]
+    faint = [(0.2, sticks[k]) for k in missing] + [(rng.uniform(0.1, 0.3), c) for c in _clutter(sticks, rng, 12)]
+    plane = table_plane(np.array(sticks), (1280, 720))
+    pruned = add_faint_sticks(read, faint, plane)
+    with patch.object(completion, "square_pairs", lambda ends: np.ones((len(ends), len(ends)), bool)):
+        every_set = add_faint_sticks(read, faint, plane)
+    assert [id(e) for _, e in pruned] == [id(e) for _, e in every_set]

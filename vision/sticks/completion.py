@@ -13,7 +13,15 @@ import numpy as np
 
 from vision.geometry import to_plane
 from vision.sticks.detections import Polystick
-from vision.sticks.lattice import covered_shares, group, nearest_on_segments, segment_distance, snap, touch_matrix
+from vision.sticks.lattice import (
+    covered_shares,
+    group,
+    nearest_on_segments,
+    segment_distance,
+    snap,
+    square_pairs,
+    touch_matrix,
+)
 from vision.sticks.reread import reread_group
 from vision.sticks.rims import outside_outlines
 from vision.sticks.seams import row_line
@@ -85,10 +93,12 @@ def add_faint_sticks(
         return found
     ends = np.concatenate([found_ends, option_ends[seen]])
     touches = touch_matrix(ends)
-    touches_found = [
-        {g for g, members in enumerate(groups) if touches[n + k, members].any()} for k in range(len(options))
-    ]
+    in_group = np.zeros((n, len(groups)), bool)
+    for g, members in enumerate(groups):
+        in_group[members, g] = True
+    touches_found = [set(np.flatnonzero(row).tolist()) for row in touches[n:, :n].astype(int) @ in_group]
     touches_option = [set(np.flatnonzero(touches[n + k, n:]).tolist()) for k in range(len(options))]
+    could_share = square_pairs(ends)  # sets holding a pair that could not be in one card are not grown
     best: tuple[int, float, frozenset[int]] | None = None
     tried: set[tuple[frozenset[int], frozenset[int]]] = set()
 
@@ -101,12 +111,14 @@ def add_faint_sticks(
         size = len(chosen) + sum(len(groups[g]) for g in joined)
         if size > 5 or (chosen, joined) in tried or len(tried) >= COMPLETION_STATES:
             return
+        members = [j for g in joined for j in groups[g]] + [n + k for k in chosen]
+        if not could_share[np.ix_(members, members)].all():
+            return
         tried.add((chosen, joined))
         if size == 5:
             weakest = min(options[k][0] for k in chosen)
             if best is not None and (len(chosen), -weakest) >= (best[0], -best[1]):
                 return
-            members = [j for g in joined for j in groups[g]] + [n + k for k in chosen]
             if snap(ends[members], square=True)[3] is not None and all(has_body(k) for k in chosen):
                 best = (len(chosen), weakest, chosen)
             return
