@@ -197,13 +197,13 @@ def _clutter(sticks: list[np.ndarray], rng: random.Random, count: int) -> list[n
 @given(st.integers(1, 55), st.sets(st.integers(0, 4), min_size=1, max_size=3), st.integers(0, 10_000))
 def test_pruning_pairs_that_fit_no_card_changes_no_completion(card: int, missing: set[int], seed: int) -> None:
     """The search for faint completions skips sets holding two sticks no card could hold together
-    (`square_pairs`): it takes the same sticks as the search that tries every set."""
+    (`could_share_a_card`): it takes the same sticks as the search that tries every set."""
     rng = random.Random(seed)
     sticks = _layout(card, seed)
     read = [(0.9, s) for k, s in enumerate(sticks) if k not in missing]
     faint = [(0.2, sticks[k]) for k in missing] + [(rng.uniform(0.1, 0.3), c) for c in _clutter(sticks, rng, 12)]
     plane = table_plane(np.array(sticks), (1280, 720))
     pruned = add_faint_sticks(read, faint, plane)
-    with patch.object(completion, "square_pairs", lambda ends: np.ones((len(ends), len(ends)), bool)):
+    with patch.object(completion, "could_share_a_card", lambda ends: np.ones((len(ends), len(ends)), bool)):
         every_set = add_faint_sticks(read, faint, plane)
     assert [id(e) for _, e in pruned] == [id(e) for _, e in every_set]

@@ -14,12 +14,12 @@ import numpy as np
 from vision.geometry import to_plane
 from vision.sticks.detections import Polystick
 from vision.sticks.lattice import (
+    could_share_a_card,
     covered_shares,
     group,
     nearest_on_segments,
     segment_distance,
     snap,
-    square_pairs,
     touch_matrix,
 )
 from vision.sticks.reread import reread_group
@@ -98,7 +98,7 @@ def add_faint_sticks(
         in_group[members, g] = True
     touches_found = [set(np.flatnonzero(row).tolist()) for row in touches[n:, :n].astype(int) @ in_group]
     touches_option = [set(np.flatnonzero(touches[n + k, n:]).tolist()) for k in range(len(options))]
-    could_share = square_pairs(ends)  # sets holding a pair that could not be in one card are not grown
+    could_share = could_share_a_card(ends)  # sets holding a pair that could not be in one card are not grown
     best: tuple[int, float, frozenset[int]] | None = None
     tried: set[tuple[frozenset[int], frozenset[int]]] = set()
 

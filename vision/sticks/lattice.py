@@ -298,18 +298,26 @@ def _square_and_even(lengths: np.ndarray, label: np.ndarray, axes: np.ndarray, e
     return True
 
 
-def square_pairs(ends: np.ndarray) -> np.ndarray:
+def could_share_a_card(ends: np.ndarray) -> np.ndarray:
     """Which two sticks (n x 2 x 2, in a plane where the table's right angles are square) `snap` with `square`
-    could take into one card (n x n): parallel or square within twice SQUARE_TOLERANCE, and neither longer than
-    the other beyond LENGTH_RANGE's spread, as `_square_and_even` asks of every two sticks of a card. A search
-    over sets of sticks prunes with it: a pair that fails fails every set holding it."""
+    could take into one card (n x n): parallel or square within twice SQUARE_TOLERANCE, neither longer than the
+    other beyond LENGTH_RANGE's spread (as `_square_and_even` asks of every two sticks of a card), and not
+    crossing each other (as `_ends_off_junctions` asks). A search over sets of sticks prunes with it: a pair
+    that fails fails every set holding it."""
     vectors = ends[:, 1] - ends[:, 0]
     lengths = np.linalg.norm(vectors, axis=1)
     angles = np.arctan2(vectors[:, 1], vectors[:, 0])
     turn = np.abs(np.angle(np.exp(4j * (angles[:, None] - angles[None])))) / 4  # off parallel or square
     longer = np.maximum(lengths[:, None], lengths[None]) / np.maximum(np.minimum(lengths[:, None], lengths[None]), 1e-9)
     slack = 1e-9  # rounding: a pair on the bound passes
-    return (turn <= 2 * SQUARE_TOLERANCE + slack) & (longer <= LENGTH_RANGE[1] / LENGTH_RANGE[0] + slack)
+    along_first, along_second = crossing_params(ends, ends)
+    inside = np.minimum(np.minimum(along_first, 1 - along_first), np.minimum(along_second, 1 - along_second))
+    crossed = inside > CROSS_MARGIN  # NaN (parallel) compares false
+    return (
+        (turn <= 2 * SQUARE_TOLERANCE + slack)
+        & (longer <= LENGTH_RANGE[1] / LENGTH_RANGE[0] + slack)
+        & ~(crossed | crossed.T)
+    )
 
 
 def _ends_off_junctions(ends: np.ndarray, lengths: np.ndarray, junction: np.ndarray) -> bool:
