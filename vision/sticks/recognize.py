@@ -403,12 +403,12 @@ class StickRecognizer:
                 sticks, polysticks = more, more_polysticks
         timing["heap_ms"] = (time.perf_counter() - t0) * 1000
         t0 = time.perf_counter()
+        sticks, polysticks = self._without_seams(image, homography, sticks, polysticks)
+        timing["seams_ms"] = (time.perf_counter() - t0) * 1000
+        t0 = time.perf_counter()
         if not any(p.card is not None for p in polysticks) and len(sticks) < HEAP_STICKS:
             sticks, polysticks = self._along_row(image, homography, ignore, readings, sticks, polysticks)
         timing["row_ms"] = (time.perf_counter() - t0) * 1000
-        t0 = time.perf_counter()
-        sticks, polysticks = self._without_seams(image, homography, sticks, polysticks)
-        timing["seams_ms"] = (time.perf_counter() - t0) * 1000
         t0 = time.perf_counter()
         if homography is None:  # a calibrated plane is not searched: snapping there sees a turned stick
             polysticks = _turned_broken(sticks, polysticks, image.shape[1::-1])
@@ -598,7 +598,11 @@ class StickRecognizer:
         more, more_polysticks, _, _ = self._looks(crop, window_homography, window_ignore, self.locator, closer=False)
         moved = _replaced_in_window([], more, window)
         rows = [
-            p for p in more_polysticks if p.card == ROW_CARD and run.holds([moved[i] for i in p.sticks], sticks, size)
+            p
+            for p in more_polysticks
+            if p.card == ROW_CARD
+            and run.holds([moved[i] for i in p.sticks], sticks, size)
+            and not is_seam(image, np.array([moved[i].ends for i in p.sticks]))
         ]
         return self._with_new_cards(sticks, polysticks, moved, rows, size, homography)
 
