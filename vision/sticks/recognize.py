@@ -583,12 +583,13 @@ class StickRecognizer:
         sticks: list[Stick],
         polysticks: list[Polystick],
     ) -> tuple[list[Stick], list[Polystick]]:
-        """A frame with no card read, its window along the best straight run of readings (vision/sticks/rows.py)
-        read by the first network's looks but the closer one: five sticks in a row read there that are the run
-        (`Run.holds`) take the place of the readings along them, where they are still that card among the
-        others (`_with_new_cards`). The window is already twice as close: read by every look of both networks
-        too, it read the same 149 of 160 rows at tuning seeds 9800000.., and cost up to 1.5 s a frame where it
-        fired on held-out tables without sticks, against 30-100 ms this way on all but one (models/sticks.md)."""
+        """A frame with no card read (seams dropped), its window along the best straight run of readings
+        (vision/sticks/rows.py) read by the first network's looks but the closer one: five sticks in a row read
+        there that are the run (`Run.holds`) and no seam (`is_seam`) take the place of the readings along them,
+        where they are still that card among the others (`_with_new_cards`). The window is already twice as
+        close: read by every look of both networks, it read the same rows of five at tuning seeds 9800000..
+        and two more of 200 at 9900000.., and cost up to 1.5 s a frame where it fired on held-out tables
+        without sticks, against 30-100 ms this way on all but one (models/sticks.md)."""
         size = image.shape[1::-1]
         run = straight_run(outside_outlines(readings.sure + readings.faint, ignore), readings.end_points, size)
         if run is None:
