@@ -112,13 +112,19 @@ def readers() -> tuple[StickRecognizer, StickRecognizer]:
     return reader, WithoutRowLook(reader.locator, blurred_locator=reader.blurred_locator)
 
 
-def _read_rows(reader: StickRecognizer, first_seed: int, n: int, table: str | None = None) -> list[bool]:
-    """Whether each held-out row of five from `first_seed` on (of `n` rendered), on `table` if given, is read."""
+# The 40 of tuning seeds 9800000..9800159 whose rows of five render on the held-out birch (rendering all 160 to
+# find them costs half a minute; the test checks each is birch).
+BIRCH_ROWS = (5, 15, 26, 27, 34, 35, 40, 55, 56, 58, 60, 72, 74, 78, 79, 81, 85, 86, 89, 93, 97, 100, 116, 118, 122)
+BIRCH_ROWS += (124, 125, 127, 130, 131, 132, 133, 134, 138, 139, 143, 146, 147, 150, 159)
+
+
+def _read_rows(reader: StickRecognizer, seeds: range | list[int], table: str | None = None) -> list[bool]:
+    """Whether each held-out row of five of `seeds` is read; each must render on `table` if given."""
     results = []
-    for seed in range(first_seed, first_seed + n):
+    for seed in seeds:
         scene = render_stick_scene(seed, StickSceneSpec(split="heldout", card=ROW_CARD))
-        if table is None or scene.table == table:
-            results.append(any(p.card == ROW_CARD for p in reader(scene.image)[1]))
+        assert table is None or scene.table == table
+        results.append(any(p.card == ROW_CARD for p in reader(scene.image)[1]))
     return results
 
 
@@ -126,7 +132,7 @@ def test_rows_of_five_on_held_out_tables_are_read_along_the_row(readers) -> None
     """20 held-out rows of five (tuning seeds where the reader without this look lost two): all 20 read
     when written."""
     with_look, _ = readers
-    assert sum(_read_rows(with_look, 9_800_020, 20)) >= 19
+    assert sum(_read_rows(with_look, range(9_800_020, 9_800_040))) >= 19
 
 
 def test_a_seam_read_as_a_row_does_not_keep_the_look_from_a_true_row(readers) -> None:
@@ -135,15 +141,14 @@ def test_a_seam_read_as_a_row_does_not_keep_the_look_from_a_true_row(readers) ->
     the look away. 40 rows at tuning seeds 9800000..: 37 read with the look before the seams, 39 after (when
     written)."""
     with_look, _ = readers
-    read = _read_rows(with_look, 9_800_000, 160, table="birch")
-    assert len(read) == 40 and sum(read) >= 39
+    assert sum(_read_rows(with_look, [9_800_000 + k for k in BIRCH_ROWS], table="birch")) >= 39
 
 
 @pytest.mark.slow
 def test_the_row_look_gains_rows_and_loses_none(readers) -> None:
     """80 held-out rows of five from tuning seeds: 67 read without the look, 73 with it (when written)."""
     with_look, without = readers
-    with_row = _read_rows(with_look, 9_800_040, 80)
-    first = _read_rows(without, 9_800_040, 80)
+    with_row = _read_rows(with_look, range(9_800_040, 9_800_120))
+    first = _read_rows(without, range(9_800_040, 9_800_120))
     assert sum(with_row) >= sum(first) + 3
     assert not any(f and not w for w, f in zip(with_row, first, strict=True))
