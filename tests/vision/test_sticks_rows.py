@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from models.synth.sticks import StickSceneSpec, render_stick_scene
 from vision.sticks.detections import Stick
 from vision.sticks.recognize import StickRecognizer
-from vision.sticks.rows import MOST_STRETCH, ROW_CARD, ROW_FILL, ROW_LEAST, ROW_SHARE, straight_run
+from vision.sticks.rows import MOST_STRETCH, ROW_CARD, ROW_FILL, ROW_LEAST, ROW_SHARES, straight_run
 
 SIZE = (1280, 720)
 
@@ -36,8 +36,8 @@ def test_a_row_read_as_a_piece_is_stretched_to_the_end_peaks_along_it() -> None:
     assert run is not None
     reached = (ends - run.origin) @ run.along
     assert run.low == pytest.approx(reached.min(), abs=1e-6) and run.high == pytest.approx(reached.max(), abs=1e-6)
-    x0, y0, w, h = run.window(SIZE)
-    assert (w, h) == (round(SIZE[0] * ROW_SHARE), round(SIZE[1] * ROW_SHARE))  # 450 px fits twice as close
+    x0, y0, w, h = run.window(SIZE, ROW_SHARES[0])
+    assert (w, h) == (round(SIZE[0] * ROW_SHARES[0]), round(SIZE[1] * ROW_SHARES[0]))  # 450 px fits twice as close
     assert np.all((ends >= [x0, y0]) & (ends < [x0 + w, y0 + h]))
 
 
@@ -45,7 +45,7 @@ def test_a_steep_row_gets_a_turned_window() -> None:
     ends, _ = _row(np.array([640.0, 360.0]), np.radians(80), 400.0)
     run = straight_run([(0.3, ends)], ends, SIZE)
     assert run is not None
-    x0, y0, w, h = run.window(SIZE)
+    x0, y0, w, h = run.window(SIZE, ROW_SHARES[0])
     assert h > w
     assert np.all((ends >= [x0, y0]) & (ends < [x0 + w, y0 + h]))
 
@@ -66,19 +66,20 @@ def test_no_run_where_it_is_short_or_no_end_peak_lies_along_it() -> None:
     angle=st.floats(0, np.pi),
     length=st.floats(ROW_LEAST * SIZE[0] + 1, 700),
     piece=st.floats(0.35, 1.0),  # a piece reaches an end peak ROW_REACH of its lengths on
+    share=st.sampled_from(ROW_SHARES),
 )
 def test_the_window_lies_in_the_frame_and_holds_a_row_that_fits(
-    x: float, y: float, angle: float, length: float, piece: float
+    x: float, y: float, angle: float, length: float, piece: float, share: float
 ) -> None:
     ends, along = _row(np.array([x, y]), angle, length)
     reading = np.array([ends[0], ends[0] + along * piece * length])
     run = straight_run([(0.2, reading)], ends, SIZE)
     assert run is not None
-    x0, y0, w, h = run.window(SIZE)
+    x0, y0, w, h = run.window(SIZE, share)
     assert 0 <= x0 <= SIZE[0] - w and 0 <= y0 <= SIZE[1] - h
     inside = np.all((ends >= [x0, y0]) & (ends <= [x0 + w, y0 + h]))
     span = np.abs(ends[1] - ends[0])
-    largest = MOST_STRETCH * ROW_FILL * ROW_SHARE * np.array([max(SIZE), min(SIZE)])
+    largest = MOST_STRETCH * ROW_FILL * share * np.array([max(SIZE), min(SIZE)])
     fits = (span <= largest).all() or (span[::-1] <= largest).all()
     in_frame = np.all((ends >= 0) & (ends <= SIZE))
     assert inside or not (fits and in_frame)

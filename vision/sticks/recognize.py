@@ -82,7 +82,7 @@ from vision.sticks.mirrored import MIRRORS, mirrored_homography, mirrored_streak
 from vision.sticks.pairs import PairCheck, assembled, from_lone_ends
 from vision.sticks.plane import split_runs, table_plane, turned_stick
 from vision.sticks.rims import outside_outlines
-from vision.sticks.rows import ROW_CARD, straight_run
+from vision.sticks.rows import ROW_CARD, ROW_SHARES, straight_run
 from vision.sticks.seams import is_seam
 from vision.working_size import outlines_to_working, to_picture, working_copy, working_homography
 
@@ -583,29 +583,35 @@ class StickRecognizer:
         sticks: list[Stick],
         polysticks: list[Polystick],
     ) -> tuple[list[Stick], list[Polystick]]:
-        """A frame with no card read (seams dropped), its window along the best straight run of readings
-        (vision/sticks/rows.py) read by the first network's looks but the closer one: five sticks in a row read
-        there that are the run (`Run.holds`) and no seam (`is_seam`) take the place of the readings along them,
-        where they are still that card among the others (`_with_new_cards`). The window is already twice as
-        close: read by every look of both networks, it read the same rows of five at tuning seeds 9800000..
-        and two more of 200 at 9900000.., and cost up to 1.5 s a frame where it fired on held-out tables
-        without sticks, against 30-100 ms this way on all but one (models/sticks.md)."""
+        """A frame with no card read (seams dropped), its windows along the best straight run of readings
+        (vision/sticks/rows.py, ROW_SHARES in turn) read by the first network's looks but the closer one: five
+        sticks in a row read there that are the run (`Run.holds`) and no seam (`is_seam`) take the place of the
+        readings along them, where they are still that card among the others (`_with_new_cards`). The windows
+        are already close: read by every look of both networks, the first read the same rows of five at tuning
+        seeds 9800000.. and two more of 200 at 9900000.., and cost up to 1.5 s a frame where it fired on
+        held-out tables without sticks, against 30-100 ms this way on all but one (models/sticks.md)."""
         size = image.shape[1::-1]
         run = straight_run(outside_outlines(readings.sure + readings.faint, ignore), readings.end_points, size)
         if run is None:
             return sticks, polysticks
-        window = run.window(size)
-        crop, window_homography, window_ignore = _in_window(image, window, homography, ignore)
-        more, more_polysticks, _, _ = self._looks(crop, window_homography, window_ignore, self.locator, closer=False)
-        moved = _replaced_in_window([], more, window)
-        rows = [
-            p
-            for p in more_polysticks
-            if p.card == ROW_CARD
-            and run.holds([moved[i] for i in p.sticks], sticks, size)
-            and not is_seam(image, np.array([moved[i].ends for i in p.sticks]))
-        ]
-        return self._with_new_cards(sticks, polysticks, moved, rows, size, homography)
+        for share in ROW_SHARES:
+            window = run.window(size, share)
+            crop, window_homography, window_ignore = _in_window(image, window, homography, ignore)
+            more, more_polysticks, _, _ = self._looks(
+                crop, window_homography, window_ignore, self.locator, closer=False
+            )
+            moved = _replaced_in_window([], more, window)
+            rows = [
+                p
+                for p in more_polysticks
+                if p.card == ROW_CARD
+                and run.holds([moved[i] for i in p.sticks], sticks, size)
+                and not is_seam(image, np.array([moved[i].ends for i in p.sticks]))
+            ]
+            read, read_polysticks = self._with_new_cards(sticks, polysticks, moved, rows, size, homography)
+            if any(p.card is not None for p in read_polysticks):
+                return read, read_polysticks
+        return sticks, polysticks
 
     def _heap_closer(
         self, image: np.ndarray, homography: np.ndarray | None, ignore: list[np.ndarray], sticks: list[Stick]
