@@ -589,7 +589,8 @@ class StickRecognizer:
         readings along them, where they are still that card among the others (`_with_new_cards`). The windows
         are already close: read by every look of both networks, the first read the same rows of five at tuning
         seeds 9800000.. and two more of 200 at 9900000.., and cost up to 1.5 s a frame where it fired on
-        held-out tables without sticks, against 30-100 ms this way on all but one (models/sticks.md)."""
+        held-out tables without sticks, against 60-250 ms for both windows this way on all but one
+        (models/sticks.md)."""
         size = image.shape[1::-1]
         run = straight_run(outside_outlines(readings.sure + readings.faint, ignore), readings.end_points, size)
         if run is None:
