@@ -310,9 +310,7 @@ def could_share_a_card(ends: np.ndarray) -> np.ndarray:
     turn = np.abs(np.angle(np.exp(4j * (angles[:, None] - angles[None])))) / 4  # off parallel or square
     longer = np.maximum(lengths[:, None], lengths[None]) / np.maximum(np.minimum(lengths[:, None], lengths[None]), 1e-9)
     slack = 1e-9  # rounding: a pair on the bound passes
-    along_first, along_second = crossing_params(ends, ends)
-    inside = np.minimum(np.minimum(along_first, 1 - along_first), np.minimum(along_second, 1 - along_second))
-    crossed = inside > CROSS_MARGIN  # NaN (parallel) compares false
+    crossed = _crossed(ends)
     return (
         (turn <= 2 * SQUARE_TOLERANCE + slack)
         & (longer <= LENGTH_RANGE[1] / LENGTH_RANGE[0] + slack)
@@ -320,11 +318,17 @@ def could_share_a_card(ends: np.ndarray) -> np.ndarray:
     )
 
 
-def _ends_off_junctions(ends: np.ndarray, lengths: np.ndarray, junction: np.ndarray) -> bool:
-    """Whether two sticks cross, or a stick's end touches another's middle."""
+def _crossed(ends: np.ndarray) -> np.ndarray:
+    """Which sticks (n x 2 x 2) cross which (n x n): each runs over the other by more than CROSS_MARGIN of
+    itself, past the overlap sticks meeting at a corner may have."""
     along_first, along_second = crossing_params(ends, ends)
     inside = np.minimum(np.minimum(along_first, 1 - along_first), np.minimum(along_second, 1 - along_second))
-    if (inside > CROSS_MARGIN).any():  # NaN (parallel) compares false
+    return inside > CROSS_MARGIN  # NaN (parallel) compares false
+
+
+def _ends_off_junctions(ends: np.ndarray, lengths: np.ndarray, junction: np.ndarray) -> bool:
+    """Whether two sticks cross, or a stick's end touches another's middle."""
+    if _crossed(ends).any():
         return True
     t, dist = nearest_on_segments(ends, ends)  # stick i's end e against stick j: (i, e, j)
     # An end on a junction the other stick also ends at is a corner, not a touch of its middle.
