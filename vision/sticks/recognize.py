@@ -25,9 +25,12 @@
   more than five, sticks from its end peaks that none holds (vision/sticks/pairs.py); that reading replaces the
   sticks in the window where seven or more were read, or where fewer, none five together, were read and it reads
   as many or more, as long; else its whole sticks lying where none was read (a stick crossed) are added;
+- seams: groups in one straight row whose line runs on past both ends dropped as the table's own lines
+  (vision/sticks/seams.py);
 - row: where still no card is read, the window along the frame's best straight run of readings read again by
-  both networks' looks, twice as close, and five sticks in a row read there put in place of the readings along
-  them (vision/sticks/rows.py);
+  the first network's looks but the closer one, twice as close and, where that reads no row, a third closer
+  again; five sticks in a row read there that are no seam put in place of the readings along them
+  (vision/sticks/rows.py);
 - ends: a stick off the lattice read far longer or shorter than the frame's others has its ends found again
   along its axis, where its body ends in the picture (vision/sticks/ends.py).
 """
