@@ -99,7 +99,8 @@ class Run:
 def straight_run(readings: list[Reading], end_points: np.ndarray, size: tuple[int, int]) -> Run | None:
     """The run along the best reading's line (see the module's docstring) in a frame of `size`, given the
     locator's readings and end peaks (n x 2, frame px); None without a reading MIN_STICK_PX long, or where the
-    run is shorter than ROW_LEAST of the frame or no end peak lies along it."""
+    run is shorter than ROW_LEAST of the frame or no end peak lies along it. Where the reading's own line gives
+    no run, the reading is taken as turned up to ROW_TURN off the row (`_run_along`)."""
     if not readings:
         return None
     _, (a, b) = max(readings, key=lambda r: r[0] * np.linalg.norm(r[1][1] - r[1][0]))
@@ -113,11 +114,38 @@ def straight_run(readings: list[Reading], end_points: np.ndarray, size: tuple[in
     steps = ends[:, 1] - ends[:, 0]
     sines = np.abs(steps @ normal) / np.maximum(np.linalg.norm(steps, axis=1), 1e-9)
     in_line = (sines < np.sin(ROW_TURN)) & (np.abs((ends - a) @ normal) < reach).all(axis=1)
+    held = np.concatenate([ends[in_line].reshape(-1, 2), [a, b]])
     peaks = np.asarray(end_points, np.float64).reshape(-1, 2)
+    run = _run_along(a, b, held, peaks, size, turned=False)
+    return run if run is not None else _run_along(a, b, held, peaks, size, turned=True)
+
+
+def _run_along(
+    a: np.ndarray, b: np.ndarray, held: np.ndarray, peaks: np.ndarray, size: tuple[int, int], turned: bool
+) -> Run | None:
+    """The run of the reading a-b, the points `held` along it (its own ends and those of the readings in line
+    with it) and the end peaks on its line, or None (see `straight_run`). If `turned`, the reading's direction is
+    taken as known only to within ROW_TURN: a peak beyond its ends may lie off its line by as much, and the run's
+    line is fitted through all it holds (a short faint reading a few degrees off a row on the held-out marble,
+    40275, missed the row's far end by a stick's width). The first look is the reading's line alone: fitted on
+    every run, the line moved rows read before out of their windows (tuning seeds 9800000..)."""
+    length = float(np.linalg.norm(b - a))
+    along = (b - a) / length
+    normal = np.array([-along[1], along[0]])
+    reach = ROW_ACROSS * length + ROW_ACROSS_PX
     t = (peaks - a) @ along
-    marked = (np.abs((peaks - a) @ normal) < reach) & (t > -ROW_REACH * length) & (t < (1 + ROW_REACH) * length)
-    reached = (np.concatenate([ends[in_line].reshape(-1, 2), peaks[marked], [a, b]]) - a) @ along
-    low, high = float(reached.min()), float(reached.max())
-    if high - low < ROW_LEAST * max(size) or not marked.any():
+    slack = np.maximum(0.0, np.maximum(-t, t - length)) * np.sin(ROW_TURN) if turned else 0.0
+    marked = (np.abs((peaks - a) @ normal) < reach + slack) & (t > -ROW_REACH * length) & (t < (1 + ROW_REACH) * length)
+    if not marked.any():
         return None
-    return Run(np.asarray(a, np.float64), along, reach, low, high)
+    points = np.concatenate([held, peaks[marked]])
+    origin = a
+    if turned:
+        origin = points.mean(axis=0)
+        along = np.linalg.svd(points - origin)[2][0]
+        along = along if along @ (b - a) >= 0 else -along
+    reached = (points - origin) @ along
+    low, high = float(reached.min()), float(reached.max())
+    if high - low < ROW_LEAST * max(size):
+        return None
+    return Run(np.asarray(origin, np.float64), along, reach, low, high)
