@@ -5,7 +5,7 @@ import random
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from models.synth.scenes import Camera
@@ -23,6 +23,7 @@ from vision.sticks.lattice import (
     group,
     segment_distance,
     snap,
+    snapped_card,
     touch_matrix,
 )
 from vision.sticks.plane import split_runs, turned_stick
@@ -333,4 +334,14 @@ def test_could_share_a_card_holds_for_every_two_sticks_of_a_card(
         middle = ends[k].mean(axis=0)
         shift = np.array(shifts[2 * k : 2 * k + 2]) * LENGTH_MM
         ends[k] = middle + shift + (ends[k] - middle) @ rotation.T * scale
-    assert snap(ends, square=True)[3] is None or could_share_a_card(ends).all()
+    card_read = snap(ends, square=True)[3]
+    assert card_read is None or could_share_a_card(ends).all()
+    assert snapped_card(ends, square=True) == card_read  # the search's early way out reads the same
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(_segments(), st.booleans())
+def test_snapped_card_is_snap_s_card(ends: np.ndarray, square: bool) -> None:
+    """The card alone, told early where the sticks are not square and even, is the card `snap` reads."""
+    assume((np.linalg.norm(ends[:, 1] - ends[:, 0], axis=1) > 1.0).all())
+    assert snapped_card(ends, square) == snap(ends, square)[3]

@@ -19,7 +19,7 @@ from vision.sticks.lattice import (
     group,
     nearest_on_segments,
     segment_distance,
-    snap,
+    snapped_card,
     touch_matrix,
 )
 from vision.sticks.reread import reread_group
@@ -119,7 +119,7 @@ def add_faint_sticks(
             weakest = min(options[k][0] for k in chosen)
             if best is not None and (len(chosen), -weakest) >= (best[0], -best[1]):
                 return
-            if snap(ends[members], square=True)[3] is not None and all(has_body(k) for k in chosen):
+            if snapped_card(ends[members], square=True) is not None and all(has_body(k) for k in chosen):
                 best = (len(chosen), weakest, chosen)
             return
         reach = set().union(*(touches_option[k] for k in chosen)) | {
@@ -154,14 +154,14 @@ def drop_unsure_extras(found: list[tuple[float, np.ndarray]], plane: np.ndarray)
         return found
     dropped: set[int] = set()
     for members in group(ends):
-        if not 6 <= len(members) <= 7 or snap(ends[members], square=True)[3] is not None:
+        if not 6 <= len(members) <= 7 or snapped_card(ends[members], square=True) is not None:
             continue
         unsure = [i for i in members if found[i][0] < UNSURE]
         straight = row_line(np.array([found[i][1] for i in members])) is not None
         ways = [
             out
             for out in itertools.combinations(unsure, len(members) - 5)
-            if snap(ends[[i for i in members if i not in out]], square=True)[3] is not None
+            if snapped_card(ends[[i for i in members if i not in out]], square=True) is not None
             and (straight or max(found[i][0] for i in out) <= min(found[i][0] for i in members if i not in out))
         ]
         if ways:
