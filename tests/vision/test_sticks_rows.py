@@ -59,12 +59,18 @@ def test_no_run_where_it_is_short_or_no_end_peak_lies_along_it() -> None:
     assert straight_run([], ends, SIZE) is None
 
 
+# Rows of five anywhere in the frame's middle, at any angle, as long as a run must be or longer.
+ROWS = {
+    "x": st.floats(300, 980),
+    "y": st.floats(200, 520),
+    "angle": st.floats(0, np.pi),
+    "length": st.floats(ROW_LEAST * SIZE[0] + 1, 700),
+}
+
+
 @settings(max_examples=200, deadline=None)
 @given(
-    x=st.floats(300, 980),
-    y=st.floats(200, 520),
-    angle=st.floats(0, np.pi),
-    length=st.floats(ROW_LEAST * SIZE[0] + 1, 700),
+    **ROWS,
     piece=st.floats(0.35, 1.0),  # a piece reaches an end peak ROW_REACH of its lengths on
     share=st.sampled_from(ROW_SHARES),
 )
@@ -86,14 +92,7 @@ def test_the_window_lies_in_the_frame_and_holds_a_row_that_fits(
 
 
 @settings(max_examples=200, deadline=None)
-@given(
-    x=st.floats(400, 880),
-    y=st.floats(250, 470),
-    angle=st.floats(0, np.pi),
-    length=st.floats(ROW_LEAST * SIZE[0] + 1, 500),
-    piece=st.floats(0.35, 0.5),  # a piece reaches an end peak ROW_REACH of its lengths on
-    turn=st.floats(-ROW_TURN / 2, ROW_TURN / 2),
-)
+@given(**ROWS, piece=st.floats(0.35, 0.5), turn=st.floats(-ROW_TURN / 2, ROW_TURN / 2))
 def test_a_piece_read_turned_off_the_row_still_finds_it(
     x: float, y: float, angle: float, length: float, piece: float, turn: float
 ) -> None:
