@@ -7,8 +7,9 @@ with the held-out split (tuning seeds 9800000..) 140 were read, and every one of
 on the same seeds; in 16 of the 20 misses the end peaks marked at most two of the four joints. Twice as close the
 joints show, and the row is read as five sticks.
 
-The window is laid along the line of the best reading (its score times its length): it holds the readings and
-end peaks along that line, is a share of the frame's sides (ROW_SHARES; turned to lie along a steep row), and is
+The window is laid along the line of the best reading (its score times its length), or, where that reading is
+taken as turned off the row, along the line fitted through what the run holds: it holds the readings and end
+peaks along that line, is a share of the frame's sides (ROW_SHARES; turned to lie along a steep row), and is
 stretched where the row would not fit with the table beyond its ends in sight. A row read there must be the run
 (`Run.holds`)."""
 
@@ -104,12 +105,9 @@ def straight_run(readings: list[Reading], end_points: np.ndarray, size: tuple[in
     if not readings:
         return None
     _, (a, b) = max(readings, key=lambda r: r[0] * np.linalg.norm(r[1][1] - r[1][0]))
-    length = float(np.linalg.norm(b - a))
-    if length < MIN_STICK_PX:
+    if np.linalg.norm(b - a) < MIN_STICK_PX:
         return None
-    along = (b - a) / length
-    normal = np.array([-along[1], along[0]])
-    reach = ROW_ACROSS * length + ROW_ACROSS_PX
+    _, _, normal, reach = _line(a, b)
     ends = np.array([e for _, e in readings], np.float64).reshape(-1, 2, 2)
     steps = ends[:, 1] - ends[:, 0]
     sines = np.abs(steps @ normal) / np.maximum(np.linalg.norm(steps, axis=1), 1e-9)
@@ -129,10 +127,7 @@ def _run_along(
     line is fitted through all it holds (a short faint reading a few degrees off a row on the held-out marble,
     40275, missed the row's far end by a stick's width). The first look is the reading's line alone: fitted on
     every run, the line moved rows read before out of their windows (tuning seeds 9800000..)."""
-    length = float(np.linalg.norm(b - a))
-    along = (b - a) / length
-    normal = np.array([-along[1], along[0]])
-    reach = ROW_ACROSS * length + ROW_ACROSS_PX
+    length, along, normal, reach = _line(a, b)
     t = (peaks - a) @ along
     slack = np.maximum(0.0, np.maximum(-t, t - length)) * np.sin(ROW_TURN) if turned else 0.0
     marked = (np.abs((peaks - a) @ normal) < reach + slack) & (t > -ROW_REACH * length) & (t < (1 + ROW_REACH) * length)
@@ -149,3 +144,11 @@ def _run_along(
     if high - low < ROW_LEAST * max(size):
         return None
     return Run(np.asarray(origin, np.float64), along, reach, low, high)
+
+
+def _line(a: np.ndarray, b: np.ndarray) -> tuple[float, np.ndarray, np.ndarray, float]:
+    """A reading a-b's length, direction and normal (unit), and how far off its line a point may lie and still be
+    on it (ROW_ACROSS of its length and ROW_ACROSS_PX)."""
+    length = float(np.linalg.norm(b - a))
+    along = (b - a) / length
+    return length, along, np.array([-along[1], along[0]]), ROW_ACROSS * length + ROW_ACROSS_PX
