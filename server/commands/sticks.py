@@ -4,6 +4,7 @@ recogniser's accuracy."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from rules.digit_game import Status
     from rules.sticks import Symmetry
     from vision.sticks.cards import DigitCard
+    from vision.sticks.detections import Stick
     from vision.sticks.layout import TableLayout
 
 SYMMETRY_HELP = "Rotations only: a mirror image is another card (the default counts turned or flipped)."
@@ -57,7 +59,10 @@ def _read_table(
 ) -> tuple[TableLayout, list[DigitCard], np.ndarray]:
     """The photo's DIGIT layout, the DIGIT cards lying beside it and the photo; a clear error and exit on a bad
     file, or on a photo the calibration `profile` was not made for. The sticks drawn on a card are no sticks of
-    the layout."""
+    the layout. A layout read short of its five sticks beside a lamp's glare is told so on stderr
+    (`vision.advice.glare_beside`): the sticks missing may lie there unseen."""
+    from rules.digit_game import STICKS
+    from vision.advice import glare_beside
     from vision.sticks import StickRecognizer
     from vision.sticks.cards import read_digit_cards
     from vision.sticks.layout import table_layout
@@ -67,7 +72,15 @@ def _read_table(
         fail(f"{photo}: {problem}")
         raise typer.Exit(code=1)
     cards = read_digit_cards(image)
-    return table_layout(*StickRecognizer()(image, ignore=[card.corners for card in cards])), cards, image
+    table = table_layout(*StickRecognizer()(image, ignore=[card.corners for card in cards]))
+    if 0 < len(table.sticks) < STICKS and (glare := glare_beside(image, *_ends_and_length(table.sticks))):
+        typer.echo(f"tableref: {photo}: {glare.message}", err=True)
+    return table, cards, image
+
+
+def _ends_and_length(sticks: Sequence[Stick]) -> tuple[np.ndarray, float]:
+    """The sticks' ends (n x 2) and their median length."""
+    return np.array([s.ends for s in sticks]).reshape(-1, 2), float(np.median([s.length for s in sticks]))
 
 
 def symmetry_of(rotations_only: bool) -> Symmetry:

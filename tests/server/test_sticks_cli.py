@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 import server.cli  # noqa: F401  (registers the commands)
+from models.evaluate_sticks import scene_spec
 from models.synth.sticks import StickSceneSpec, render_stick_scene
 from rules.digit_game import Layout, Status, judge_move, one_move_away
 from rules.sticks import SYMMETRIES, Edge, Symmetry, card_number, normalize, shape_for_card, transform
@@ -268,3 +269,18 @@ def test_judge_digit_matches_the_layout_against_the_cards_in_the_calibrated_hand
         other = 44 if held == 8 else 8
         assert f"cards in the hand: {held}\n" in text and f"cards on the table: {other}\n" in text
         assert ("matches card 8 in the hand" if matches else "matches none of the cards 44 in the hand") in text
+
+
+def test_judge_digit_tells_of_glare_beside_a_layout_read_short(tmp_path: Path) -> None:
+    """Held-out 40209: a lamp's glare whitens two of the layout's sticks, and three are read. The verdict
+    (no card) is told, and so is the glare beside them; a layout read whole is told of no glare."""
+    scene = render_stick_scene(40_209, scene_spec(209, "heldout", 330))
+    path = tmp_path / "glare.png"
+    cv2.imwrite(str(path), scene.image)
+    result = tableref("judge", "digit", str(path), "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["card"] is None
+    assert "glare" in result.stderr and str(path) in result.stderr
+    whole = photo(tmp_path, SEED, tuple(sorted(shape_for_card(17))), 0.3, "birch")
+    result = tableref("judge", "digit", str(whole), "--json")
+    assert json.loads(result.stdout)["card"] == 17 and "glare" not in result.stderr

@@ -13,7 +13,7 @@ from models.synth.degrade import Degradation, degrade
 from models.synth.dominoes import render_dominoes
 from models.synth.scenes import render_scene
 from models.train_cards import training_spec
-from vision.advice import Adviser, frame_advice
+from vision.advice import GLARE_BESIDE, Adviser, frame_advice, glare_beside
 
 SEED = 60  # past the frames the thresholds were set (0..39) and measured (40..79) on
 N = 10
@@ -86,3 +86,22 @@ def test_a_watch_is_advised_on_its_first_frame_then_once_in_a_while() -> None:
         advice = adviser(frame)
         looks.append(None if advice is None else [a.problem for a in advice])
     assert looks == [["dark"], None, None, ["overexposed"], None, ["dark"]]
+
+
+def test_glare_is_told_only_where_it_burns_out_the_table_beside_the_sticks() -> None:
+    table = np.full((720, 1280, 3), 110, np.uint8)
+    ends = np.array([[600.0, 360.0], [680.0, 360.0], [680.0, 360.0], [680.0, 440.0]])  # two sticks read of a layout
+    reach = 80.0
+
+    def lit(centre: tuple[int, int], radius: int) -> np.ndarray:
+        spot = table.copy()
+        cv2.circle(spot, centre, radius, (255, 255, 255), -1)
+        return spot
+
+    assert glare_beside(table, ends, reach) is None
+    advice = glare_beside(lit((700, 470), 45), ends, reach)  # a lamp's reflection at the layout's end
+    assert advice is not None and advice.problem == "glare" and "move the lamp" in advice.message
+    assert glare_beside(lit((200, 150), 60), ends, reach) is None  # far from the sticks
+    speck = int(np.sqrt(0.8 * GLARE_BESIDE * reach**2 / np.pi))  # too small to hide a stick
+    assert glare_beside(lit((690, 450), speck), ends, reach) is None
+    assert glare_beside(lit((700, 470), 45), np.empty((0, 2)), reach) is None
