@@ -326,7 +326,7 @@ def test_could_share_a_card_holds_for_every_two_sticks_of_a_card(
 ) -> None:
     """A card's sticks stretched, turned and moved (by up to a tenth of a stick each way), in table
     millimetres: wherever `snap` still reads a card, `could_share_a_card` passes every two of its sticks, and a
-    pair it fails is read as no card."""
+    pair it fails is read as no card; `snapped_card`, the search's early way out, reads what `snap` reads."""
     ends = np.array([s.ends for s in lattice_sticks(random.Random(seed), card, LENGTH_MM + 1, LENGTH_MM, np.zeros(2))])
     for k, (scale, turn) in enumerate(zip(scales, turns, strict=True)):
         angle = math.radians(turn)
@@ -336,7 +336,7 @@ def test_could_share_a_card_holds_for_every_two_sticks_of_a_card(
         ends[k] = middle + shift + (ends[k] - middle) @ rotation.T * scale
     card_read = snap(ends, square=True)[3]
     assert card_read is None or could_share_a_card(ends).all()
-    assert snapped_card(ends, square=True) == card_read  # the search's early way out reads the same
+    assert snapped_card(ends, square=True) == card_read
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)
