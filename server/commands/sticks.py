@@ -4,7 +4,6 @@ recogniser's accuracy."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +31,6 @@ if TYPE_CHECKING:
     from rules.digit_game import Status
     from rules.sticks import Symmetry
     from vision.sticks.cards import DigitCard
-    from vision.sticks.detections import Stick
     from vision.sticks.layout import TableLayout
 
 SYMMETRY_HELP = "Rotations only: a mirror image is another card (the default counts turned or flipped)."
@@ -65,6 +63,7 @@ def _read_table(
     from vision.advice import glare_beside
     from vision.sticks import StickRecognizer
     from vision.sticks.cards import read_digit_cards
+    from vision.sticks.detections import median_length
     from vision.sticks.layout import table_layout
 
     image = load_photo(photo)
@@ -73,14 +72,11 @@ def _read_table(
         raise typer.Exit(code=1)
     cards = read_digit_cards(image)
     table = table_layout(*StickRecognizer()(image, ignore=[card.corners for card in cards]))
-    if 0 < len(table.sticks) < STICKS and (glare := glare_beside(image, *_ends_and_length(table.sticks))):
-        typer.echo(f"tableref: {photo}: {glare.message}", err=True)
+    if 0 < len(table.sticks) < STICKS:
+        ends = np.array([s.ends for s in table.sticks]).reshape(-1, 2)
+        if glare := glare_beside(image, ends, median_length(table.sticks)):
+            typer.echo(f"tableref: {photo}: {glare.message}", err=True)
     return table, cards, image
-
-
-def _ends_and_length(sticks: Sequence[Stick]) -> tuple[np.ndarray, float]:
-    """The sticks' ends (n x 2) and their median length."""
-    return np.array([s.ends for s in sticks]).reshape(-1, 2), float(np.median([s.length for s in sticks]))
 
 
 def symmetry_of(rotations_only: bool) -> Symmetry:
