@@ -136,7 +136,11 @@ LAID_TITLES = {
     Laid.FACE_DOWN: ", some cards face down",
 }
 # Ways every design may be made to print its cards (SceneSpec flags), and how a title names them.
-PRINTS = {"varied_wilds": "Wilds printed every way", "index_only": "6 and 9 told apart by their indices alone"}
+PRINTS = {
+    "varied_wilds": "Wilds printed every way",
+    "index_only": "6 and 9 told apart by their indices alone",
+    "written_notes": "notes written on by hand beside the cards",
+}
 
 
 def evaluate_cards(

@@ -19,6 +19,7 @@ import numpy as np
 from PIL import Image
 
 from models.synth.degrade import motion_kernel
+from models.synth.notes import NOTE_PX, written_note
 from models.synth.tables import HELDOUT_TABLES, TRAIN_TABLES, render_table
 from vision.cards.artwork import (
     CARD_MM,
@@ -68,6 +69,7 @@ class Scene:
     # (the card's own top-left, top-right, bottom-right, bottom-left). Not in `cards`.
     stick_cards: list[tuple[int, np.ndarray]] = field(default_factory=list)
     face_down: list[np.ndarray] = field(default_factory=list)  # image corners of the cards laid face down
+    written_notes: list[np.ndarray] = field(default_factory=list)  # image corners of the notes written on
 
 
 @dataclass(frozen=True)
@@ -149,6 +151,9 @@ class SceneSpec:
     corner_marks: float = 0.0
     # The back of the cards laid face down (CardFace("back")); else each design's own (the print-and-play back).
     back: BackDesign | None = None
+    # 2-4 paper notes written on by hand (models/synth/notes.py) laid beside the cards, drawn from a stream of
+    # their own.
+    written_notes: bool = False
 
 
 def _sample_faces(rng: random.Random, n: int) -> list[CardFace]:
@@ -188,6 +193,7 @@ def render_scene(seed: int, spec: SceneSpec = SceneSpec()) -> Scene:
         deck_style = _printed(deck_style, prints)
     outlines_px = [camera.project(mm) for _, mm in placed]
     distractor_quads = _draw_distractors(rng, nrng, image, camera, placed, spec) if spec.distractors else []
+    notes = _lay_written_notes(random.Random(seed * 13 + 7), image, camera, placed, spec) if spec.written_notes else []
     laid = len(placed) if spec.laid is None else spec.laid
     for k, quad in enumerate(outlines_px):
         offset = np.array([rng.uniform(1, 5), rng.uniform(1, 6)])
@@ -215,7 +221,7 @@ def render_scene(seed: int, spec: SceneSpec = SceneSpec()) -> Scene:
                 _paste_card(image, face, style, quad, streak, spec.inked_streaks)
                 cards.append(TruthCard(face.reading, quad.astype(np.float32), style))
     image = _photograph(rng, nrng, image)
-    return Scene(image, cards, distractor_quads, stick_cards, face_down)
+    return Scene(image, cards, distractor_quads, stick_cards, face_down, notes)
 
 
 Print = Callable[[CardStyle], CardStyle]
@@ -453,14 +459,44 @@ def _draw_distractors(
 
 def _paste_note(rng: random.Random, image: np.ndarray, quad: np.ndarray) -> None:
     """A blank or lined scrap of paper: card-shaped, but not a card."""
-    note = Image.new("RGBA", (126, 176), (*(rng.randint(225, 255) for _ in range(3)), 255))
+    note = Image.new("RGBA", NOTE_PX, (*(rng.randint(225, 255) for _ in range(3)), 255))
     arr = np.asarray(note).copy()
     if rng.random() < 0.6:
-        for y in range(20, 176, rng.randint(10, 18)):
+        for y in range(20, NOTE_PX[1], rng.randint(10, 18)):
             arr[y : y + 1, 8:-8, :3] = (150, 170, 210)
+    _paste_sheet(image, arr, quad)
+
+
+def _lay_written_notes(
+    rng: random.Random, image: np.ndarray, camera: Camera, placed: list[tuple[CardFace, np.ndarray]], spec: SceneSpec
+) -> list[np.ndarray]:
+    """2-4 notes written on by hand (`written_note`) where they fit clear of the cards (ten tries a note); their
+    image corners."""
+    h, w = image.shape[:2]
+    taken = [quad for _, quad in placed]
+    fonts = split_fonts(spec.split)
+    quads: list[np.ndarray] = []
+    wanted = rng.randint(2, 4)
+    for _ in range(10 * wanted):
+        if len(quads) == wanted:
+            break
+        center = camera.unproject(np.array([[rng.uniform(0, w), rng.uniform(0, h)]]))[0]
+        quad = card_outline_mm(center, rng.uniform(-math.pi, math.pi), rng.uniform(0.8, 1.3))
+        quad_px = camera.project(quad)
+        if _overlaps(quad, taken) or not _fits(quad_px, spec.size, spec.min_card_px):
+            continue
+        _paste_sheet(image, written_note(rng, fonts, spec.split == "heldout"), quad_px)
+        taken.append(quad)
+        quads.append(quad_px.astype(np.float32))
+    return quads
+
+
+def _paste_sheet(image: np.ndarray, arr: np.ndarray, quad: np.ndarray) -> None:
+    """A note's art (NOTE_PX, RGBA) warped onto the image quad `quad`."""
     x0, y0 = np.floor(quad.min(axis=0)).astype(int)
     x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 1
-    src = np.array([[0, 0], [126, 0], [126, 176], [0, 176]], dtype=np.float32)
+    width, height = NOTE_PX
+    src = np.array([[0, 0], [width, 0], [width, height], [0, height]], dtype=np.float32)
     matrix = cv2.getPerspectiveTransform(src, (quad - [x0, y0]).astype(np.float32))
     warped = cv2.warpPerspective(arr.astype(np.float32), matrix, (x1 - x0, y1 - y0))
     alpha = warped[..., 3:4] / 255.0

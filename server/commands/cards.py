@@ -216,6 +216,11 @@ def evaluate_cards(
         help="Lay a share of each scene's cards face down (backs of held-out patterns), as a deck beside a race "
         "or the appending game's Deck lies: a back read as a card is a false detection.",
     ),
+    written_notes: bool = typer.Option(
+        False,
+        help="Lay 2-4 paper notes written on by hand beside each scene's cards (scores, tally marks, doodles, "
+        "digits of pi, long numbers; held-out hands): a note read as a card is a false detection.",
+    ),
 ) -> None:
     """Digit cards: share read right and false detections on held-out scenes."""
     from models.evaluate import Laid
@@ -233,5 +238,6 @@ def evaluate_cards(
         fail("--touching, --appending, --blocks, --grid and --face-down each lay every scene their own way: give one")
         raise typer.Exit(code=2)
     laid = chosen[0] if chosen else Laid.MIX
-    prints = [name for name, wanted in (("varied_wilds", varied_wilds), ("index_only", index_only)) if wanted]
+    asked_prints = (("varied_wilds", varied_wilds), ("index_only", index_only), ("written_notes", written_notes))
+    prints = [name for name, wanted in asked_prints if wanted]
     run(scenes, seed, worse=degrade, portrait=portrait, laid=laid, prints=prints)
