@@ -1,15 +1,18 @@
-"""Train the face-down check: whether a card the reader read is a card's back (Grid o' Digits lays its cards face
-down, a deck lies face down beside most games, and the card classifier, which never saw a back, reads a patterned
-one as an 8 or a 0).
+"""Train the face-down check: whether a card the reader read is a card's face, its back (Grid o' Digits lays its
+cards face down, a deck lies face down beside most games, and the card classifier, which never saw a back, reads a
+patterned one as an 8 or a 0) or a paper note written on by hand (a score sheet, tallies, a long number: the
+classifier read one in six so written as a card, a long number as a Wild).
 
-    python -m models.train_card_backs [--scenes 900] [--mixed-scenes 1500] [--epochs 6] [--out PATH]
+    python -m models.train_card_backs [--scenes 900] [--mixed-scenes 1500] [--noted-scenes 1500] [--epochs 6]
+        [--out PATH]
 
 Two kinds of training scene (models/synth/backs.py), with backs of the training patterns on training tables:
 Grid o' Digits tables (the grid's 25 cards, a random share of them face up, in one deck's design, on dark paper
 and crossed by bands more often than other renders), and scenes of the card classifier's mix (scattered cards,
-Tempus lines, close-ups) with a random share of their cards face down, whose faces are of every design. Their
-crops are the card reader's own readings, labelled by the card or back they lie on, and every card's and back's
-true outline with a little jitter; each crop either way up. Validation renders held-out back patterns, fonts,
+Tempus lines, close-ups) with a random share of their cards face down, whose faces are of every design; the
+same again with 2-4 notes written on by hand beside the cards (models/synth/notes.py). Their crops are the card
+reader's own readings, labelled by the card, back or note they lie on, and every card's, back's and note's true
+outline with a little jitter; each crop either way up. Validation renders held-out back patterns, fonts,
 designs and tables. Needs the `train` extra (torch, onnx).
 """
 
@@ -37,6 +40,8 @@ TRAIN_SEED = 71_000_000
 VAL_SEED = 72_000_000
 MIXED_TRAIN_SEED = 73_000_000
 MIXED_VAL_SEED = 74_000_000
+NOTED_TRAIN_SEED = 75_000_000
+NOTED_VAL_SEED = 76_000_000
 JITTER = 0.03  # of the card's size, per corner
 # A dark card crossed by a light band looks much like a back's panel and pattern: the first network, trained on
 # the scenes' own shares (12 % dark, no bands), took half the dark held-out cards with the band ornament for backs;
@@ -58,9 +63,13 @@ def grid_crops(seed: int, split: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def labelled_crops(rng: random.Random, scene: Scene) -> tuple[np.ndarray, np.ndarray]:
-    """The reader's readings of `scene` that lie on one card, and every card's true outline jittered, cropped
-    either way up and labelled 0 (a card's face) or 1 (its back)."""
-    truth = [(card.corners, 0) for card in scene.cards] + [(quad, 1) for quad in scene.face_down]
+    """The reader's readings of `scene` that lie on one card or note, and every card's and note's true outline
+    jittered, cropped either way up and labelled by CLASSES: 0 a card's face, 1 its back, 2 a note written on."""
+    truth = (
+        [(card.corners, 0) for card in scene.cards]
+        + [(quad, 1) for quad in scene.face_down]
+        + [(quad, 2) for quad in scene.written_notes]
+    )
     quads = [quad for quad, _ in truth]
     outlines = []
     for card in _reader()(scene.image):
@@ -74,12 +83,14 @@ def labelled_crops(rng: random.Random, scene: Scene) -> tuple[np.ndarray, np.nda
     return crop_batch(crops, [label for _, label in outlines])
 
 
-def mixed_crops(seed: int, split: str) -> tuple[np.ndarray, np.ndarray]:
+def mixed_crops(seed: int, split: str, noted: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """The crops of one scene of the card classifier's mix (scattered cards, Tempus lines, close-ups) with a random
     share of its cards face down, as a deck beside a race, the appending game's Deck or the bluffing game's line
-    lays them: faces of every design the reader meets, not only the grid's."""
+    lays them: faces of every design the reader meets, not only the grid's. With `noted`, notes written on by
+    hand lie beside them (a score sheet beside a race)."""
     rng = random.Random(seed)
-    return labelled_crops(rng, render_scene(seed, _harder(some_face_down(rng, training_spec(seed, split)))))
+    spec = _harder(some_face_down(rng, training_spec(seed, split)))
+    return labelled_crops(rng, render_scene(seed, replace(spec, written_notes=noted)))
 
 
 def _harder(spec: SceneSpec) -> SceneSpec:
@@ -103,11 +114,21 @@ def heldout_mixed_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return mixed_crops(seed, "heldout")
 
 
+def train_noted_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    return mixed_crops(seed, "train", noted=True)
+
+
+def heldout_noted_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    return mixed_crops(seed, "heldout", noted=True)
+
+
 def main(
     scenes: int = typer.Option(900, help="training Grid o' Digits tables to render"),
     val_scenes: int = typer.Option(150, help="validation tables (held-out backs, fonts and tables)"),
     mixed_scenes: int = typer.Option(1500, help="training scenes of the card classifier's mix, some cards face down"),
     mixed_val_scenes: int = typer.Option(150, help="validation scenes of the mix"),
+    noted_scenes: int = typer.Option(1500, help="training scenes of the mix with notes written on beside the cards"),
+    noted_val_scenes: int = typer.Option(150, help="validation scenes of the mix with notes written on"),
     epochs: int = typer.Option(6),
     max_lr: float = typer.Option(2e-3),
     seed: int = typer.Option(0),
@@ -123,15 +144,19 @@ def main(
         [
             ("card-backs-train", train_grid_crops, TRAIN_SEED, scenes),
             ("card-backs-mixed-train", train_mixed_crops, MIXED_TRAIN_SEED, mixed_scenes),
+            ("card-backs-noted-train", train_noted_crops, NOTED_TRAIN_SEED, noted_scenes),
         ]
     )
     val = render_joined(
         [
             ("card-backs-heldout", heldout_grid_crops, VAL_SEED, val_scenes),
             ("card-backs-mixed-heldout", heldout_mixed_crops, MIXED_VAL_SEED, mixed_val_scenes),
+            ("card-backs-noted-heldout", heldout_noted_crops, NOTED_VAL_SEED, noted_val_scenes),
         ]
     )
-    print(f"train crops {len(train[0])} ({int(train[1].sum())} backs), validation crops {len(val[0])}")
+    counts = np.bincount(train[1], minlength=len(CLASSES))
+    shares = ", ".join(f"{n} {name}s" for name, n in zip(CLASSES, counts, strict=True))
+    print(f"train crops {len(train[0])} ({shares}), validation crops {len(val[0])}")
     started = time.time()
     model = small_classifier((16, 24, 32, 48), len(CLASSES))
     acc = fit_classifier(model, train, val, epochs, max_lr, seed)
@@ -143,6 +168,8 @@ def main(
             "val_scenes": val_scenes,
             "mixed_scenes": mixed_scenes,
             "mixed_val_scenes": mixed_val_scenes,
+            "noted_scenes": noted_scenes,
+            "noted_val_scenes": noted_val_scenes,
             "epochs": epochs,
             "max_lr": max_lr,
             "seed": seed,
@@ -151,9 +178,10 @@ def main(
             "dark_paper": DARK_PAPER,
             "streaks": STREAKS,
             "data": "Grid o' Digits tables (models/synth/backs.py) and scenes of the card classifier's mix with a "
-            "random share of cards face down, of split=train: the card reader's readings labelled by the face or "
-            "back they lie on, and every true outline jittered, either way up; validation on split=heldout "
-            "tables and scenes (held-out back patterns, fonts, tables)",
+            "random share of cards face down, and as many again with notes written on by hand beside the cards "
+            "(models/synth/notes.py), of split=train: the card reader's readings labelled by the face, back or "
+            "note they lie on, and every true outline jittered, either way up; validation on split=heldout tables "
+            "and scenes (held-out back patterns, fonts, hands, tables)",
             "heldout_crop_accuracy": round(acc, 4),
             "seconds": round(time.time() - started),
         },

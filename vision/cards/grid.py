@@ -21,7 +21,7 @@ from vision.cards.recognize import Card
 
 SAME_PLACE = 0.5  # two sightings this close (a share of the card's height) are one card
 # Most of a grid lies face down, so a card is taken for a back from far less than elsewhere (the reader's
-# BACK_ABOVE). Chosen on 60 training-split tables the network was not trained on (seeds 71600000..): of the cards
+# NOT_FACE_ABOVE). Chosen on 60 training-split tables the network was not trained on (seeds 71600000..): of the cards
 # read there, those on faces dropped and those on backs kept, at 0.15: 4 and 4 of 806 and 94; at 0.3: 1 and 7;
 # at 0.5: 0 and 15 (models/card_backs.md).
 GRID_BACK_ABOVE = 0.15

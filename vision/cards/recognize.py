@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 
 from vision.cards.artwork import CARD_MM, STARTER, CardFace
-from vision.cards.backs import BACK_ABOVE, FaceDownCheck, shipped_check
+from vision.cards.backs import NOT_FACE_ABOVE, FaceDownCheck, shipped_check
 from vision.cards.centres import MODEL_PATH as LOCATOR_PATH
 from vision.cards.centres import PEAK_THRESHOLD, PORTRAIT_MODEL_PATH, CardLocator, HeatMap, half_axes, outline
 from vision.cards.classify import CardClassifier, Reading
@@ -395,9 +395,10 @@ class CardRecognizer:
     network, which marks each card's centre and axes (busy or low-contrast tables, touching cards; portrait
     frames have a locator of their own, `locator_for`). The corner
     network puts the locator's loose outlines, and any outline the classifier doubts, on the card's own
-    corners. The classifier is the judge; a card it reads that surely lies face down (the face-down check,
-    vision/cards/backs.py, tells: a deck beside a race, the appending game's Deck) is no card read, and each
-    card read keeps how likely it is a back, for a game whose cards lie face down to be stricter.
+    corners. The classifier is the judge; a card it reads that surely lies face down or is a note written on
+    (the face-down check, vision/cards/backs.py, tells: a deck beside a race, the appending game's Deck, a score
+    sheet) is no card read, and each card read keeps how likely it is a back, for a game whose cards lie face
+    down to be stricter.
     """
 
     def __init__(
@@ -445,8 +446,12 @@ class CardRecognizer:
         timing["deblurred_ms"] = (time.perf_counter() - t0) * 1000
         t0 = time.perf_counter()
         if self.face_down_check is not None:
-            backs = self.face_down_check.back_probability(image, [card.corners for card in cards])
-            cards = [replace(card, back=float(b)) for card, b in zip(cards, backs, strict=True) if b <= BACK_ABOVE]
+            seen = self.face_down_check.probabilities(image, [card.corners for card in cards])
+            cards = [
+                replace(card, back=float(back))
+                for card, (face, back, _) in zip(cards, seen, strict=True)
+                if 1 - face <= NOT_FACE_ABOVE
+            ]
         timing["backs_ms"] = (time.perf_counter() - t0) * 1000
         t0 = time.perf_counter()
         if self.index_reader is not None:
