@@ -63,8 +63,8 @@ def grid_crops(seed: int, split: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def labelled_crops(rng: random.Random, scene: Scene) -> tuple[np.ndarray, np.ndarray]:
-    """The reader's readings of `scene` that lie on one card or note, and every card's and note's true outline
-    jittered, cropped either way up and labelled by CLASSES: 0 a card's face, 1 its back, 2 a note written on."""
+    """The reader's readings of `scene` that lie on one card or note, and every card's, back's and note's true
+    outline jittered, cropped either way up and labelled by CLASSES: 0 a card's face, 1 its back, 2 a note."""
     truth = (
         [(card.corners, 0) for card in scene.cards]
         + [(quad, 1) for quad in scene.face_down]
