@@ -1,6 +1,6 @@
 """Paper notes written on by hand, as they lie beside a game: a score sheet, tally marks, a doodle, digits of pi
-copied out, a long number. Card-shaped but no card: before the face check learnt them (vision/cards/backs.py), the
-card reader read about one note in six written on so as a card, a long number most often as a Wild.
+copied out, a long number. Card-shaped but no card: before the face-down check learnt them (vision/cards/backs.py),
+the card reader read about one note in six written on so as a card, a long number most often as a Wild.
 
 The held-out split writes with OpenCV's Hershey stroke fonts (its script faces among them) and doodles in boxes,
 rings and arrows; the training split writes with TrueType faces of the training font families and doodles in
