@@ -37,18 +37,21 @@ class SceneOptions:
     """How every held-out scene is changed: `far`, its tiles as small as from afar (FAR_TILE_PX); `face_down` more
     tiles lying face down in a heap beside them (a reading on one a false detection), their backs carrying a
     maker's mark at the chance `marked_backs`; laid on a table of kind `table` if given; `ridged`, the chance that
-    the set's dividers are ridges of the tiles' own material."""
+    the set's dividers are ridges of the tiles' own material; `written_notes`, notes written on by hand laid
+    beside them (a reading on one a false detection)."""
 
     far: bool = False
     face_down: int = 0
     marked_backs: float = 0.0
     table: str | None = None
     ridged: float = 0.0
+    written_notes: bool = False
 
     def applied(self, spec: DominoSpec) -> DominoSpec:
         if self.far:
             spec = replace(spec, tile_px=FAR_TILE_PX, min_tile_px=FAR_MIN_TILE_PX)
         spec = replace(spec, face_down=self.face_down, marked_backs=self.marked_backs, ridged=self.ridged)
+        spec = replace(spec, written_notes=self.written_notes)
         return replace(spec, table=self.table or spec.table)
 
     def described(self) -> str:
@@ -57,7 +60,8 @@ class SceneOptions:
         text += f", every scene on a {self.table} table" if self.table else ""
         text += f", {self.face_down} tiles face down beside" if self.face_down else ""
         text += f" (backs marked in {self.marked_backs:.0%} of scenes)" if self.face_down and self.marked_backs else ""
-        return text + (f", dividers ridged in {self.ridged:.0%} of scenes" if self.ridged else "")
+        text += f", dividers ridged in {self.ridged:.0%} of scenes" if self.ridged else ""
+        return text + (", notes written on by hand beside" if self.written_notes else "")
 
 
 def evaluation_spec(index: int, seed: int, options: SceneOptions = SceneOptions()) -> tuple[str, DominoSpec]:

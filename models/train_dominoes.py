@@ -152,7 +152,7 @@ def samples_of(scene: DominoScene, seed: int) -> dict[str, np.ndarray]:
             add(_jittered(rng, TileFrame(frame.center + side * frame.u, frame.u, frame.v)), negative)
     for frame in _lookalikes(rng, frames)[: 2 * len(frames)]:
         add(_jittered(rng, frame), negative)
-    for outline in scene.distractors:
+    for outline in [*scene.distractors, *scene.written_notes]:
         center = outline.mean(axis=0)
         size = np.linalg.norm(outline[0] - outline[2]) / 2
         angle = rng.uniform(0, math.pi)

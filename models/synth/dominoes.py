@@ -19,7 +19,8 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
-from models.synth.scenes import Camera, _paste_card, _photograph, _table_image, split_fonts
+from models.synth.notes import written_note
+from models.synth.scenes import Camera, _paste_card, _photograph, _table_image, card_outline_mm, split_fonts
 from models.synth.tables import HELDOUT_TABLES, TRAIN_TABLES
 from vision.cards.artwork import CARD_MM, FACE_CLASSES, random_style
 
@@ -345,6 +346,7 @@ class DominoScene:
     table: str  # the kind of table top, from models.synth.tables
     distractors: list[np.ndarray] = field(default_factory=list)  # image outlines of things that are not tiles
     face_down: list[np.ndarray] = field(default_factory=list)  # image outlines of the tiles lying face down
+    written_notes: list[np.ndarray] = field(default_factory=list)  # image corners of the notes written on
 
 
 @dataclass(frozen=True)
@@ -379,6 +381,9 @@ class DominoSpec:
     # The chance that the set's divider is a ridge moulded in the tiles' own material, seen only by a thin highlight
     # along one flank and a shade along the other, as on many black and translucent sets; a stream of its own.
     ridged: float = 0.0
+    # 2-4 paper notes written on by hand (models/synth/notes.py), as a Seven Pis score sheet lies beside the game,
+    # laid clear of the tiles, the pile and the distractors from a stream of their own.
+    written_notes: bool = False
 
 
 class _Lens:
@@ -604,9 +609,12 @@ def render_dominoes(seed: int, spec: DominoSpec = DominoSpec()) -> DominoScene:
     distractors = _draw_distractors(rng, image, lens, outlines, spec)
     laid = len(tiles) if spec.laid is None else spec.laid
     shown = set(range(laid) if spec.shown is None else spec.shown)
-    _cast_shadows(rng, image, lens, [tiles[i] for i in sorted(shown)], [styles[i] for i in sorted(shown)])
     pile_rng = random.Random(f"pile {seed}")
     pile, back = _pile(pile_rng, lens, outlines, spec, style)
+    notes_rng = random.Random(f"notes {seed}")
+    taken = outlines + [p.outline(style.width) for p in pile]
+    notes = _lay_written_notes(notes_rng, image, lens, taken, distractors, spec) if spec.written_notes else []
+    _cast_shadows(rng, image, lens, [tiles[i] for i in sorted(shown)], [styles[i] for i in sorted(shown)])
     mark_rng = random.Random(f"back mark {seed}")
     mark = random_back_mark(mark_rng, back) if pile and mark_rng.random() < spec.marked_backs else None
     _cast_shadows(pile_rng, image, lens, [(p, "pile") for p in pile], [style] * len(pile))
@@ -627,7 +635,8 @@ def render_dominoes(seed: int, spec: DominoSpec = DominoSpec()) -> DominoScene:
         truth.append((i, TruthTile(pose.pips, corners, halves, kind, pose.pi)))
     face_down = [lens.project(p.outline(style.width), style.thickness).astype(np.float32) for p in pile]
     image = _photograph(rng, nrng, image)
-    return DominoScene(image, [t for _, t in sorted(truth, key=lambda x: x[0])], table, distractors, face_down)
+    tiles_seen = [t for _, t in sorted(truth, key=lambda x: x[0])]
+    return DominoScene(image, tiles_seen, table, distractors, face_down, notes)
 
 
 def _pile(
@@ -711,6 +720,38 @@ def _paste(image: np.ndarray, art: np.ndarray, quad: np.ndarray) -> None:
     alpha = warped[..., 3:4] / 255.0
     roi = image[y0:y1, x0:x1]
     roi[:] = roi * (1 - alpha) + warped[..., :3] * alpha
+
+
+def _lay_written_notes(
+    rng: random.Random,
+    image: np.ndarray,
+    lens: _Lens,
+    taken_mm: list[np.ndarray],
+    taken_px: list[np.ndarray],
+    spec: DominoSpec,
+) -> list[np.ndarray]:
+    """2-4 card-sized notes written on by hand (`written_note`) wholly in the frame and clear of `taken_mm` (table
+    mm) and `taken_px` (image outlines), ten tries a note; their image corners."""
+    h, w = image.shape[:2]
+    taken_mm = [_grown(t, 6.0) for t in taken_mm]
+    taken_px = list(taken_px)
+    fonts = split_fonts(spec.split)
+    quads: list[np.ndarray] = []
+    wanted = rng.randint(2, 4)
+    for _ in range(10 * wanted):
+        if len(quads) == wanted:
+            break
+        center = _unproject(lens, np.array([[rng.uniform(0, w), rng.uniform(0, h)]]))
+        quad = card_outline_mm(center, rng.uniform(-math.pi, math.pi), rng.uniform(0.8, 1.3))
+        quad_px = lens.project(quad)
+        if _overlap(quad, taken_mm) or _overlap(quad_px, taken_px) or not _fits(quad_px, spec.size, spec.min_tile_px):
+            continue
+        art = written_note(rng, fonts, spec.split == "heldout")
+        _paste(image, art[..., [2, 1, 0, 3]], quad_px)  # the note's art is RGBA; the image BGR
+        taken_mm.append(quad)
+        taken_px.append(quad_px)
+        quads.append(quad_px.astype(np.float32))
+    return quads
 
 
 def _busy_cloth(rng: random.Random, nrng: np.random.Generator, image: np.ndarray, lens: _Lens) -> None:

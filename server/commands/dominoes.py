@@ -119,6 +119,12 @@ def evaluate_dominoes(
         help="The chance that a scene's set has its divider moulded as a ridge of the tiles' own material, seen "
         "only by a thin highlight and shade (many black sets); the pip readers trained on ridged training styles.",
     ),
+    written_notes: bool = typer.Option(
+        False,
+        "--written-notes",
+        help="Lay 2-4 paper notes written on by hand beside the tiles (scores, tallies, pi's digits, a doodle), as "
+        "a score sheet lies beside a game; a tile read on one is a false detection.",
+    ),
 ) -> None:
     """Dominoes: tiles with both halves read right, false detections, and speed on 28-tile frames."""
     from models.evaluate_dominoes import SceneOptions, print_evaluation
@@ -127,7 +133,14 @@ def evaluate_dominoes(
     if table_kind is not None and table_kind not in TABLE_KINDS:
         fail(f"unknown table kind {table_kind!r}; choose: {', '.join(TABLE_KINDS)}")
         raise typer.Exit(code=2)
-    options = SceneOptions(far=far, face_down=face_down, marked_backs=marked_backs, table=table_kind, ridged=ridged)
+    options = SceneOptions(
+        far=far,
+        face_down=face_down,
+        marked_backs=marked_backs,
+        table=table_kind,
+        ridged=ridged,
+        written_notes=written_notes,
+    )
     result = run(scenes, seed, worse=degrade, options=options)
     if as_json:
         typer.echo(json.dumps(result.to_json()))

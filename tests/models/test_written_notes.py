@@ -1,5 +1,5 @@
-"""Notes written on by hand beside the cards (models/synth/notes.py): each carries writing, they lie clear of the
-cards, and the scene's cards are the same with or without them."""
+"""Notes written on by hand beside the cards or the tiles (models/synth/notes.py): each carries writing, they lie
+clear of what the scene lays, and the scene's cards or tiles are the same with or without them."""
 
 import random
 from dataclasses import replace
@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
+from models.synth.dominoes import DominoSpec, render_dominoes
 from models.synth.notes import NOTE_PX, written_note
 from models.synth.scenes import render_scene, split_fonts
 from models.train_cards import training_spec
@@ -34,9 +35,27 @@ def test_notes_lie_clear_of_the_cards_and_leave_them_as_they_were() -> None:
         assert not plain.written_notes
         assert [c.face for c in noted.cards] == [c.face for c in plain.cards]
         assert all(np.array_equal(a.corners, b.corners) for a, b in zip(noted.cards, plain.cards, strict=True))
-        for note in noted.written_notes:
-            for card in noted.cards:
-                overlap, _ = cv2.intersectConvexConvex(note, card.corners)
-                assert overlap < 1.0, f"scene {seed}: a note over a card"
+        _assert_clear(noted.written_notes, [card.corners for card in noted.cards], f"scene {seed}")
         laid += len(noted.written_notes)
     assert laid >= 12, "too few notes laid for the test to mean anything"
+
+
+def test_notes_lie_clear_of_the_tiles_and_leave_them_as_they_were() -> None:
+    laid = 0
+    for seed in range(20_000, 20_012):
+        spec = DominoSpec(split="heldout", face_down=6)
+        plain, noted = render_dominoes(seed, spec), render_dominoes(seed, replace(spec, written_notes=True))
+        assert not plain.written_notes
+        assert [t.pips for t in noted.tiles] == [t.pips for t in plain.tiles]
+        assert all(np.array_equal(a.corners, b.corners) for a, b in zip(noted.tiles, plain.tiles, strict=True))
+        laid_out = [t.corners for t in noted.tiles] + noted.face_down + noted.distractors
+        _assert_clear(noted.written_notes, laid_out, f"tile scene {seed}")
+        laid += len(noted.written_notes)
+    assert laid >= 12, "too few notes laid for the test to mean anything"
+
+
+def _assert_clear(notes: list[np.ndarray], outlines: list[np.ndarray], where: str) -> None:
+    for note in notes:
+        for outline in outlines:
+            overlap, _ = cv2.intersectConvexConvex(note, outline.astype(np.float32))
+            assert overlap < 1.0, f"{where}: a note over what the scene lays"
