@@ -226,6 +226,28 @@ def quantize_tile_locator(scenes: int) -> None:
     quantize(MODEL_PATH, inputs, source)
 
 
+def quantize_pip_readers(scenes: int) -> None:
+    """Both pip readers, calibrated on the crops the float reader is given over training domino scenes."""
+    from models.synth.dominoes import render_dominoes
+    from models.train_dominoes import training_spec
+    from vision.dominoes import DominoRecognizer
+    from vision.dominoes.locate import MODEL_PATH as TILE_LOCATOR_PATH
+    from vision.dominoes.locate import TileLocator
+    from vision.dominoes.pips import BLURRED_MODEL_PATH, PipReader
+    from vision.dominoes.pips import MODEL_PATH as PIPS_PATH
+
+    dominoes = DominoRecognizer(
+        locator=TileLocator(TILE_LOCATOR_PATH),
+        reader=PipReader(PIPS_PATH),
+        blurred_reader=PipReader(BLURRED_MODEL_PATH),
+    )
+    seeds = range(60_000_000, 60_000_000 + scenes)
+    inputs = recorded_inputs(dominoes.reader, lambda s: dominoes(render_dominoes(s, training_spec(s)).image), seeds)
+    source = f"the float pip reader's crops over training domino scenes, seeds {seeds.start}.."
+    for model in (PIPS_PATH, BLURRED_MODEL_PATH):
+        quantize(model, inputs, source)
+
+
 def main(
     card_scenes: int = typer.Option(40, help="training-split card scenes to record the classifier's inputs on"),
     closer_scenes: int = typer.Option(96, help="training-split card scenes to record the closer look's frames on"),
@@ -236,24 +258,23 @@ def main(
     card_classifier_only: bool = typer.Option(
         False, help="quantize the card classifier alone (after its fine-tuning), not the other networks"
     ),
+    pip_readers_only: bool = typer.Option(
+        False, help="quantize the two pip readers alone (after their fine-tuning), not the other networks"
+    ),
 ) -> None:
     import cv2
 
-    from models.synth.dominoes import render_dominoes
     from models.synth.scenes import render_scene
     from models.train_cards import training_spec as card_spec
-    from models.train_dominoes import training_spec as domino_spec
     from vision.cards.classify import BLURRED_MODEL_PATH as CARDS_BLURRED_PATH
     from vision.cards.classify import MODEL_PATH as CARDS_PATH
     from vision.cards.classify import CardClassifier
     from vision.cards.recognize import CardRecognizer
-    from vision.dominoes import DominoRecognizer
-    from vision.dominoes.locate import MODEL_PATH as TILE_LOCATOR_PATH
-    from vision.dominoes.locate import TileLocator
-    from vision.dominoes.pips import BLURRED_MODEL_PATH, PipReader
-    from vision.dominoes.pips import MODEL_PATH as PIPS_PATH
 
     cv2.setNumThreads(1)
+    if pip_readers_only:
+        quantize_pip_readers(domino_scenes)
+        return
     cards = CardRecognizer(classifier=CardClassifier(CARDS_PATH), backs=False)  # its crops are all it records
     seeds = range(61_000_000, 61_000_000 + card_scenes)
     inputs = recorded_inputs(
@@ -266,16 +287,7 @@ def main(
     for model in (CARDS_PATH, CARDS_BLURRED_PATH):
         quantize(model, inputs, source)
     quantize_card_locator(closer_scenes)
-    dominoes = DominoRecognizer(
-        locator=TileLocator(TILE_LOCATOR_PATH),
-        reader=PipReader(PIPS_PATH),
-        blurred_reader=PipReader(BLURRED_MODEL_PATH),
-    )
-    seeds = range(60_000_000, 60_000_000 + domino_scenes)
-    inputs = recorded_inputs(dominoes.reader, lambda s: dominoes(render_dominoes(s, domino_spec(s)).image), seeds)
-    source = f"the float pip reader's crops over training domino scenes, seeds {seeds.start}.."
-    for model in (PIPS_PATH, BLURRED_MODEL_PATH):
-        quantize(model, inputs, source)
+    quantize_pip_readers(domino_scenes)
     quantize_tile_locator(tile_locator_scenes)
 
 
