@@ -2,12 +2,15 @@
 frames and on empty held-out tables with the renderers' distractors (coins, pens, paper notes, the Reference
 card), read as `tableref recognize` reads a picture (every kind, `TableReader`). Each such detection is false.
 
-Tile frames hold digit cards among their distractors, so cards read there are not counted.
+Tile frames hold digit cards among their distractors, so cards read there are not counted. With `written_notes`,
+the card and tile frames and the empty tables also hold 2-4 paper notes written on by hand (models/synth/notes.py),
+as score sheets lie beside a game; the stick frames are as rendered.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -32,15 +35,19 @@ COUNTED = {
 }
 
 
-def frame(kind: str, index: int, frames: int) -> np.ndarray:
-    """The index-th held-out frame of a kind (of `frames` read)."""
+def frame(kind: str, index: int, frames: int, written_notes: bool = False) -> np.ndarray:
+    """The index-th held-out frame of a kind (of `frames` read), with notes written on beside what it lays if
+    asked (the stick frames never)."""
     if kind == "cards":
-        return render_scene(CARD_SEED + index, card_scene_spec(CARD_SEED + index)).image
+        seed = CARD_SEED + index
+        return render_scene(seed, replace(card_scene_spec(seed), written_notes=written_notes)).image
     if kind == "dominoes":
-        return render_dominoes(DOMINO_SEED + index, evaluation_spec(index, DOMINO_SEED)[1]).image
+        spec = evaluation_spec(index, DOMINO_SEED)[1]
+        return render_dominoes(DOMINO_SEED + index, replace(spec, written_notes=written_notes)).image
     if kind == "sticks":
         return render_stick_scene(STICK_SEED + index, stick_scene_spec(index, "heldout", frames)).image
-    return render_scene(CARD_SEED + index, SceneSpec(split="heldout", n_cards=(0, 0))).image
+    empty = SceneSpec(split="heldout", n_cards=(0, 0), written_notes=written_notes)
+    return render_scene(CARD_SEED + index, empty).image
 
 
 def false_counts(reading: TableReading, kind: str) -> dict[str, int]:
@@ -52,10 +59,13 @@ def false_counts(reading: TableReading, kind: str) -> dict[str, int]:
 
 
 def evaluate_table(
-    frames: int, reader: TableReader | None = None, on_frame: Callable[[], None] | None = None
+    frames: int,
+    reader: TableReader | None = None,
+    on_frame: Callable[[], None] | None = None,
+    written_notes: bool = False,
 ) -> dict[str, dict[str, int]]:
-    """Frame kind -> its frame count and each counted kind's false detections over `frames` frames of each kind,
-    on one OpenCV thread (as the other evaluations read)."""
+    """Frame kind -> its frame count and each counted kind's false detections over `frames` frames of each kind
+    (`frame`), on one OpenCV thread (as the other evaluations read)."""
     reader = reader or TableReader()
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
@@ -64,7 +74,8 @@ def evaluate_table(
         for kind in COUNTED:
             total = {"frames": frames}
             for index in range(frames):
-                for counted, n in false_counts(reader.read(frame(kind, index, frames)), kind).items():
+                reading = reader.read(frame(kind, index, frames, written_notes))
+                for counted, n in false_counts(reading, kind).items():
                     total[counted] = total.get(counted, 0) + n
                 if on_frame:
                     on_frame()

@@ -227,6 +227,12 @@ def evaluate_table(
         40, min=1, help="Held-out frames of each kind: cards, tiles, stick layouts, empty tables."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the counts as JSON."),
+    written_notes: bool = typer.Option(
+        False,
+        "--written-notes",
+        help="Lay 2-4 paper notes written on by hand (scores, tallies, pi's digits, a doodle) on the card and tile "
+        "frames and the empty tables, as score sheets lie beside a game.",
+    ),
 ) -> None:
     """False detections with every kind read (as `recognize` reads): each recogniser's readings on the other
     kinds' held-out frames and on empty tables with coins, pens, paper notes and the Reference card."""
@@ -235,7 +241,7 @@ def evaluate_table(
 
     with progress_bar() as progress:
         task = progress.add_task("reading every kind", total=frames * len(COUNTED))
-        result = run(frames, on_frame=lambda: progress.advance(task))
+        result = run(frames, on_frame=lambda: progress.advance(task), written_notes=written_notes)
     if as_json:
         typer.echo(json.dumps(result))
         return
