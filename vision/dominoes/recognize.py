@@ -668,10 +668,19 @@ class DominoRecognizer:
         if not frames:
             return kept
         readings = self.read_frames(image, canvas, scale, frames, again=False)
+        held = {
+            k: r
+            for k, r in zip(chosen, readings, strict=True)
+            if sorted(r.pips) == sorted(kept[k].pips) and r.confidence >= MIN_CONFIDENCE
+        }
         out = list(kept)
-        for k, r in zip(chosen, readings, strict=True):
-            if sorted(r.pips) == sorted(kept[k].pips) and r.confidence >= MIN_CONFIDENCE:
-                out[k] = replace(r, refined=kept[k].refined)
+        for k, r in held.items():
+            # Two frames that run into each other are a frame run on and the tile it runs into, whose own frame
+            # then runs into it as far: only the one whose cut reads surer is drawn in.
+            j = into[k]
+            if j in held and into[j] == k and (held[j].confidence, j) > (r.confidence, k):
+                continue
+            out[k] = replace(r, refined=kept[k].refined)
         return out
 
     def _settled(self, image: np.ndarray, canvas_of: CanvasOf, kept: list[Candidate]) -> list[Candidate]:
