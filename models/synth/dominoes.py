@@ -12,6 +12,7 @@ like a double. `split="heldout"` draws tile colours, pip colours, pin metals and
 from __future__ import annotations
 
 import colorsys
+import functools
 import math
 import random
 from dataclasses import dataclass, field, replace
@@ -19,8 +20,7 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
-from models.synth.notes import written_note
-from models.synth.scenes import Camera, _paste_card, _photograph, _table_image, card_outline_mm, split_fonts
+from models.synth.scenes import Camera, _paste_card, _photograph, _table_image, lay_written_notes, split_fonts
 from models.synth.tables import HELDOUT_TABLES, TRAIN_TABLES
 from vision.cards.artwork import CARD_MM, FACE_CLASSES, random_style
 
@@ -730,28 +730,22 @@ def _lay_written_notes(
     taken_px: list[np.ndarray],
     spec: DominoSpec,
 ) -> list[np.ndarray]:
-    """2-4 card-sized notes written on by hand (`written_note`) wholly in the frame and clear of `taken_mm` (table
-    mm) and `taken_px` (image outlines), ten tries a note; their image corners."""
-    h, w = image.shape[:2]
+    """`lay_written_notes` wholly in the frame and clear of `taken_mm` (table mm) and `taken_px` (image
+    outlines); their image corners."""
     taken_mm = [_grown(t, 6.0) for t in taken_mm]
     taken_px = list(taken_px)
-    fonts = split_fonts(spec.split)
-    quads: list[np.ndarray] = []
-    wanted = rng.randint(2, 4)
-    for _ in range(10 * wanted):
-        if len(quads) == wanted:
-            break
-        center = _unproject(lens, np.array([[rng.uniform(0, w), rng.uniform(0, h)]]))
-        quad = card_outline_mm(center, rng.uniform(-math.pi, math.pi), rng.uniform(0.8, 1.3))
-        quad_px = lens.project(quad)
-        if _overlap(quad, taken_mm) or _overlap(quad_px, taken_px) or not _fits(quad_px, spec.size, spec.min_tile_px):
-            continue
-        art = written_note(rng, fonts, spec.split == "heldout")
+
+    def clear(quad: np.ndarray, quad_px: np.ndarray) -> bool:
+        inside = _fits(quad_px, spec.size, spec.min_tile_px)
+        return not _overlap(quad, taken_mm) and not _overlap(quad_px, taken_px) and inside
+
+    def lay(art: np.ndarray, quad: np.ndarray, quad_px: np.ndarray) -> None:
         _paste(image, art[..., [2, 1, 0, 3]], quad_px)  # the note's art is RGBA; the image BGR
         taken_mm.append(quad)
         taken_px.append(quad_px)
-        quads.append(quad_px.astype(np.float32))
-    return quads
+
+    to_table = functools.partial(_unproject, lens)
+    return lay_written_notes(rng, image.shape[1::-1], to_table, lens.project, clear, lay, spec.split)
 
 
 def _busy_cloth(rng: random.Random, nrng: np.random.Generator, image: np.ndarray, lens: _Lens) -> None:

@@ -470,23 +470,47 @@ def _paste_note(rng: random.Random, image: np.ndarray, quad: np.ndarray) -> None
 def _lay_written_notes(
     rng: random.Random, image: np.ndarray, camera: Camera, placed: list[tuple[CardFace, np.ndarray]], spec: SceneSpec
 ) -> list[np.ndarray]:
-    """2-4 notes written on by hand (`written_note`) where they fit clear of the cards (ten tries a note); their
-    image corners."""
-    h, w = image.shape[:2]
+    """`lay_written_notes` clear of the cards; their image corners."""
     taken = [quad for _, quad in placed]
-    fonts = split_fonts(spec.split)
+
+    def clear(quad: np.ndarray, quad_px: np.ndarray) -> bool:
+        return not _overlaps(quad, taken) and _fits(quad_px, spec.size, spec.min_card_px)
+
+    def lay(art: np.ndarray, quad: np.ndarray, quad_px: np.ndarray) -> None:
+        _paste_sheet(image, art, quad_px)
+        taken.append(quad)
+
+    def to_table(point: np.ndarray) -> np.ndarray:
+        return camera.unproject(point)[0]
+
+    return lay_written_notes(rng, image.shape[1::-1], to_table, camera.project, clear, lay, spec.split)
+
+
+def lay_written_notes(
+    rng: random.Random,
+    size: tuple[int, int],
+    to_table: Callable[[np.ndarray], np.ndarray],
+    to_image: Callable[[np.ndarray], np.ndarray],
+    clear: Callable[[np.ndarray, np.ndarray], bool],
+    lay: Callable[[np.ndarray, np.ndarray, np.ndarray], None],
+    split: str,
+) -> list[np.ndarray]:
+    """2-4 card-sized notes written on by hand (`written_note`) on a frame of `size`, ten tries a note, each at a
+    point of the frame taken to the table (`to_table`, one point to mm) and its outline back (`to_image`). Where
+    `clear(quad_mm, quad_px)`, `lay(art RGBA, quad_mm, quad_px)` lays it. The notes' image corners."""
+    w, h = size
+    fonts = split_fonts(split)
     quads: list[np.ndarray] = []
     wanted = rng.randint(2, 4)
     for _ in range(10 * wanted):
         if len(quads) == wanted:
             break
-        center = camera.unproject(np.array([[rng.uniform(0, w), rng.uniform(0, h)]]))[0]
+        center = to_table(np.array([[rng.uniform(0, w), rng.uniform(0, h)]]))
         quad = card_outline_mm(center, rng.uniform(-math.pi, math.pi), rng.uniform(0.8, 1.3))
-        quad_px = camera.project(quad)
-        if _overlaps(quad, taken) or not _fits(quad_px, spec.size, spec.min_card_px):
+        quad_px = to_image(quad)
+        if not clear(quad, quad_px):
             continue
-        _paste_sheet(image, written_note(rng, fonts, spec.split == "heldout"), quad_px)
-        taken.append(quad)
+        lay(written_note(rng, fonts, split == "heldout"), quad, quad_px)
         quads.append(quad_px.astype(np.float32))
     return quads
 
