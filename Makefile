@@ -75,6 +75,11 @@ train: $(STAMP) system-packages
 		--start models/dominoes_pips.onnx --out models/dominoes_pips.onnx
 	$(BIN)/python -m models.finetune_pips --dotted-scenes 800 --ridged-scenes 800 \
 		--start models/dominoes_pips_blurred.onnx --out models/dominoes_pips_blurred.onnx
+	$(BIN)/python -m models.finetune_pips --dotted-scenes 800 --ridged-scenes 800 --noted-scenes 1000 \
+		--pattern-scenes 0 --varied-scenes 0 --proposal-scenes 0 --blur-share 0.15 \
+		--start models/dominoes_pips.onnx --out models/dominoes_pips.onnx
+	$(BIN)/python -m models.finetune_pips --dotted-scenes 800 --ridged-scenes 800 --noted-scenes 1000 \
+		--start models/dominoes_pips_blurred.onnx --out models/dominoes_pips_blurred.onnx
 	$(BIN)/python -m models.finetune_dominoes --start models/dominoes_locate.onnx \
 		--out models/dominoes_locate_blurred.onnx --checkpoint data/dominoes_locate-blurred.pt \
 		--steps 4000 --lr 1e-3 --blur-share 0.3 --seed 5

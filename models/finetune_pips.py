@@ -2,7 +2,7 @@
 a dotted cloth and ridged dividers.
 
     python -m models.finetune_pips [--blur-share 0.35] [--blur-lengths 3,5,7,9,11] [--epochs 2] [--dotted-scenes N]
-        [--ridged-scenes N]
+        [--ridged-scenes N] [--noted-scenes N]
 
 The renders blur about one frame in seven as a moving camera would, and those frames held most of the
 tiles the recogniser missed on held-out scenes: the reader doubted blurred pips even on their true outline.
@@ -24,6 +24,11 @@ staggered rows stays a probe kind that no training frame draws.
 `--ridged-scenes` adds scenes of sets whose divider is a ridge moulded in the tiles' own material (as on many
 black and translucent sets), over every training table: only a thin highlight and a shade show where the
 divider is. `make train` gives both readers these with the dots.
+
+`--noted-scenes` adds paper notes written on by hand (models/synth/notes.py), as a score sheet lies beside a game:
+a row of pi's digits or a tally is spotted and tile-shaped, and a whole blurred note passed for a blank. Half its
+scenes are tile scenes, half card scenes (the reader reads tiles on every frame `tableref recognize` reads). `make
+train` then trains both readers on once more from their own weights, with the dots and ridges again and the notes.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ import numpy as np
 import typer
 
 from models.synth.dominoes import DominoSpec, render_dominoes
+from models.synth.scenes import SceneSpec, render_scene
 from models.synth.tables import DOT_TRAIN_TABLES, EXTRA_TRAIN_TABLES, PATTERN_TRAIN_TABLES, TRAIN_TABLES
 from models.train_dominoes import (
     FREE_SEED,
@@ -60,6 +66,7 @@ VARIED_SEED = 39_000_000
 VARIED_PROPOSAL_SEED = 40_000_000
 DOTTED_SEED = 125_000_000
 RIDGED_SEED = 127_000_000  # 126_000_000.. and 128_000_000.. are tuning seeds of evaluation scenes
+NOTED_SEED = 131_000_000  # 130_000_000.. are tuning seeds of evaluation scenes
 EVERY_TABLE = TRAIN_TABLES + EXTRA_TRAIN_TABLES + PATTERN_TRAIN_TABLES
 
 
@@ -77,6 +84,10 @@ def dotted_spec(seed: int) -> DominoSpec:
 
 def ridged_spec(seed: int) -> DominoSpec:
     return replace(every_table_spec(seed), ridged=1.0)
+
+
+def noted_spec(seed: int) -> DominoSpec:
+    return replace(every_table_spec(seed), written_notes=True)
 
 
 def _truth_crops(seed: int, make_spec) -> tuple[np.ndarray, np.ndarray]:
@@ -126,6 +137,16 @@ def ridged_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return _truth_and_proposals(seed, ridged_spec)
 
 
+def noted_crops(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Paper notes written on by hand beside a game (models/synth/notes.py): a row of pi's digits or a tally is
+    tile-shaped and spotted, and a reader that never saw one read it as 9|9 or 6|6. Odd seeds: truth crops and
+    proposals of a tile scene over any training table with such notes beside it; even seeds: the proposals on a
+    card scene with them, none a tile."""
+    if seed % 2:
+        return _truth_and_proposals(seed, noted_spec)
+    return _proposal_crops(render_scene(seed, SceneSpec(split="train", written_notes=True)).image, [])
+
+
 class Block(NamedTuple):
     seed: int  # the first scene's
     crops_of: Callable[[int], tuple[np.ndarray, np.ndarray]]
@@ -168,6 +189,13 @@ BLOCKS = {
         "pips-ridged",
         "truth crops and the locator's proposals on {n} scenes over every training table, every divider a ridge",
     ),
+    "noted": Block(
+        NOTED_SEED,
+        noted_crops,
+        "pips-noted",
+        "truth crops and the locator's proposals on {n} scenes with notes written on by hand beside the tiles "
+        "(odd seeds), the proposals on card scenes with such notes (even seeds)",
+    ),
 }
 
 
@@ -180,6 +208,9 @@ def finetune(
     free_scenes: int = typer.Option(1000, help="frames with no domino: the locator's proposals, all no tile"),
     dotted_scenes: int = typer.Option(0, help="scenes over a dotted cloth: truth crops and the locator's proposals"),
     ridged_scenes: int = typer.Option(0, help="scenes of ridged dividers: truth crops and the locator's proposals"),
+    noted_scenes: int = typer.Option(
+        0, help="scenes with notes written on by hand (half of them card scenes): truth crops and proposals"
+    ),
     epochs: int = typer.Option(2),
     lr: float = typer.Option(5e-4, help="peak learning rate"),
     blur_share: float = typer.Option(0.35, help="share of each batch's crops blurred as by a moving camera"),
@@ -195,6 +226,7 @@ def finetune(
     scenes = {
         "pattern": pattern_scenes, "varied": varied_scenes, "proposals": proposal_scenes, "old": old_scenes,
         "old proposals": old_proposal_scenes, "free": free_scenes, "dotted": dotted_scenes, "ridged": ridged_scenes,
+        "noted": noted_scenes,
     }  # fmt: skip
     used = {name: n for name, n in scenes.items() if n}
     blocks = {
