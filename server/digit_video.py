@@ -19,7 +19,14 @@ import typer
 
 from rules.settling import Settler
 from server.app import counted
-from server.commands.sticks import MIRRORED, move_result, move_text, problem_texts, status_names
+from server.commands.sticks import (
+    MIRRORED,
+    glare_by_short_layout,
+    move_result,
+    move_text,
+    problem_texts,
+    status_names,
+)
 from server.storage import NotRecorded, Recording, recording
 from server.watching import Onlooker, Watched, exit_if_cut_short, exit_if_nothing_held, watch, watched_or_exit
 from vision.sticks import StickRecognizer
@@ -51,7 +58,7 @@ def watch_game(
     first layout, or where either table holds no layout), `recording` keeps them, and the `onlooker` sees every
     frame. The printed DIGIT cards on the table are read in the frame where a layout settles (not in every
     frame: they cost as much again as the sticks), and the layout matched against them (variant 4, cards on
-    the table)."""
+    the table). A layout that settles short of its five sticks beside a lamp's glare carries the advice."""
     from rules.digit_game import matching_cards
     from rules.sticks import card_number
     from vision.sticks.cards import read_digit_cards
@@ -72,6 +79,7 @@ def watch_game(
         card = card_number(table.layout, symmetry) if table.layout is not None and not status else None
         on_table = read_digit_cards(frame)
         numbers = list(dict.fromkeys(c.card for c in on_table))
+        glare = glare_by_short_layout(frame, table)
         layout = {
             "seconds": round(settled.seconds, 3),
             "sticks": len(table.sticks),
@@ -80,6 +88,7 @@ def watch_game(
             "status": status_names(status),
             "table_cards": [c.to_json() for c in on_table],  # as `judge digit` gives them
             "matches": list(matching_cards(table.layout, numbers, symmetry)) if card is not None else [],
+            "glare": glare.message if glare is not None else None,
         }
         layouts.append(layout)
         before = settler.settled[-2].reading if len(settler.settled) > 1 else None
@@ -107,6 +116,8 @@ def settled_text(layout: dict[str, Any], move: dict[str, Any] | None) -> str:
         said = f"{counted(layout['sticks'], 'stick')}, no card: " + "; ".join(problems)
     if layout["matches"]:
         said += f"; it matches card {layout['matches'][0]} on the table"
+    if layout["glare"]:
+        said += f"; {layout['glare']}"
     return said
 
 

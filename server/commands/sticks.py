@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from calibration.profile import CalibrationProfile
     from rules.digit_game import Status
     from rules.sticks import Symmetry
+    from vision.advice import Advice
     from vision.sticks.cards import DigitCard
     from vision.sticks.layout import TableLayout
 
@@ -59,11 +60,8 @@ def _read_table(
     file, or on a photo the calibration `profile` was not made for. The sticks drawn on a card are no sticks of
     the layout. A layout read short of its five sticks beside a lamp's glare is told so on stderr
     (`vision.advice.glare_beside`): the sticks missing may lie there unseen."""
-    from rules.digit_game import STICKS
-    from vision.advice import glare_beside
     from vision.sticks import StickRecognizer
     from vision.sticks.cards import read_digit_cards
-    from vision.sticks.detections import median_length
     from vision.sticks.layout import table_layout
 
     image = load_photo(photo)
@@ -72,11 +70,22 @@ def _read_table(
         raise typer.Exit(code=1)
     cards = read_digit_cards(image)
     table = table_layout(*StickRecognizer()(image, ignore=[card.corners for card in cards]))
-    if 0 < len(table.sticks) < STICKS:
-        ends = np.array([s.ends for s in table.sticks]).reshape(-1, 2)
-        if glare := glare_beside(image, ends, median_length(table.sticks)):
-            typer.echo(f"tableref: {photo}: {glare.message}", err=True)
+    if glare := glare_by_short_layout(image, table):
+        typer.echo(f"tableref: {photo}: {glare.message}", err=True)
     return table, cards, image
+
+
+def glare_by_short_layout(image: np.ndarray, table: TableLayout) -> Advice | None:
+    """Advice of a lamp's glare beside a layout read short of its five sticks (`vision.advice.glare_beside`): the
+    sticks missing may lie in it unseen. None for a layout read whole, or with no glare near it."""
+    from rules.digit_game import STICKS
+    from vision.advice import glare_beside
+    from vision.sticks.detections import median_length
+
+    if not 0 < len(table.sticks) < STICKS:
+        return None
+    ends = np.array([s.ends for s in table.sticks]).reshape(-1, 2)
+    return glare_beside(image, ends, median_length(table.sticks))
 
 
 def symmetry_of(rotations_only: bool) -> Symmetry:

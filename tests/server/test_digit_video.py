@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 import server.cli  # noqa: F401  (registers the commands)
 import server.watching as watching
+from models.evaluate_sticks import scene_spec
 from models.synth.samples import CLIP_FPS, FRAMES_PER_STEP, digit_game_layouts, filmed, write_clip
 from models.synth.sticks import StickSceneSpec, render_stick_scene
 from rules.sticks import Symmetry, card_number
@@ -31,6 +32,7 @@ def test_the_sample_game_is_read_layout_by_layout_and_each_turn_judged() -> None
     cards = [card_number(edges) for edges in digit_game_layouts()]
     assert [layout["card"] for layout in game["layouts"]] == cards
     assert [layout["seconds"] for layout in game["layouts"]] == [n * TURN / CLIP_FPS for n in range(3)]
+    assert all(layout["glare"] is None for layout in game["layouts"])
     first, second = game["moves"]
     assert first["legal"] and first["card"] == cards[1] and first["sticks_moved"] == 1
     assert not second["legal"] and second["status"] == ["several_sticks_moved"] and second["sticks_moved"] == 2
@@ -53,6 +55,19 @@ def test_a_settled_layout_is_matched_against_the_cards_on_the_table(tmp_path: Pa
     assert sorted(c["card"] for c in layout["table_cards"]) == [2, 30, 31]
     text = CliRunner().invoke(app, ["judge", "digit-moves", str(clip)]).stdout
     assert "the table shows card 30; it matches card 30 on the table" in text
+
+
+def test_a_layout_settled_short_beside_a_lamp_s_glare_carries_the_advice(tmp_path: Path) -> None:
+    """Held-out 40209 filmed: a lamp's glare whitens two of the layout's sticks, and three are read. The layout
+    that settles says so, in its JSON and in its line, as `judge digit` tells of a photo."""
+    clip = tmp_path / "glare.mp4"
+    write_clip(clip, filmed(render_stick_scene(40_209, scene_spec(209, "heldout", 330)).image, TURN, seed=1))
+    result = CliRunner().invoke(app, ["judge", "digit-moves", str(clip), "--json"])
+    assert result.exit_code == 0, result.output
+    (layout,) = json.loads(result.stdout)["layouts"]
+    assert layout["card"] is None and 0 < layout["sticks"] < 5
+    assert "glare" in layout["glare"] and "move the lamp" in layout["glare"]
+    assert "move the lamp" in CliRunner().invoke(app, ["judge", "digit-moves", str(clip)]).stdout
 
 
 def test_a_camera_that_stops_mid_game_leaves_the_turns_judged(monkeypatch, capsys) -> None:
