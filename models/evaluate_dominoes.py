@@ -50,8 +50,13 @@ class SceneOptions:
     def applied(self, spec: DominoSpec) -> DominoSpec:
         if self.far:
             spec = replace(spec, tile_px=FAR_TILE_PX, min_tile_px=FAR_MIN_TILE_PX)
-        spec = replace(spec, face_down=self.face_down, marked_backs=self.marked_backs, ridged=self.ridged)
-        spec = replace(spec, written_notes=self.written_notes)
+        spec = replace(
+            spec,
+            face_down=self.face_down,
+            marked_backs=self.marked_backs,
+            ridged=self.ridged,
+            written_notes=self.written_notes,
+        )
         return replace(spec, table=self.table or spec.table)
 
     def described(self) -> str:
